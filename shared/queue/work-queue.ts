@@ -1,0 +1,87 @@
+// The WorkQueue contract: client-go workqueue semantics made fleet-wide. Every driver
+// (memory/, bullmq/, sqs/) implements exactly this and passes test/integration/work-queue.contract.test.ts.
+//
+// - add(key): waiting → nothing; being processed → marked dirty, runs once more after done(); else enqueued.
+// - a key is held by at most one lease at a time, across all processes; a lease not renewed within
+//   leaseMs is lost and the key is handed out again (a new lease with a new fencing token).
+// - addAfter(key, ms): the earlier of two pending ready times wins.
+// - retry(lease, err): per-key exponential backoff (baseDelayMs doubling to maxDelayMs); after
+//   maxFailures consecutive failures the key is parked in the dead-letter list with its last error.
+//   done() resets the failure count.
+// - per-cluster fairness: get() rotates over clusters that have ready keys, and never hands out more
+//   than clusterConcurrency keys of one cluster at a time.
+import type { ReconcileKey } from '../kube/key.js';
+
+export type Lease = {
+  readonly key: ReconcileKey;
+  /** keyString(key) */
+  readonly id: string;
+  /** Fencing token: unique per hand-out. A holder whose token is no longer current must not write. */
+  readonly token: string;
+  /** Epoch ms when the key became ready (for queue-duration metrics). */
+  readonly readyAt: number;
+  /** Consecutive failures before this hand-out. */
+  readonly failures: number;
+};
+
+export type DeadLetter = {
+  /** The key, or null when the message itself could not be parsed. */
+  readonly key: ReconcileKey | null;
+  /** The raw message body when key is null. */
+  readonly raw?: string;
+  readonly reason: string;
+  readonly failures: number;
+  readonly at: number;
+};
+
+export type RetryOutcome = { readonly outcome: 'retried'; readonly delayMs: number } | { readonly outcome: 'dead-lettered' };
+
+export type QueueOptions = {
+  /** Lease duration; a holder must renew() within it. Default 30 000. */
+  readonly leaseMs?: number;
+  /** Backoff base; default 5. */
+  readonly baseDelayMs?: number;
+  /** Backoff cap; default 1 000 000 (1000 s). */
+  readonly maxDelayMs?: number;
+  /** Consecutive failures before dead-lettering; default 15. */
+  readonly maxFailures?: number;
+  /** Max keys of one cluster held at once (fleet-wide); default unlimited. Per-cluster overrides by name. */
+  readonly clusterConcurrency?: number;
+  readonly clusterConcurrencyOverrides?: Readonly<Record<string, number>>;
+};
+
+export interface WorkQueue {
+  readonly driver: 'memory' | 'bullmq' | 'sqs';
+  add(key: ReconcileKey): Promise<void>;
+  addAfter(key: ReconcileKey, delayMs: number): Promise<void>;
+  /** Waits up to waitMs for a ready key; null when none. */
+  get(waitMs?: number): Promise<Lease | null>;
+  /** Success: forgets the key's backoff; if it was re-added while held, it is enqueued again. */
+  done(lease: Lease): Promise<void>;
+  /** Failure: requeue with backoff, or dead-letter after maxFailures. */
+  retry(lease: Lease, error: unknown): Promise<RetryOutcome>;
+  /** Terminal failure: park the key in the dead-letter list now. */
+  deadLetter(lease: Lease, reason: string): Promise<void>;
+  /** Extends the lease; false when it was lost (the holder must stop writing). */
+  renew(lease: Lease): Promise<boolean>;
+  /** Keys parked with their last error, oldest first. */
+  deadLetters(): Promise<DeadLetter[]>;
+  /** Moves dead-lettered keys (all, or those matching) back to ready with their backoff reset. */
+  redrive(match?: (d: DeadLetter) => boolean): Promise<number>;
+  /** Keys waiting (ready or delayed), not held. */
+  depth(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_QUEUE_OPTIONS = {
+  leaseMs: 30_000,
+  baseDelayMs: 5,
+  maxDelayMs: 1_000_000,
+  maxFailures: 15,
+} as const;
+
+/** client-go's ItemExponentialFailureRateLimiter: base * 2^failures, capped. */
+export function backoffDelay(failures: number, baseDelayMs: number, maxDelayMs: number): number {
+  const exp = Math.min(failures, 40);
+  return Math.min(baseDelayMs * 2 ** exp, maxDelayMs);
+}
