@@ -34,7 +34,11 @@ export type DeadLetter = {
   readonly at: number;
 };
 
-export type RetryOutcome = { readonly outcome: 'retried'; readonly delayMs: number } | { readonly outcome: 'dead-lettered' };
+export type RetryOutcome =
+  | { readonly outcome: 'retried'; readonly delayMs: number }
+  | { readonly outcome: 'dead-lettered' }
+  /** The lease was no longer current (expired or superseded): nothing was changed. */
+  | { readonly outcome: 'lease-lost' };
 
 export type QueueOptions = {
   /** Lease duration; a holder must renew() within it. Default 30 000. */

@@ -1,0 +1,118 @@
+// Lua shared by every Redis script: the argument header, the server clock and the state transitions that
+// more than one script performs. Each script is this prelude plus its own body, run atomically by EVALSHA.
+//
+// ARGV header (all scripts): 1 key prefix, 2 leaseMs, 3 maxFailures, 4 baseDelayMs, 5 maxDelayMs.
+// The clock is the Redis server's TIME, so all processes share one clock (scripts are replicated by effect).
+export const LUA_PRELUDE = `
+local P = ARGV[1]
+local LEASE_MS = tonumber(ARGV[2])
+local MAX_FAILURES = tonumber(ARGV[3])
+local BASE_MS = tonumber(ARGV[4])
+local MAX_MS = tonumber(ARGV[5])
+local T = redis.call('TIME')
+local NOW = tonumber(T[1]) * 1000 + math.floor(tonumber(T[2]) / 1000)
+
+local function cluster_of(id)
+  return string.match(id, '^([^/]*)/') or id
+end
+
+local function label_of(id)
+  local c, k = string.match(id, '^([^/]*)/([^/]*)/')
+  if c then return c .. '/' .. k end
+  return '/'
+end
+
+local function wake()
+  redis.call('RPUSH', P .. 'wake', '1')
+  redis.call('LTRIM', P .. 'wake', -16, -1)
+end
+
+local function push_ready(id)
+  local c = cluster_of(id)
+  if redis.call('RPUSH', P .. 'ready:' .. c, id) == 1 then redis.call('RPUSH', P .. 'rot', c) end
+end
+
+-- add/addAfter: waiting keeps the earlier ready time; held marks dirty (earlier wins); else enqueue.
+local function schedule(id, at)
+  if redis.call('HEXISTS', P .. 'held', id) == 1 then
+    local d = redis.call('HGET', P .. 'dirty', id)
+    if (not d) or at < tonumber(d) then redis.call('HSET', P .. 'dirty', id, at) end
+    return
+  end
+  local p = redis.call('HGET', P .. 'pending', id)
+  if p then
+    if at >= tonumber(p) then return end
+    if not redis.call('ZSCORE', P .. 'delayed', id) then return end
+  else
+    redis.call('HINCRBY', P .. 'depth', label_of(id), 1)
+  end
+  redis.call('HSET', P .. 'pending', id, at)
+  if at <= NOW then
+    if p then redis.call('ZREM', P .. 'delayed', id) end
+    push_ready(id)
+  else
+    redis.call('ZADD', P .. 'delayed', at, id)
+  end
+  wake()
+end
+
+local function release(id)
+  redis.call('HDEL', P .. 'held', id)
+  redis.call('ZREM', P .. 'leases', id)
+  redis.call('HDEL', P .. 'hready', id)
+  local c = cluster_of(id)
+  if redis.call('HINCRBY', P .. 'hc', c, -1) <= 0 then redis.call('HDEL', P .. 'hc', c) end
+  wake()
+end
+
+local function reschedule_dirty(id)
+  local d = redis.call('HGET', P .. 'dirty', id)
+  if d then
+    redis.call('HDEL', P .. 'dirty', id)
+    schedule(id, tonumber(d))
+  end
+end
+
+-- Parks a released key (or a raw message) in the dead-letter hash; a dirty key still runs, failures reset.
+local function park(entry_id, id, raw, reason, failures)
+  local seq = redis.call('INCR', P .. 'seq')
+  local e = { reason = reason, failures = failures, at = NOW, seq = seq }
+  if raw then e.raw = id else e.id = id end
+  redis.call('HSET', P .. 'dl', entry_id or ('raw:' .. seq), cjson.encode(e))
+  if raw then
+    redis.call('HDEL', P .. 'dirty', id)
+  else
+    redis.call('HDEL', P .. 'fail', id)
+    reschedule_dirty(id)
+  end
+end
+
+-- A lease that expired: the key is ready again now and the loss counts as a failure.
+local function reclaim(id)
+  local f = tonumber(redis.call('HGET', P .. 'fail', id) or '0') + 1
+  release(id)
+  if f >= MAX_FAILURES then
+    park(id, id, false, 'lease expired (not renewed within ' .. LEASE_MS .. ' ms)', f)
+    return
+  end
+  redis.call('HSET', P .. 'fail', id, f)
+  redis.call('HDEL', P .. 'dirty', id)
+  schedule(id, NOW)
+end
+
+local function reclaim_expired(limit)
+  local ids = redis.call('ZRANGEBYSCORE', P .. 'leases', '-inf', NOW, 'LIMIT', 0, limit)
+  for _, id in ipairs(ids) do reclaim(id) end
+end
+
+-- True when token holds id with an unexpired lease; an expired lease is reclaimed on the spot.
+local function current(id, token)
+  if redis.call('HGET', P .. 'held', id) ~= token then return false end
+  local exp = tonumber(redis.call('ZSCORE', P .. 'leases', id) or '0')
+  if exp <= NOW then
+    reclaim(id)
+    return false
+  end
+  return true
+end
+`;

@@ -1,0 +1,57 @@
+// Key layout of the Redis driver. Every key of one queue shares the hash tag `{queueName}`, so all of them
+// live in one slot and the Lua scripts work unchanged on Redis Cluster. The scripts build the per-cluster
+// ready-list names from the prefix, the way BullMQ's scripts do; the routing key passed as KEYS[1] is in the
+// same slot.
+import type { Redis } from 'ioredis';
+
+export function redisKeyPrefix(queueName: string, prefix = 'fleetq'): string {
+  if (/[{}]/.test(queueName)) throw new RangeError(`queue name ${JSON.stringify(queueName)} must not contain { or }`);
+  return `${prefix}:{${queueName}}:`;
+}
+
+/** What each key holds; ids are keyString(key). */
+export function redisKeys(p: string) {
+  return {
+    /** HASH id → ready time (ms): keys waiting, ready or delayed. */
+    pending: `${p}pending`,
+    /** ZSET id → ready time: the delayed part of pending. */
+    delayed: `${p}delayed`,
+    /** LIST of ids per cluster, oldest first. */
+    ready: (cluster: string) => `${p}ready:${cluster}`,
+    /** LIST of clusters that have ready ids: the round-robin rotation. */
+    rotation: `${p}rot`,
+    /** HASH id → fencing token of the current lease. */
+    held: `${p}held`,
+    /** ZSET id → lease expiry (ms). */
+    leases: `${p}leases`,
+    /** HASH id → ready time of the held key (for queue-duration metrics). */
+    heldReadyAt: `${p}hready`,
+    /** HASH cluster → keys held. */
+    heldPerCluster: `${p}hc`,
+    /** HASH id → ready time requested while held. */
+    dirty: `${p}dirty`,
+    /** HASH id → consecutive failures. */
+    failures: `${p}fail`,
+    /** HASH entry id → JSON dead letter {id | raw, reason, failures, at, seq}. */
+    deadLetters: `${p}dl`,
+    /** HASH "cluster/kind" → waiting keys (workqueue_depth by label). */
+    depthByLabel: `${p}depth`,
+    /** STRING counter: fencing tokens and dead-letter order. */
+    sequence: `${p}seq`,
+    /** LIST of wake-up marks for blocked get() calls. */
+    wake: `${p}wake`,
+  };
+}
+
+/** Deletes every key of one queue (tests, and `fleetq queue delete`). */
+export async function deleteQueueKeys(redis: Redis, prefix: string): Promise<number> {
+  let deleted = 0;
+  let cursor = '0';
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}

@@ -1,0 +1,202 @@
+// The Redis WorkQueue (config name `bullmq`): our own Lua scripts over ioredis, one per atomic state change.
+//
+// Why not BullMQ's Queue/Worker: BullMQ OSS cannot give the contract's guarantees.
+// - Per-cluster fairness and per-cluster concurrency caps need groups, which are BullMQ Pro only.
+// - `deduplication: { id, keepLastIfActive }` gives "1 active + 1 pending" per key, but the pending job can be
+//   picked by another worker only after the active one completes *through BullMQ*; there is no fencing token
+//   a handler can check before writing, and a stalled job is re-run by the stalled-job checker (one timer per
+//   worker), not by whoever calls get() next.
+// - The contract's per-key failure count survives across adds (reset only by done()); BullMQ counts
+//   attempts per job, and a deduplicated re-add is a new job with attempts = 0.
+// So we keep BullMQ's technique (atomic Lua scripts, keys under one prefix) and write the state machine
+// ourselves; see lua-common.ts for the transitions and redis-keys.ts for the layout. Expired leases are
+// reclaimed by every get() (and by any done/retry/renew that meets one), so no process is special.
+//
+// Blocked get() calls wait on a BLPOP of a small wake list (one connection per concurrent waiter) with a
+// timeout no longer than the next delayed/lease deadline the script reports, capped at 200 ms.
+import { Redis } from 'ioredis';
+import { MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
+import type { DeadLetter, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
+import { checkedKeyString, errorReason, resolveQueueOptions, type ResolvedQueueOptions } from '../queue-options.js';
+import { redisKeyPrefix, redisKeys } from './redis-keys.js';
+import { ScriptRunner } from './script-runner.js';
+import { LeaseBuffer } from './lease-buffer.js';
+
+export type RedisQueueOptions = QueueOptions & {
+  readonly name: string;
+  /** An ioredis client to share, or a URL (default redis://127.0.0.1:6379). The queue closes only its own. */
+  readonly redis?: Redis | string;
+  /** Key prefix before the `{name}` hash tag; default `fleetq`. */
+  readonly prefix?: string;
+  /** Keys taken per round trip; extras wait in this process (their lease is running). Default 1. */
+  readonly prefetch?: number;
+};
+
+const MAX_BLOCK_MS = 200;
+
+export class RedisQueue implements WorkQueue {
+  readonly driver = 'bullmq' as const;
+  readonly prefix: string;
+  private readonly options: ResolvedQueueOptions;
+  private readonly redis: Redis;
+  private readonly ownsClient: boolean;
+  private readonly scripts: ScriptRunner;
+  private readonly keys: ReturnType<typeof redisKeys>;
+  private readonly blockers: Redis[] = [];
+  private readonly blockersInUse = new Set<Redis>();
+  private readonly buffer: LeaseBuffer;
+  private readonly capArgs: [number, string];
+  private closed = false;
+
+  constructor(options: RedisQueueOptions) {
+    this.options = resolveQueueOptions(options);
+    this.prefix = redisKeyPrefix(options.name, options.prefix);
+    this.keys = redisKeys(this.prefix);
+    this.ownsClient = !(options.redis instanceof Redis);
+    this.redis =
+      options.redis instanceof Redis
+        ? options.redis
+        : new Redis(options.redis ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
+    const o = this.options;
+    this.scripts = new ScriptRunner(this.redis, this.keys.pending, [
+      this.prefix,
+      o.leaseMs,
+      o.maxFailures,
+      o.baseDelayMs,
+      o.maxDelayMs,
+    ]);
+    const cap = Number.isFinite(o.clusterConcurrency) ? o.clusterConcurrency : -1;
+    this.capArgs = [cap, JSON.stringify(o.clusterConcurrencyOverrides)];
+    this.buffer = new LeaseBuffer(options.prefetch ?? 1, o.leaseMs, (lease) => this.renew(lease));
+  }
+
+  async add(key: ReconcileKey): Promise<void> {
+    await this.scripts.run('add', checkedKeyString(key), 0);
+  }
+
+  async addAfter(key: ReconcileKey, delayMs: number): Promise<void> {
+    await this.scripts.run('add', checkedKeyString(key), Math.max(0, Math.floor(delayMs)));
+  }
+
+  async get(waitMs = 0): Promise<Lease | null> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      if (this.closed) return null;
+      const buffered = await this.buffer.take();
+      if (buffered) return buffered;
+      const { leases, waitHintMs } = await this.fetch(this.buffer.capacity);
+      const [first, ...rest] = leases;
+      if (first) {
+        this.buffer.put(rest);
+        return first;
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return null;
+      await this.block(Math.min(remaining, waitHintMs < 0 ? MAX_BLOCK_MS : waitHintMs, MAX_BLOCK_MS));
+    }
+  }
+
+  async done(lease: Lease): Promise<void> {
+    await this.scripts.run('done', lease.id, lease.token);
+  }
+
+  async retry(lease: Lease, error: unknown): Promise<RetryOutcome> {
+    const reply = (await this.scripts.run('retry', lease.id, lease.token, errorReason(error))) as string[];
+    if (reply[0] === 'retried') return { outcome: 'retried', delayMs: Number(reply[1]) };
+    return reply[0] === 'dead-lettered' ? { outcome: 'dead-lettered' } : { outcome: 'lease-lost' };
+  }
+
+  async deadLetter(lease: Lease, reason: string): Promise<void> {
+    await this.scripts.run('deadLetter', lease.id, lease.token, reason, '0');
+  }
+
+  async renew(lease: Lease): Promise<boolean> {
+    return (await this.scripts.run('renew', lease.id, lease.token)) === 1;
+  }
+
+  async deadLetters(): Promise<DeadLetter[]> {
+    return (await this.deadLetterEntries()).map(({ letter }) => letter);
+  }
+
+  async redrive(match?: (d: DeadLetter) => boolean): Promise<number> {
+    let moved = 0;
+    for (const { entryId, letter } of await this.deadLetterEntries()) {
+      if (letter.key === null || (match && !match(letter))) continue;
+      moved += Number(await this.scripts.run('redrive', entryId));
+    }
+    return moved;
+  }
+
+  async depth(): Promise<number> {
+    return this.redis.hlen(this.keys.pending);
+  }
+
+  /** Waiting keys by cluster and kind (for workqueue_depth), kept up to date by the scripts. */
+  async depthBreakdown(): Promise<Array<{ cluster: string; kind: string; depth: number }>> {
+    const counts = await this.redis.hgetall(this.keys.depthByLabel);
+    return Object.entries(counts).map(([label, depth]) => {
+      const [cluster = '', kind = ''] = label.split('/');
+      return { cluster, kind, depth: Number(depth) };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const lease of this.buffer.drain()) await this.scripts.run('giveBack', lease.id, lease.token);
+    for (const blocker of [...this.blockers, ...this.blockersInUse]) blocker.disconnect();
+    if (this.ownsClient) await this.redis.quit();
+  }
+
+  /** One round trip: up to `count` leases; malformed ids are dead-lettered here and never handed out. */
+  private async fetch(count: number): Promise<{ leases: Lease[]; waitHintMs: number }> {
+    const reply = (await this.scripts.run('get', count, ...this.capArgs)) as string[];
+    const leases: Lease[] = [];
+    for (let i = 1; i + 3 < reply.length; i += 4) {
+      const [id, token, readyAt, failures] = reply.slice(i, i + 4) as [string, string, string, string];
+      try {
+        leases.push({ key: parseKey(id), id, token, readyAt: Number(readyAt), failures: Number(failures) });
+      } catch (err) {
+        if (!(err instanceof MalformedKeyError)) throw err;
+        await this.scripts.run('deadLetter', id, token, err.message, '1');
+      }
+    }
+    return { leases, waitHintMs: Number(reply[0]) };
+  }
+
+  private async block(ms: number): Promise<void> {
+    if (ms < 1) return;
+    const blocker = this.blockers.pop() ?? this.redis.duplicate({ enableAutoPipelining: false });
+    this.blockersInUse.add(blocker);
+    try {
+      await blocker.blpop(this.keys.wake, ms / 1000);
+    } catch (err) {
+      if (!this.closed) throw err;
+    } finally {
+      this.blockersInUse.delete(blocker);
+      if (!this.closed) this.blockers.push(blocker);
+    }
+  }
+
+  private async deadLetterEntries(): Promise<Array<{ entryId: string; letter: DeadLetter }>> {
+    const raw = await this.redis.hgetall(this.keys.deadLetters);
+    const entries = Object.entries(raw).map(([entryId, json]) => {
+      const e = JSON.parse(json) as {
+        id?: string;
+        raw?: string;
+        reason: string;
+        failures: number;
+        at: number;
+        seq: number;
+      };
+      let letter: DeadLetter;
+      if (typeof e.id === 'string') {
+        letter = { key: parseKey(e.id), reason: e.reason, failures: e.failures, at: e.at };
+      } else {
+        letter = { key: null, raw: e.raw ?? '', reason: e.reason, failures: e.failures, at: e.at };
+      }
+      return { entryId, letter, seq: e.seq };
+    });
+    return entries.sort((a, b) => a.letter.at - b.letter.at || a.seq - b.seq);
+  }
+}
