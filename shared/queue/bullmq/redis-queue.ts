@@ -84,12 +84,13 @@ export class RedisQueue implements WorkQueue {
       if (this.closed) return null;
       const buffered = await this.buffer.take();
       if (buffered) return buffered;
-      const { leases, waitHintMs } = await this.fetch(this.buffer.capacity);
+      const { leases, waitHintMs, discarded } = await this.fetch(this.buffer.capacity);
       const [first, ...rest] = leases;
       if (first) {
         this.buffer.put(rest);
         return first;
       }
+      if (discarded > 0) continue; // malformed ids were dead-lettered: look again at once
       const remaining = deadline - Date.now();
       if (remaining <= 0) return null;
       await this.block(Math.min(remaining, waitHintMs < 0 ? MAX_BLOCK_MS : waitHintMs, MAX_BLOCK_MS));
@@ -149,9 +150,10 @@ export class RedisQueue implements WorkQueue {
   }
 
   /** One round trip: up to `count` leases; malformed ids are dead-lettered here and never handed out. */
-  private async fetch(count: number): Promise<{ leases: Lease[]; waitHintMs: number }> {
+  private async fetch(count: number): Promise<{ leases: Lease[]; waitHintMs: number; discarded: number }> {
     const reply = (await this.scripts.run('get', count, ...this.capArgs)) as string[];
     const leases: Lease[] = [];
+    let discarded = 0;
     for (let i = 1; i + 3 < reply.length; i += 4) {
       const [id, token, readyAt, failures] = reply.slice(i, i + 4) as [string, string, string, string];
       try {
@@ -159,9 +161,10 @@ export class RedisQueue implements WorkQueue {
       } catch (err) {
         if (!(err instanceof MalformedKeyError)) throw err;
         await this.scripts.run('deadLetter', id, token, err.message, '1');
+        discarded++;
       }
     }
-    return { leases, waitHintMs: Number(reply[0]) };
+    return { leases, waitHintMs: Number(reply[0]), discarded };
   }
 
   private async block(ms: number): Promise<void> {

@@ -1,0 +1,88 @@
+// The event log as one Redis Stream per cluster, `fleetq:{<prefix>}:events:<cluster>`, entries `e` = JSON.
+// Retention by count (XADD MAXLEN, approximate by default: Redis trims whole macro nodes, so the stream may
+// hold up to ~100 entries more) and/or by age (XTRIM MINID after each append). Stream ids are the Redis
+// server's append time, so read(from, to) selects by when the entry was appended.
+import type { Redis } from 'ioredis';
+import { isLoggedEvent, type EventLog, type LoggedEvent } from './event-log.js';
+
+export type RedisStreamEventLogOptions = {
+  readonly redis: Redis;
+  readonly prefix?: string;
+  /** Keep about this many entries per cluster; default 100 000. 0 keeps all. */
+  readonly maxLen?: number;
+  /** Drop entries older than this; default none. */
+  readonly maxAgeMs?: number;
+  /** `exact` trims to exactly maxLen (costlier); default `approximate`. */
+  readonly trim?: 'approximate' | 'exact';
+  /** close() quits the client too. */
+  readonly ownsClient?: boolean;
+  readonly now?: () => number;
+};
+
+const READ_BATCH = 500;
+
+export function eventStreamKey(prefix: string, cluster: string): string {
+  return `fleetq:{${prefix}}:events:${cluster}`;
+}
+
+export class RedisStreamEventLog implements EventLog {
+  private readonly prefix: string;
+  private readonly maxLen: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: RedisStreamEventLogOptions) {
+    this.prefix = options.prefix ?? 'fleetq';
+    this.maxLen = options.maxLen ?? 100_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  key(cluster: string): string {
+    return eventStreamKey(this.prefix, cluster);
+  }
+
+  async append(cluster: string, events: readonly LoggedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const key = this.key(cluster);
+    const trim = this.maxLen > 0 ? ['MAXLEN', this.options.trim === 'exact' ? '=' : '~', String(this.maxLen)] : [];
+    const pipeline = this.options.redis.pipeline();
+    for (const event of events) pipeline.call('XADD', key, ...trim, '*', 'e', JSON.stringify(event));
+    if (this.options.maxAgeMs !== undefined) {
+      pipeline.call('XTRIM', key, 'MINID', '~', String(Math.max(0, this.now() - this.options.maxAgeMs)));
+    }
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([err]) => err !== null);
+    if (failed?.[0]) throw failed[0];
+  }
+
+  async *read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LoggedEvent> {
+    const key = this.key(cluster);
+    let start = String(Math.max(0, Math.floor(fromMs)));
+    const end = String(Math.floor(toMs));
+    for (;;) {
+      const entries = (await this.options.redis.xrange(key, start, end, 'COUNT', READ_BATCH)) as [string, string[]][];
+      for (const [, fields] of entries) {
+        const json = fieldValue(fields, 'e');
+        if (json === undefined) continue;
+        const parsed: unknown = JSON.parse(json);
+        if (isLoggedEvent(parsed)) yield parsed;
+      }
+      const last = entries.at(-1);
+      if (entries.length < READ_BATCH || last === undefined) return;
+      start = `(${last[0]}`;
+    }
+  }
+
+  /** Entries in the cluster's stream. */
+  length(cluster: string): Promise<number> {
+    return this.options.redis.xlen(this.key(cluster));
+  }
+
+  async close(): Promise<void> {
+    if (this.options.ownsClient) await this.options.redis.quit();
+  }
+}
+
+function fieldValue(fields: readonly string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}

@@ -1,0 +1,100 @@
+// addAfter for SQS. FIFO queues have no per-message DelaySeconds and SQS caps a delay at 900 s, so a delayed
+// add goes to a standard "delay" queue as JSON {id, due} with DelaySeconds = min(900, ceil(remaining s)).
+// pump() (called from get(), rate-limited, in any process) receives the visible ones: those due go to the
+// FIFO queue as an ordinary add, those still far off are re-sent for another hop. Delays are rounded up to
+// whole seconds: a requeueAfter never fires early, and at most ~1 s (plus the pump interval) late.
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { randomUUID } from 'node:crypto';
+
+export const MAX_DELAY_SECONDS = 900;
+const PUMP_INTERVAL_MS = 250;
+
+export type ForwardTarget = {
+  readonly workUrl: string;
+  readonly onMalformed: (raw: string, reason: string) => Promise<void>;
+};
+
+export class SqsDelayPump {
+  private nextPumpAt = 0;
+
+  constructor(
+    private readonly client: SQSClient,
+    private readonly delayUrl: string,
+    private readonly target: ForwardTarget,
+  ) {}
+
+  async send(id: string, due: number): Promise<void> {
+    const DelaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((due - Date.now()) / 1000)));
+    await this.client.send(
+      new SendMessageCommand({ QueueUrl: this.delayUrl, MessageBody: JSON.stringify({ id, due }), DelaySeconds }),
+    );
+  }
+
+  /** Moves due delayed adds to the FIFO queue; a no-op when the last pump was under 250 ms ago. */
+  async pumpIfDue(): Promise<void> {
+    const now = Date.now();
+    if (now < this.nextPumpAt) return;
+    this.nextPumpAt = now + PUMP_INTERVAL_MS;
+    for (let round = 0; round < 10; round++) {
+      const moved = await this.pumpOnce();
+      if (moved < 10) return;
+    }
+  }
+
+  private async pumpOnce(): Promise<number> {
+    const out = await this.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.delayUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: 30,
+      }),
+    );
+    const messages = out.Messages ?? [];
+    if (messages.length === 0) return 0;
+    const forward: string[] = [];
+    for (const m of messages) {
+      const body = m.Body ?? '';
+      let parsed: { id?: unknown; due?: unknown };
+      try {
+        parsed = JSON.parse(body) as { id?: unknown; due?: unknown };
+      } catch {
+        parsed = {};
+      }
+      if (typeof parsed.id !== 'string' || typeof parsed.due !== 'number') {
+        await this.target.onMalformed(body, 'delay message is not {"id": string, "due": number}');
+      } else if (parsed.due - Date.now() > 1000) {
+        await this.send(parsed.id, parsed.due); // another hop
+      } else {
+        forward.push(parsed.id);
+      }
+    }
+    if (forward.length > 0) {
+      const sent = await this.client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.target.workUrl,
+          Entries: forward.map((id, i) => ({
+            Id: String(i),
+            MessageBody: id,
+            MessageGroupId: id,
+            MessageDeduplicationId: randomUUID(),
+          })),
+        }),
+      );
+      if (sent.Failed && sent.Failed.length > 0) throw new Error(`delay pump: ${sent.Failed.length} sends failed`);
+    }
+    await this.client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: this.delayUrl,
+        Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
+      }),
+    );
+    return messages.length;
+  }
+}
