@@ -21,14 +21,24 @@ export type JsonlEventLogOptions = {
 const SEGMENT_FILE = /^(\d{8}T\d{6}Z)\.jsonl$/;
 
 export function segmentName(startMs: number): string {
-  return `${new Date(startMs).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '')}.jsonl`;
+  return `${new Date(startMs)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '')}.jsonl`;
 }
 
 function segmentStart(file: string): number | undefined {
   const m = SEGMENT_FILE.exec(file);
   if (!m?.[1]) return undefined;
   const s = m[1];
-  return Date.UTC(+s.slice(0, 4), +s.slice(4, 6) - 1, +s.slice(6, 8), +s.slice(9, 11), +s.slice(11, 13), +s.slice(13, 15));
+  return Date.UTC(
+    +s.slice(0, 4),
+    +s.slice(4, 6) - 1,
+    +s.slice(6, 8),
+    +s.slice(9, 11),
+    +s.slice(11, 13),
+    +s.slice(13, 15),
+  );
 }
 
 export class JsonlEventLog implements EventLog {
@@ -75,7 +85,10 @@ export class JsonlEventLog implements EventLog {
     await this.chains.get(cluster);
     for (const { file, start } of await this.segments(cluster)) {
       if (start + this.segmentMs <= fromMs || start > toMs) continue;
-      const lines = createInterface({ input: createReadStream(join(this.clusterDir(cluster), file)), crlfDelay: Infinity });
+      const lines = createInterface({
+        input: createReadStream(join(this.clusterDir(cluster), file)),
+        crlfDelay: Infinity,
+      });
       for await (const line of lines) {
         if (line.trim() === '') continue;
         const parsed: unknown = JSON.parse(line);
@@ -104,7 +117,9 @@ export class JsonlEventLog implements EventLog {
     const all = await this.segments(cluster);
     const maxSegments = this.options.maxSegments ?? 168;
     const cutoff = this.options.maxAgeMs === undefined ? -Infinity : this.now() - this.options.maxAgeMs;
-    const doomed = all.filter((s, i) => (maxSegments > 0 && i < all.length - maxSegments) || s.start + this.segmentMs <= cutoff);
+    const doomed = all.filter(
+      (s, i) => (maxSegments > 0 && i < all.length - maxSegments) || s.start + this.segmentMs <= cutoff,
+    );
     for (const s of doomed) await rm(join(this.clusterDir(cluster), s.file), { force: true });
     return doomed.map((s) => s.file);
   }

@@ -1,0 +1,292 @@
+// The forwarder of one cluster: a ResourceWatcher per watched resource, the workload index and previous-state
+// memory the mapping needs, queue.add for every key, the event log, throttled checkpoints and a periodic
+// resync. start()/stop() for the long-running mode; runFor(ms) for a scheduled, time-boxed run.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { keyString, type ReconcileKey } from '../kube/key.js';
+import type { Kind } from '../kube/kinds.js';
+import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
+import { trimObject, type EventLog, type LoggedEvent, type LoggedEventType } from '../queue/history/event-log.js';
+import type { WorkQueue } from '../queue/work-queue.js';
+import { sleep, type BackoffOptions } from './backoff.js';
+import { CheckpointWriter, type CheckpointWriterOptions } from './checkpoint-writer.js';
+import { eventKeys, type EventType, type KeyContext } from './event-keys.js';
+import { jsonLogger, type Logger } from './log.js';
+import { forwarderMetrics, type ForwarderMetrics } from './metrics.js';
+import { PreviousState, isPreviousTracked } from './previous-state.js';
+import { ResourceWatcher, type ListReason } from './resource-watcher.js';
+import {
+  dependentKinds,
+  makeLister,
+  watchedResources,
+  type KubeObject,
+  type Lister,
+  type Resource,
+} from './resources.js';
+import { runResync } from './resync.js';
+import { WorkloadIndex, isIndexedResource } from './workload-index.js';
+
+export type ForwarderOptions = {
+  readonly cluster: string;
+  readonly kubeConfig: KubeConfig;
+  readonly owns: readonly Kind[];
+  readonly queue: Pick<WorkQueue, 'add'>;
+  readonly checkpoints: CheckpointStore;
+  readonly eventLog?: EventLog;
+  readonly logger?: Logger;
+  readonly registry?: Registry;
+  /** Periodic resync interval; default 300 000 (5 min); 0 disables. */
+  readonly resyncMs?: number;
+  readonly checkpoint?: CheckpointWriterOptions;
+  readonly pageSize?: number;
+  readonly backoff?: BackoffOptions;
+  /** Write relist snapshots to the event log as LISTED entries (a baseline for replay); default true. */
+  readonly logListed?: boolean;
+  readonly lister?: Lister;
+  readonly now?: () => number;
+};
+
+export type ForwarderStats = {
+  events: number;
+  keysAdded: number;
+  /** Full lists that enqueued every key: no checkpoint (initial) or 410 Gone (expired). */
+  relists: { initial: number; expired: number };
+  /** Lists made on resume only to refill the workload index / previous state; they enqueue nothing. */
+  warmLists: number;
+  watchRestarts: number;
+  resyncs: number;
+  errors: number;
+};
+
+/** Checkpoint-store entry holding when this cluster was last resynced (epoch ms), for runFor. */
+export const RESYNC_CHECKPOINT = '@resync';
+
+export class Forwarder {
+  readonly cluster: string;
+  readonly resources: readonly Resource[];
+  readonly stats: ForwarderStats = {
+    events: 0,
+    keysAdded: 0,
+    relists: { initial: 0, expired: 0 },
+    warmLists: 0,
+    watchRestarts: 0,
+    resyncs: 0,
+    errors: 0,
+  };
+  private readonly index = new WorkloadIndex();
+  private readonly previous = new PreviousState();
+  private readonly ctx: KeyContext;
+  private readonly logger: Logger;
+  private readonly metrics: ForwarderMetrics;
+  private readonly lister: Lister;
+  private readonly writer: CheckpointWriter;
+  private readonly now: () => number;
+  private readonly stopSignal = new AbortController();
+  private watchers: ResourceWatcher[] = [];
+  private launching: Promise<void> = Promise.resolve();
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private resyncing: Promise<number> | undefined;
+  private state: 'new' | 'running' | 'stopped' = 'new';
+
+  constructor(private readonly o: ForwarderOptions) {
+    this.cluster = o.cluster;
+    this.resources = watchedResources(o.owns);
+    this.ctx = { cluster: o.cluster, owns: new Set(o.owns), index: this.index };
+    this.logger = (o.logger ?? jsonLogger()).child({ cluster: o.cluster });
+    this.metrics = forwarderMetrics(o.registry);
+    this.lister = o.lister ?? makeLister(o.kubeConfig);
+    this.now = o.now ?? Date.now;
+    this.writer = new CheckpointWriter(
+      o.cluster,
+      o.checkpoints,
+      this.logger,
+      () => this.countError('checkpoint'),
+      o.checkpoint,
+    );
+  }
+
+  /** Loads checkpoints and starts every watcher; returns at once (watching goes on until stop()). */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`forwarder ${this.cluster} was already started`);
+    this.state = 'running';
+    const saved = await this.o.checkpoints.load(this.cluster, this.resources);
+    this.watchers = this.resources.map((resource) => this.watcher(resource, saved.get(resource)));
+    // Workloads first: the index must know their selectors before pods, revisions and nodes are mapped.
+    const first = this.watchers.filter((w) => isIndexedResource(w.resource));
+    const rest = this.watchers.filter((w) => !isIndexedResource(w.resource));
+    for (const w of first) w.start();
+    const stopped = new Promise<void>((resolve) => this.stopSignal.signal.addEventListener('abort', () => resolve()));
+    this.launching = Promise.race([Promise.all(first.map((w) => w.synced)), stopped]).then(() => {
+      if (this.state === 'running') for (const w of rest) w.start();
+    });
+    this.writer.start();
+    const resyncMs = this.o.resyncMs ?? 300_000;
+    if (resyncMs > 0) {
+      this.resyncTimer = setInterval(() => void this.resync().catch(() => undefined), resyncMs);
+      this.resyncTimer.unref();
+    }
+    this.logger.info('Forwarder started', { resources: this.resources, resumed: Object.fromEntries(saved) });
+  }
+
+  /** Resolves when every watcher has done its first list (or resumed without one). */
+  async synced(): Promise<void> {
+    await this.launching;
+    await Promise.all(this.watchers.map((w) => w.synced));
+  }
+
+  /** Stops the watchers, lets in-flight events finish, and writes the checkpoints. */
+  async stop(): Promise<void> {
+    if (this.state !== 'running') return;
+    this.state = 'stopped';
+    this.stopSignal.abort();
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
+    await this.launching;
+    await Promise.all(this.watchers.map((w) => w.stop()));
+    await this.resyncing?.catch(() => undefined);
+    await this.writer.close();
+    this.logger.info('Forwarder stopped', { stats: this.stats });
+  }
+
+  /**
+   * The scheduled mode: watch from the checkpoints for `ms`, then stop cleanly. A resync runs first when the
+   * last one (kept in the checkpoint store) is older than resyncMs.
+   */
+  async runFor(ms: number): Promise<void> {
+    await this.start();
+    const resyncMs = this.o.resyncMs ?? 300_000;
+    const last = Number((await this.o.checkpoints.load(this.cluster, [RESYNC_CHECKPOINT])).get(RESYNC_CHECKPOINT) ?? 0);
+    if (resyncMs > 0 && this.now() - last >= resyncMs) {
+      void this.resync()
+        .then(() => this.o.checkpoints.save(this.cluster, new Map([[RESYNC_CHECKPOINT, String(this.now())]])))
+        .catch(() => undefined);
+    }
+    await sleep(ms, this.stopSignal.signal);
+    await this.stop();
+  }
+
+  /** Enqueues every owned object's key from a fresh list of each owned kind; returns how many keys. */
+  resync(): Promise<number> {
+    this.resyncing ??= runResync({
+      lister: this.lister,
+      owns: this.o.owns,
+      ctx: this.ctx,
+      pageSize: this.o.pageSize ?? 500,
+      add: (keys) => this.addAll(keys),
+    })
+      .then((count) => {
+        this.stats.resyncs++;
+        this.metrics.resyncs.inc({ cluster: this.cluster });
+        this.logger.info('Resynced', { keys: count });
+        return count;
+      })
+      .catch((err: unknown) => {
+        this.countError('resync');
+        this.logger.error('Resync failed', { err });
+        throw err;
+      })
+      .finally(() => (this.resyncing = undefined));
+    return this.resyncing;
+  }
+
+  private watcher(resource: Resource, resumeFrom: string | undefined): ResourceWatcher {
+    const logger = this.logger.child({ resource });
+    return new ResourceWatcher({
+      cluster: this.cluster,
+      resource,
+      kubeConfig: this.o.kubeConfig,
+      lister: this.lister,
+      logger,
+      ...(resumeFrom === undefined ? {} : { resumeFrom }),
+      warmOnResume: isIndexedResource(resource) || isPreviousTracked(resource),
+      ...(this.o.pageSize === undefined ? {} : { pageSize: this.o.pageSize }),
+      ...(this.o.backoff === undefined ? {} : { backoff: this.o.backoff }),
+      hooks: {
+        onEvent: (type, object) => this.onEvent(resource, type, object),
+        onList: (reason, objects) => this.onList(resource, reason, objects),
+        onProgress: (rv) => {
+          this.writer.mark(resource, rv);
+          this.metrics.lastEvent.set({ cluster: this.cluster, resource }, this.now() / 1000);
+        },
+        onRestart: (reason) => {
+          this.stats.watchRestarts++;
+          this.metrics.watchRestarts.inc({ cluster: this.cluster, resource, reason });
+        },
+        onError: (operation) => this.countError(operation, resource),
+      },
+    });
+  }
+
+  private async onEvent(resource: Resource, type: EventType, object: KubeObject): Promise<void> {
+    const previous = this.previous.get(resource, object);
+    const keys = eventKeys({ type, resource, object, ...(previous === undefined ? {} : { previous }) }, this.ctx);
+    this.index.apply(resource, type, object);
+    this.previous.apply(resource, type, object);
+    this.stats.events++;
+    this.metrics.events.inc({ cluster: this.cluster, resource, type });
+    await this.log(resource, type, [object]);
+    await this.addAll(keys);
+  }
+
+  private async onList(resource: Resource, reason: ListReason, objects: readonly KubeObject[]): Promise<void> {
+    this.index.replace(resource, objects);
+    this.previous.replace(resource, objects);
+    if (reason === 'warm') {
+      this.stats.warmLists++;
+      return;
+    }
+    this.stats.relists[reason]++;
+    this.metrics.relists.inc({ cluster: this.cluster, resource, reason });
+    const keys = new Map<string, ReconcileKey>();
+    for (const object of objects) {
+      for (const key of eventKeys({ type: 'ADDED', resource, object }, this.ctx)) keys.set(keyString(key), key);
+    }
+    // Events of this resource were lost: wake every workload that depends on it, not only those still listed.
+    if (reason === 'expired') {
+      for (const w of this.index.all(new Set(dependentKinds(resource, this.o.owns)))) {
+        const key = { cluster: this.cluster, kind: w.kind, namespace: w.namespace, name: w.name };
+        keys.set(keyString(key), key);
+      }
+    }
+    if (this.o.logListed ?? true) await this.log(resource, 'LISTED', objects);
+    await this.addAll([...keys.values()]);
+  }
+
+  private async addAll(keys: readonly ReconcileKey[]): Promise<number> {
+    for (const key of keys) {
+      try {
+        await this.o.queue.add(key);
+      } catch (err) {
+        this.countError('enqueue');
+        throw err;
+      }
+      this.stats.keysAdded++;
+      this.metrics.keys.inc({ cluster: this.cluster, kind: key.kind });
+    }
+    if (keys.length > 0) this.logger.debug('Keys added', { keys: keys.map(keyString) });
+    return keys.length;
+  }
+
+  /** The event log is for replay, not delivery: a failed append is counted and logged, never retried. */
+  private async log(resource: Resource, type: LoggedEventType, objects: readonly KubeObject[]): Promise<void> {
+    if (!this.o.eventLog || objects.length === 0) return;
+    const observedAt = this.now();
+    const events: LoggedEvent[] = objects.map((o) => ({
+      type,
+      cluster: this.cluster,
+      resource,
+      observedAt,
+      object: trimObject(o),
+    }));
+    try {
+      await this.o.eventLog.append(this.cluster, events);
+    } catch (err) {
+      this.countError('event-log', resource);
+      this.logger.error('Event log append failed', { resource, err, events: events.length });
+    }
+  }
+
+  private countError(operation: string, resource = ''): void {
+    this.stats.errors++;
+    this.metrics.errors.inc({ cluster: this.cluster, resource, operation });
+  }
+}

@@ -1,0 +1,67 @@
+// Prometheus metrics of the forwarder, on the default registry or an injected one. Created once per registry
+// and shared by every Forwarder that uses it.
+import { Counter, Gauge, register as defaultRegistry, type Registry } from 'prom-client';
+
+export type ForwarderMetrics = {
+  readonly events: Counter<'cluster' | 'resource' | 'type'>;
+  readonly keys: Counter<'cluster' | 'kind'>;
+  readonly relists: Counter<'cluster' | 'resource' | 'reason'>;
+  readonly watchRestarts: Counter<'cluster' | 'resource' | 'reason'>;
+  readonly errors: Counter<'cluster' | 'resource' | 'operation'>;
+  readonly resyncs: Counter<'cluster'>;
+  readonly lastEvent: Gauge<'cluster' | 'resource'>;
+};
+
+const cache = new WeakMap<Registry, ForwarderMetrics>();
+
+export function forwarderMetrics(registry: Registry = defaultRegistry): ForwarderMetrics {
+  const cached = cache.get(registry);
+  if (cached) return cached;
+  const registers = [registry];
+  const metrics: ForwarderMetrics = {
+    events: new Counter({
+      name: 'fleetq_forwarder_events_total',
+      help: 'Watch events handled, by cluster, resource and type',
+      labelNames: ['cluster', 'resource', 'type'],
+      registers,
+    }),
+    keys: new Counter({
+      name: 'fleetq_forwarder_keys_total',
+      help: 'Reconcile keys added to the queue, by cluster and kind',
+      labelNames: ['cluster', 'kind'],
+      registers,
+    }),
+    relists: new Counter({
+      name: 'fleetq_forwarder_relists_total',
+      help: 'Full lists that enqueued every key (reason initial: no checkpoint; expired: 410 Gone)',
+      labelNames: ['cluster', 'resource', 'reason'],
+      registers,
+    }),
+    watchRestarts: new Counter({
+      name: 'fleetq_forwarder_watch_restarts_total',
+      help: 'Watches started again, by reason (ended, timeout, expired, error)',
+      labelNames: ['cluster', 'resource', 'reason'],
+      registers,
+    }),
+    errors: new Counter({
+      name: 'fleetq_forwarder_errors_total',
+      help: 'Failed operations, by operation (list, watch, enqueue, event-log, checkpoint, resync)',
+      labelNames: ['cluster', 'resource', 'operation'],
+      registers,
+    }),
+    resyncs: new Counter({
+      name: 'fleetq_forwarder_resyncs_total',
+      help: 'Periodic resyncs that enqueued every owned object',
+      labelNames: ['cluster'],
+      registers,
+    }),
+    lastEvent: new Gauge({
+      name: 'fleetq_forwarder_last_event_timestamp_seconds',
+      help: 'When the last watch event or bookmark of a resource was handled',
+      labelNames: ['cluster', 'resource'],
+      registers,
+    }),
+  };
+  cache.set(registry, metrics);
+  return metrics;
+}

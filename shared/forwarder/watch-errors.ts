@@ -1,0 +1,102 @@
+// How a list or watch ended, classified once: 410 Gone / "too old resource version" (and "too large resource
+// version", which client-go's reflector also answers with a relist) mean relist; an inactivity timeout or a
+// closed stream means watch again from the last resourceVersion; anything else is an error to back off from.
+import { ApiException } from '@kubernetes/client-node';
+
+export type WatchOutcome =
+  | { readonly kind: 'stopped' }
+  | {
+      readonly kind: 'ended';
+      readonly reason: 'ended' | 'timeout';
+      readonly events: number;
+      readonly durationMs: number;
+    }
+  | { readonly kind: 'expired'; readonly message: string }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+type Status = { code?: unknown; reason?: unknown; message?: unknown };
+
+/** An ERROR event's Status that is not an expiry. */
+export class WatchStatusError extends Error {
+  override name = 'WatchStatusError';
+  constructor(
+    readonly code: number | undefined,
+    readonly reason: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function isExpiredStatus(status: unknown): boolean {
+  if (typeof status !== 'object' || status === null) return false;
+  const s = status as Status;
+  const message = typeof s.message === 'string' ? s.message.toLowerCase() : '';
+  return (
+    s.code === 410 ||
+    s.reason === 'Expired' ||
+    s.reason === 'Gone' ||
+    message.includes('too old resource version') ||
+    message.includes('too large resource version')
+  );
+}
+
+/** The outcome of an ERROR watch event. */
+export function outcomeOfStatus(status: unknown): WatchOutcome {
+  if (isExpiredStatus(status)) return { kind: 'expired', message: String((status as Status).message ?? 'expired') };
+  const s = (typeof status === 'object' && status !== null ? status : {}) as Status;
+  const code = typeof s.code === 'number' ? s.code : undefined;
+  const reason = typeof s.reason === 'string' ? s.reason : undefined;
+  return { kind: 'failed', error: new WatchStatusError(code, reason, String(s.message ?? 'watch ERROR event')) };
+}
+
+/** A list or watch request answered 410 Gone (or an expired continue token). */
+export function isExpiredError(err: unknown): boolean {
+  if (err instanceof ApiException) {
+    if (err.code === 410) return true;
+    return isExpiredStatus(parseBody(err.body));
+  }
+  return typeof err === 'object' && err !== null && (err as { statusCode?: unknown }).statusCode === 410;
+}
+
+/** client-node's watch aborts after requestTimeoutMs without data: the connection is presumed dead. */
+export function isTimeoutError(err: unknown): boolean {
+  return err instanceof Error && err.name === 'TimeoutError';
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+]);
+
+/** The cluster could not be reached at all (connection refused, DNS, routing, connect timeout). */
+export function isUnreachable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('UND_ERR_CONNECT'))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** The outcome of the watch's done callback (err null: the server closed the stream). */
+export function outcomeOfDone(err: unknown, events: number, durationMs: number): WatchOutcome {
+  if (err === null || err === undefined) return { kind: 'ended', reason: 'ended', events, durationMs };
+  if (isTimeoutError(err)) return { kind: 'ended', reason: 'timeout', events, durationMs };
+  if (isExpiredError(err)) return { kind: 'expired', message: err instanceof Error ? err.message : String(err) };
+  return { kind: 'failed', error: err };
+}
+
+function parseBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,349 @@
+import { describe, expect, it } from '@jest/globals';
+import type { V1OwnerReference } from '@kubernetes/client-node';
+import { keyString } from '../../../shared/kube/key.js';
+import { ALL_KINDS, type Kind } from '../../../shared/kube/kinds.js';
+import { eventKeys, type EventType, type KeyContext } from '../../../shared/forwarder/event-keys.js';
+import { MIRROR_OF_LABEL, MIRROR_TO_ANNOTATION, mirrorSourceView } from '../../../shared/forwarder/mirror-keys.js';
+import { nodeView } from '../../../shared/forwarder/previous-state.js';
+import type { KubeObject, Resource } from '../../../shared/forwarder/resources.js';
+import { WorkloadIndex } from '../../../shared/forwarder/workload-index.js';
+
+const CLUSTER = 'c1';
+const NS = 'ns1';
+
+type ObjOpts = {
+  name?: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  owner?: V1OwnerReference;
+  selector?: unknown;
+  spec?: Record<string, unknown>;
+  status?: unknown;
+};
+function obj(o: ObjOpts = {}): KubeObject {
+  return {
+    metadata: {
+      name: o.name ?? 'x',
+      namespace: o.namespace === undefined ? NS : o.namespace,
+      ...(o.labels ? { labels: o.labels } : {}),
+      ...(o.annotations ? { annotations: o.annotations } : {}),
+      ...(o.owner ? { ownerReferences: [o.owner] } : {}),
+    },
+    spec: { ...(o.selector === undefined ? {} : { selector: o.selector }), ...o.spec },
+    ...(o.status === undefined ? {} : { status: o.status }),
+  };
+}
+const ctrl = (
+  kind: string,
+  name: string,
+  apiVersion = kind === 'Job' || kind === 'CronJob' ? 'batch/v1' : 'apps/v1',
+) => ({
+  apiVersion,
+  kind,
+  name,
+  uid: `uid-${name}`,
+  controller: true,
+});
+const node = (labels: Record<string, string>, ready = 'True', heartbeat = 't1'): KubeObject => ({
+  metadata: { name: 'n1', labels },
+  spec: {},
+  status: { conditions: [{ type: 'Ready', status: ready, lastHeartbeatTime: heartbeat }] },
+});
+
+function index(): WorkloadIndex {
+  const idx = new WorkloadIndex();
+  idx.apply('deployments', 'ADDED', obj({ name: 'web', selector: { matchLabels: { app: 'web' } } }));
+  idx.apply(
+    'replicasets',
+    'ADDED',
+    obj({ name: 'web-1', selector: { matchLabels: { app: 'web', h: '1' } }, owner: ctrl('Deployment', 'web') }),
+  );
+  idx.apply(
+    'statefulsets',
+    'ADDED',
+    obj({ name: 'db', selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['db', 'cache'] }] } }),
+  );
+  idx.apply('daemonsets', 'ADDED', obj({ name: 'agent', selector: { matchLabels: { app: 'agent' } } }));
+  idx.apply(
+    'daemonsets',
+    'ADDED',
+    obj({ name: 'logs', namespace: 'kube-system', selector: { matchLabels: { app: 'logs' } } }),
+  );
+  idx.apply(
+    'jobs',
+    'ADDED',
+    obj({ name: 'batch', selector: { matchExpressions: [{ key: 'job', operator: 'Exists' }] } }),
+  );
+  idx.apply('replicasets', 'ADDED', obj({ name: 'empty', selector: {} }));
+  idx.apply(
+    'deployments',
+    'ADDED',
+    obj({ name: 'other-ns', namespace: 'ns2', selector: { matchLabels: { app: 'web' } } }),
+  );
+  return idx;
+}
+
+const ctx = (owns: readonly Kind[] = ALL_KINDS): KeyContext => ({
+  cluster: CLUSTER,
+  owns: new Set(owns),
+  index: index(),
+});
+const k = (kind: string, name: string, namespace = NS) => keyString({ cluster: CLUSTER, kind, namespace, name });
+
+type Case = {
+  name: string;
+  resource: Resource;
+  type?: EventType;
+  object: KubeObject;
+  previous?: KubeObject;
+  owns?: readonly Kind[];
+  want: string[];
+};
+
+const cases: Case[] = [
+  {
+    name: 'Deployment enqueues itself',
+    resource: 'deployments',
+    object: obj({ name: 'web' }),
+    want: [k('Deployment', 'web')],
+  },
+  {
+    name: 'StatefulSet enqueues itself',
+    resource: 'statefulsets',
+    object: obj({ name: 'db' }),
+    want: [k('StatefulSet', 'db')],
+  },
+  {
+    name: 'DaemonSet deletion enqueues itself',
+    resource: 'daemonsets',
+    type: 'DELETED',
+    object: obj({ name: 'agent' }),
+    want: [k('DaemonSet', 'agent')],
+  },
+  {
+    name: 'CronJob enqueues itself',
+    resource: 'cronjobs',
+    object: obj({ name: 'nightly' }),
+    want: [k('CronJob', 'nightly')],
+  },
+  {
+    name: 'a kind not owned yields nothing',
+    resource: 'deployments',
+    object: obj({ name: 'web' }),
+    owns: ['Job'],
+    want: [],
+  },
+  {
+    name: 'ReplicaSet enqueues itself and its Deployment',
+    resource: 'replicasets',
+    object: obj({ name: 'web-1', owner: ctrl('Deployment', 'web') }),
+    want: [k('ReplicaSet', 'web-1'), k('Deployment', 'web')],
+  },
+  {
+    name: 'ReplicaSet owned by Deployment only enqueues the Deployment',
+    resource: 'replicasets',
+    object: obj({ name: 'web-1', owner: ctrl('Deployment', 'web') }),
+    owns: ['Deployment'],
+    want: [k('Deployment', 'web')],
+  },
+  {
+    name: 'orphan ReplicaSet enqueues the Deployments whose selector matches it',
+    resource: 'replicasets',
+    object: obj({ name: 'stray', labels: { app: 'web' } }),
+    want: [k('ReplicaSet', 'stray'), k('Deployment', 'web')],
+  },
+  {
+    name: 'Job enqueues itself and its CronJob',
+    resource: 'jobs',
+    object: obj({ name: 'nightly-1', owner: ctrl('CronJob', 'nightly') }),
+    want: [k('Job', 'nightly-1'), k('CronJob', 'nightly')],
+  },
+  {
+    name: 'Pod enqueues its controlling ReplicaSet',
+    resource: 'pods',
+    object: obj({ name: 'p', labels: { app: 'web', h: '1' }, owner: ctrl('ReplicaSet', 'web-1') }),
+    want: [k('ReplicaSet', 'web-1')],
+  },
+  {
+    name: 'Pod deletion also enqueues the Deployment of its ReplicaSet',
+    resource: 'pods',
+    type: 'DELETED',
+    object: obj({ name: 'p', owner: ctrl('ReplicaSet', 'web-1') }),
+    want: [k('ReplicaSet', 'web-1'), k('Deployment', 'web')],
+  },
+  {
+    name: 'Pod of a ReplicaSet the cluster does not own yields nothing',
+    resource: 'pods',
+    object: obj({ name: 'p', owner: ctrl('ReplicaSet', 'web-1') }),
+    owns: ['Deployment'],
+    want: [],
+  },
+  {
+    name: 'Pod whose controller is of another API group is ignored',
+    resource: 'pods',
+    object: obj({ name: 'p', owner: ctrl('ReplicaSet', 'web-1', 'example.com/v1') }),
+    want: [],
+  },
+  {
+    name: 'Pod with a non-controller owner counts as an orphan',
+    resource: 'pods',
+    object: obj({ name: 'p', labels: { app: 'agent' }, owner: { ...ctrl('ReplicaSet', 'web-1'), controller: false } }),
+    want: [k('DaemonSet', 'agent')],
+  },
+  {
+    name: 'Pod of a StatefulSet, DaemonSet and Job each enqueue their controller',
+    resource: 'pods',
+    object: obj({ name: 'p', owner: ctrl('StatefulSet', 'db') }),
+    want: [k('StatefulSet', 'db')],
+  },
+  {
+    name: 'Pod of a Job',
+    resource: 'pods',
+    object: obj({ name: 'p', owner: ctrl('Job', 'batch') }),
+    want: [k('Job', 'batch')],
+  },
+  {
+    name: 'orphan Pod enqueues every workload in its namespace whose selector matches (matchLabels)',
+    resource: 'pods',
+    object: obj({ name: 'p', labels: { app: 'web', h: '1' } }),
+    want: [k('Deployment', 'web'), k('ReplicaSet', 'web-1')],
+  },
+  {
+    name: 'orphan Pod matched by In and Exists expressions',
+    resource: 'pods',
+    object: obj({ name: 'p', labels: { tier: 'cache', job: '' } }),
+    want: [k('StatefulSet', 'db'), k('Job', 'batch')],
+  },
+  {
+    name: 'orphan Pod matching nothing yields nothing',
+    resource: 'pods',
+    object: obj({ name: 'p', labels: { tier: 'web' } }),
+    want: [],
+  },
+  {
+    name: 'orphan Pod deletion adopts nothing',
+    resource: 'pods',
+    type: 'DELETED',
+    object: obj({ name: 'p', labels: { app: 'web' } }),
+    want: [],
+  },
+  {
+    name: 'orphan Pod only wakes owned kinds',
+    resource: 'pods',
+    object: obj({ name: 'p', labels: { app: 'web', h: '1' } }),
+    owns: ['ReplicaSet'],
+    want: [k('ReplicaSet', 'web-1')],
+  },
+  {
+    name: 'ControllerRevision enqueues its StatefulSet',
+    resource: 'controllerrevisions',
+    object: obj({ name: 'db-abc', owner: ctrl('StatefulSet', 'db') }),
+    want: [k('StatefulSet', 'db')],
+  },
+  {
+    name: 'orphan ControllerRevision enqueues matching DaemonSets',
+    resource: 'controllerrevisions',
+    object: obj({ name: 'agent-abc', labels: { app: 'agent' } }),
+    want: [k('DaemonSet', 'agent')],
+  },
+  {
+    name: 'PVC enqueues its StatefulSet',
+    resource: 'persistentvolumeclaims',
+    object: obj({ name: 'data-db-0', owner: ctrl('StatefulSet', 'db') }),
+    want: [k('StatefulSet', 'db')],
+  },
+  {
+    name: 'Node added enqueues every DaemonSet of the cluster',
+    resource: 'nodes',
+    object: node({ zone: 'a' }),
+    want: [k('DaemonSet', 'agent'), k('DaemonSet', 'logs', 'kube-system')],
+  },
+  {
+    name: 'Node label change enqueues every DaemonSet',
+    resource: 'nodes',
+    type: 'MODIFIED',
+    object: node({ zone: 'b' }),
+    previous: nodeView(node({ zone: 'a' })),
+    want: [k('DaemonSet', 'agent'), k('DaemonSet', 'logs', 'kube-system')],
+  },
+  {
+    name: 'Node heartbeat-only update enqueues nothing',
+    resource: 'nodes',
+    type: 'MODIFIED',
+    object: node({ zone: 'a' }, 'True', 't2'),
+    previous: nodeView(node({ zone: 'a' }, 'True', 't1')),
+    want: [],
+  },
+  {
+    name: 'Node event without owning DaemonSet yields nothing',
+    resource: 'nodes',
+    object: node({}),
+    owns: ['Deployment'],
+    want: [],
+  },
+  {
+    name: 'ConfigMap with mirror-to enqueues itself',
+    resource: 'configmaps',
+    object: obj({ name: 'src', annotations: { [MIRROR_TO_ANNOTATION]: 'a,b' } }),
+    want: [k('ConfigMap', 'src')],
+  },
+  {
+    name: 'ConfigMap whose previous version had mirror-to enqueues itself',
+    resource: 'configmaps',
+    type: 'MODIFIED',
+    object: obj({ name: 'src' }),
+    previous: mirrorSourceView(obj({ name: 'src', annotations: { [MIRROR_TO_ANNOTATION]: 'a' } })),
+    want: [k('ConfigMap', 'src')],
+  },
+  {
+    name: 'deleted ConfigMap with mirror-to enqueues itself',
+    resource: 'configmaps',
+    type: 'DELETED',
+    object: obj({ name: 'src', annotations: { [MIRROR_TO_ANNOTATION]: 'a' } }),
+    want: [k('ConfigMap', 'src')],
+  },
+  {
+    name: 'mirror copy enqueues its source, split at the first dot',
+    resource: 'configmaps',
+    object: obj({ name: 'copy', namespace: 'a', labels: { [MIRROR_OF_LABEL]: 'ns1.app.config' } }),
+    want: [k('ConfigMap', 'app.config')],
+  },
+  {
+    name: 'mirror copy with a malformed label yields nothing',
+    resource: 'configmaps',
+    object: obj({ name: 'copy', labels: { [MIRROR_OF_LABEL]: 'nodot' } }),
+    want: [],
+  },
+  { name: 'plain ConfigMap yields nothing', resource: 'configmaps', object: obj({ name: 'plain' }), want: [] },
+  {
+    name: 'ConfigMap events yield nothing when ConfigMap is not owned',
+    resource: 'configmaps',
+    object: obj({ name: 'src', annotations: { [MIRROR_TO_ANNOTATION]: 'a' } }),
+    owns: ['Deployment'],
+    want: [],
+  },
+];
+
+describe('eventKeys', () => {
+  it.each(cases)('$name', ({ resource, type, object, previous, owns, want }) => {
+    const keys = eventKeys({ type: type ?? 'ADDED', resource, object, ...(previous ? { previous } : {}) }, ctx(owns));
+    expect(keys.map(keyString).sort()).toEqual([...want].sort());
+  });
+
+  it('never yields the same key twice', () => {
+    const keys = eventKeys(
+      {
+        type: 'ADDED',
+        resource: 'configmaps',
+        object: obj({
+          name: 'src',
+          annotations: { [MIRROR_TO_ANNOTATION]: 'a' },
+          labels: { [MIRROR_OF_LABEL]: 'ns1.src' },
+        }),
+      },
+      ctx(),
+    );
+    expect(keys.map(keyString)).toEqual([k('ConfigMap', 'src')]);
+  });
+});
