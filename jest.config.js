@@ -11,6 +11,7 @@ const transform = {
 };
 const common = {
   testEnvironment: 'node',
+  testEnvironmentOptions: { globalsCleanup: 'on' },
   extensionsToTreatAsEsm: ['.ts'],
   transform,
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
@@ -22,6 +23,7 @@ export default {
     {
       ...common,
       displayName: 'integration',
+      setupFilesAfterEnv: ['<rootDir>/test/helpers/long-timeout.ts'],
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
@@ -29,6 +31,7 @@ export default {
     {
       ...common,
       displayName: 'e2e',
+      setupFilesAfterEnv: ['<rootDir>/test/helpers/long-timeout.ts'],
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',

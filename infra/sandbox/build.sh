@@ -18,7 +18,13 @@ dir="$cache/k8s-v$K8S_VERSION-kwok-v$KWOK_VERSION"
 bin="$dir/bin"
 binaries=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok)
 
-have_all() { for b in "${binaries[@]}"; do [ -x "$bin/$b" ] || return 1; done; }
+stages="$dir/stages"
+# kwok's own stock stages that the sandbox loads (fleetq adds infra/sandbox/stages/pod-outcome.yaml).
+kwok_stages=(node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml pod/fast/pod-ready.yaml pod/fast/pod-delete.yaml)
+have_all() {
+  for b in "${binaries[@]}"; do [ -x "$bin/$b" ] || return 1; done
+  for s in "${kwok_stages[@]}"; do [ -f "$stages/$(basename "$s")" ] || return 1; done
+}
 if have_all; then echo "$bin"; exit 0; fi
 
 command -v go >/dev/null || { echo "build.sh: go is not on PATH (need Go >= 1.26; /usr/local/go/bin?)" >&2; exit 1; }
@@ -76,6 +82,12 @@ if [ ! -x "$bin/kwok" ]; then
   GOFLAGS= GOBIN="$dir/kwok" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@v$KWOK_VERSION"
   mv "$dir/kwok/kwok" "$bin/kwok"
   echo "build.sh: built kwok in $(( $(date +%s) - t ))s" >&2
+fi
+
+if [ ! -f "$stages/pod-delete.yaml" ]; then
+  kwok_src="$(GOFLAGS= go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/.*"Dir": "\(.*\)",*/\1/p')"
+  mkdir -p "$stages"
+  for s in "${kwok_stages[@]}"; do cp "$kwok_src/kustomize/stage/$s" "$stages/"; done
 fi
 
 have_all || { echo "build.sh: some binaries are missing in $bin" >&2; exit 1; }

@@ -1,0 +1,61 @@
+// npm run sandbox:up -- --clusters N --nodes M --mode fleetq|upstream [--names a,b]
+// npm run sandbox:down [-- --names a,b]
+// npm run sandbox:status
+import { parseArgs } from 'node:util';
+import { parseMode } from './modes.js';
+import { defaultSpecs, down, isHealthy, readState, sandboxRoot, up } from './sandbox.js';
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      clusters: { type: 'string' },
+      nodes: { type: 'string' },
+      mode: { type: 'string' },
+      names: { type: 'string' },
+    },
+    strict: true,
+  });
+  const names = values.names?.split(',').filter(Boolean);
+  switch (command) {
+    case 'up': {
+      const mode = parseMode(values.mode ?? 'fleetq');
+      const specs = names
+        ? names.map((name) => ({ name, mode }))
+        : defaultSpecs(mode, positiveInt('clusters', values.clusters, 1));
+      const clusters = await up({ clusters: specs, nodes: positiveInt('nodes', values.nodes, 3) });
+      for (const c of clusters) console.log(`${c.name}\t${c.mode}\t${c.server}\t${c.kubeconfig}`);
+      return;
+    }
+    case 'down': {
+      const stopped = await down(names);
+      console.log(stopped.length > 0 ? `stopped ${stopped.join(', ')}` : 'nothing was running');
+      return;
+    }
+    case 'status': {
+      const state = readState();
+      if (state.clusters.length === 0) console.log(`no clusters in ${sandboxRoot()}`);
+      for (const c of state.clusters) {
+        const health = (await isHealthy(c)) ? 'healthy' : 'DOWN';
+        console.log(`${c.name}\t${c.mode}\t${health}\t${c.server}\t${c.kubeconfig}`);
+      }
+      return;
+    }
+    default:
+      throw new Error(`usage: cli.ts up|down|status [--clusters N] [--nodes M] [--mode fleetq|upstream] [--names a,b]`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  console.error(`sandbox: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,148 @@
+// The sandbox: several independent clusters side by side under one root folder, with a state file
+// that says what runs where. `up` reuses clusters that are already running and healthy.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startCluster, stageFiles, stopCluster, COMPONENTS, type ClusterState } from './cluster.js';
+import type { SandboxMode } from './modes.js';
+import { ensurePki } from './pki.js';
+import { isAlive, waitFor } from './process.js';
+import { httpsGet } from './probe.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = resolve(here, '..', '..');
+
+export function sandboxRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.FLEETQ_SANDBOX_DIR ?? join(REPO_ROOT, '.sandbox'));
+}
+
+export type SandboxState = { readonly binDir?: string; readonly clusters: ClusterState[] };
+
+export type ClusterSpec = { readonly name: string; readonly mode: SandboxMode };
+
+export type UpOptions = {
+  readonly clusters: readonly ClusterSpec[];
+  /** kwok nodes per cluster. */
+  readonly nodes: number;
+  readonly root?: string;
+  readonly log?: (msg: string) => void;
+};
+
+/** `${mode}-1..N` */
+export function defaultSpecs(mode: SandboxMode, count: number): ClusterSpec[] {
+  return Array.from({ length: count }, (_, i) => ({ name: `${mode}-${i + 1}`, mode }));
+}
+
+const stateFile = (root: string): string => join(root, 'state.json');
+
+export function readState(root = sandboxRoot()): SandboxState {
+  const f = stateFile(root);
+  if (!existsSync(f)) return { clusters: [] };
+  return JSON.parse(readFileSync(f, 'utf8')) as SandboxState;
+}
+
+function writeState(root: string, state: SandboxState): void {
+  writeFileSync(stateFile(root), JSON.stringify(state, null, 2) + '\n');
+}
+
+/** Builds (or finds in the cache) the control-plane binaries; returns their folder. */
+export function buildBinaries(log: (msg: string) => void): string {
+  const started = Date.now();
+  const out = execFileSync('bash', [join(here, 'build.sh')], { stdio: ['ignore', 'pipe', 'inherit'] }).toString();
+  const binDir = out.trim().split('\n').pop() ?? '';
+  if (!existsSync(join(binDir, 'kube-apiserver')))
+    throw new Error(`infra/sandbox/build.sh printed no binary folder: ${out}`);
+  log(`binaries in ${binDir} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  return binDir;
+}
+
+export async function isHealthy(c: ClusterState, root = sandboxRoot()): Promise<boolean> {
+  if (!COMPONENTS.every((component) => isAlive(c.pids[component]))) return false;
+  const pki = ensurePki(root);
+  return httpsGet(`${c.server}/readyz`, pki).then(
+    (r) => r.status === 200,
+    () => false,
+  );
+}
+
+/** One process at a time changes a sandbox root (two test runs may start together). */
+async function withLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  const lock = join(root, '.lock');
+  mkdirSync(root, { recursive: true });
+  await waitFor(
+    async () => {
+      try {
+        mkdirSync(lock);
+        writeFileSync(join(lock, 'pid'), String(process.pid));
+        return true;
+      } catch {
+        // A lock left by a process that died is taken over.
+        const owner = Number(readFileSync(join(lock, 'pid'), 'utf8').trim() || '0');
+        if (owner > 0 && !isAlive(owner)) rmSync(lock, { recursive: true, force: true });
+        return false;
+      }
+    },
+    15 * 60_000,
+    200,
+    `the sandbox lock ${lock}`,
+  );
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Starts the clusters that are not already running and healthy (in parallel); returns all of them. */
+export async function up(o: UpOptions): Promise<ClusterState[]> {
+  const root = o.root ?? sandboxRoot();
+  const log = o.log ?? ((m: string) => console.error(`sandbox: ${m}`));
+  const names = o.clusters.map((c) => c.name);
+  return withLock(root, async () => {
+    const state = readState(root);
+    const running: ClusterState[] = [];
+    const toStart: ClusterSpec[] = [];
+    for (const spec of o.clusters) {
+      const existing = state.clusters.find((c) => c.name === spec.name);
+      if (existing && existing.mode === spec.mode && existing.nodes >= o.nodes && (await isHealthy(existing, root))) {
+        log(`cluster ${spec.name} already running at ${existing.server}`);
+        running.push(existing);
+      } else {
+        if (existing) await stopCluster(existing);
+        toStart.push(spec);
+      }
+    }
+    let binDir = state.binDir;
+    if (toStart.length > 0) {
+      const bins = buildBinaries(log);
+      binDir = bins;
+      const pki = ensurePki(root);
+      const stages = stageFiles(bins, join(here, 'stages'));
+      const started = Date.now();
+      const fresh = await Promise.all(
+        toStart.map((spec) => {
+          rmSync(join(root, 'clusters', spec.name), { recursive: true, force: true });
+          return startCluster({ ...spec, nodes: o.nodes, root, binDir: bins, stageFiles: stages, pki, log });
+        }),
+      );
+      log(`started ${fresh.length} cluster(s) in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+      running.push(...fresh);
+    }
+    const others = state.clusters.filter((c) => !names.includes(c.name));
+    writeState(root, { binDir, clusters: [...others, ...running] });
+    return names.map((n) => running.find((c) => c.name === n)).filter((c): c is ClusterState => c !== undefined);
+  });
+}
+
+/** Stops the named clusters (all when none are named) and removes their data. */
+export async function down(names?: readonly string[], root = sandboxRoot()): Promise<string[]> {
+  return withLock(root, async () => {
+    const state = readState(root);
+    const stopping = state.clusters.filter((c) => names === undefined || names.length === 0 || names.includes(c.name));
+    await Promise.all(stopping.map((c) => stopCluster(c)));
+    for (const c of stopping) rmSync(c.dir, { recursive: true, force: true });
+    writeState(root, { binDir: state.binDir, clusters: state.clusters.filter((c) => !stopping.includes(c)) });
+    return stopping.map((c) => c.name);
+  });
+}

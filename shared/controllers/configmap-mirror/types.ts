@@ -1,0 +1,36 @@
+// The example controller: a ConfigMap annotated `fleetq.dev/mirror-to: ns-a,ns-b` is copied into
+// those namespaces, kept in sync, and its copies are deleted when the source goes.
+import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
+
+export const MIRROR_TO = 'fleetq.dev/mirror-to';
+/** Label on every copy: `<source namespace>.<source name>` (namespaces never contain '.'). */
+export const MIRROR_OF = 'fleetq.dev/mirror-of';
+export const MIRROR_SOURCE_UID = 'fleetq.dev/mirror-source-uid';
+/** Re-check targets whose namespace does not exist yet (namespaces are not watched). */
+export const MISSING_NAMESPACE_RECHECK_MS = 30_000;
+
+export type ObservedMirror = {
+  readonly namespace: string;
+  readonly name: string;
+  readonly source: V1ConfigMap | null;
+  /** Every ConfigMap labelled as a copy of this source, in any namespace. */
+  readonly copies: readonly V1ConfigMap[];
+  /** For each namespace the annotation names: the namespace (null if absent) and the ConfigMap of the source's name there. */
+  readonly targets: ReadonlyArray<{
+    readonly namespace: string;
+    readonly ns: V1Namespace | null;
+    readonly existing: V1ConfigMap | null;
+  }>;
+};
+
+export function mirrorLabelValue(namespace: string, name: string): string {
+  return `${namespace}.${name}`;
+}
+
+/** Target namespaces named by the annotation, trimmed, deduplicated, without the source's own. */
+export function targetNamespaces(source: V1ConfigMap | null): string[] {
+  if (!source || source.metadata?.deletionTimestamp) return [];
+  const raw = source.metadata?.annotations?.[MIRROR_TO] ?? '';
+  const own = source.metadata?.namespace;
+  return [...new Set(raw.split(',').map((s) => s.trim()))].filter((ns) => ns !== '' && ns !== own).sort();
+}

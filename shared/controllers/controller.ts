@@ -1,0 +1,17 @@
+// What every controller gives the runtime: how to observe one key's world, and a pure planner.
+import type { Action } from '../kube/actions.js';
+import type { ReconcileKey } from '../kube/key.js';
+import type { ClusterView } from '../kube/view.js';
+
+export type PlanResult = {
+  readonly actions: readonly Action[];
+  /** Look again after this many ms even if nothing changes (0 = continue now). */
+  readonly requeueAfter?: number;
+};
+
+export interface Controller<Observed = unknown> {
+  readonly kind: string;
+  observe(view: ClusterView, key: ReconcileKey): Promise<Observed>;
+  /** Pure: no I/O, no clock (now is given), no randomness. */
+  plan(observed: Observed, now: Date): PlanResult;
+}

@@ -1,0 +1,7 @@
+// Every controller fleetq ships, by the kind of its reconcile key.
+import { configMapMirror } from './configmap-mirror/index.js';
+import type { Controller } from './controller.js';
+
+export const CONTROLLERS: ReadonlyMap<string, Controller> = new Map<string, Controller>([
+  [configMapMirror.kind, configMapMirror as Controller],
+]);

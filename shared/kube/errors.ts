@@ -1,0 +1,105 @@
+// Typed reconcile errors, and the one place where API status codes are classified.
+export type ReconcileErrorCode =
+  | 'ApiError'
+  | 'Conflict'
+  | 'Unreachable'
+  | 'UnknownCluster'
+  | 'UnknownKind'
+  | 'NotOwned'
+  | 'MalformedKey'
+  | 'Invalid'
+  | 'LeaseLost'
+  | 'PlanFailed';
+
+export class ReconcileError extends Error {
+  constructor(
+    readonly code: ReconcileErrorCode,
+    message: string,
+    readonly retryable = true,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class TerminalError extends ReconcileError {
+  constructor(code: ReconcileErrorCode, message: string, options?: ErrorOptions) {
+    super(code, message, false, options);
+  }
+}
+
+/** An HTTP error answer of the kube-apiserver. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly method: string,
+    readonly path: string,
+    readonly reason: string,
+    readonly body: string,
+  ) {
+    super(`${method} ${path}: ${code} ${reason}`);
+    this.name = 'ApiError';
+  }
+}
+
+export function isNotFound(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 404;
+}
+
+export function isConflict(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 409;
+}
+
+export function isAlreadyExists(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
+}
+
+/** Connection-level failures: the cluster did not answer at all. */
+export function isUnreachable(err: unknown): boolean {
+  const codes = [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'UND_ERR_SOCKET',
+  ];
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && codes.includes(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * Classifies a failed reconcile once: 409 → re-read and requeue (retryable Conflict), 400/422 → terminal,
+ * no answer → retryable Unreachable, anything else from the API → retryable.
+ */
+export function classify(err: unknown, context: string): ReconcileError {
+  if (err instanceof ReconcileError) return err;
+  if (err instanceof ApiError) {
+    if (err.code === 409) return new ReconcileError('Conflict', `${context}: ${err.message}`, true, { cause: err });
+    if (err.code === 400 || err.code === 422)
+      return new TerminalError('Invalid', `${context}: ${err.message}`, { cause: err });
+    return new ReconcileError('ApiError', `${context}: ${err.message}`, true, { cause: err });
+  }
+  if (isUnreachable(err)) {
+    return new ReconcileError('Unreachable', `${context}: cluster unreachable: ${rootMessage(err)}`, true, {
+      cause: err,
+    });
+  }
+  return new ReconcileError('ApiError', `${context}: ${rootMessage(err)}`, true, { cause: err });
+}
+
+function rootMessage(err: unknown): string {
+  let e: unknown = err;
+  const parts: string[] = [];
+  while (e instanceof Error) {
+    parts.push(e.message);
+    e = e.cause;
+  }
+  return parts.length > 0 ? parts.join(': ') : String(err);
+}

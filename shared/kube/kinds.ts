@@ -1,0 +1,27 @@
+// The kinds fleetq can own in a cluster, and which API resource each is.
+export const Kind = {
+  Deployment: 'Deployment',
+  ReplicaSet: 'ReplicaSet',
+  StatefulSet: 'StatefulSet',
+  DaemonSet: 'DaemonSet',
+  Job: 'Job',
+  CronJob: 'CronJob',
+  /** The example controller: ConfigMaps annotated fleetq.dev/mirror-to. */
+  ConfigMap: 'ConfigMap',
+} as const;
+export type Kind = (typeof Kind)[keyof typeof Kind];
+
+export const ALL_KINDS: readonly Kind[] = Object.values(Kind);
+/** The workload kinds kube-controller-manager also runs; owning them needs its controller turned off. */
+export const WORKLOAD_KINDS: readonly Kind[] = [
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+  'CronJob',
+];
+
+export function isKind(value: string): value is Kind {
+  return (ALL_KINDS as readonly string[]).includes(value);
+}

@@ -1,0 +1,74 @@
+// A small REST client for one cluster: the credentials of its KubeConfig, a client-side token bucket
+// (QPS/burst, as client-go), and a count of every request for metrics and benchmarks.
+import type { KubeConfig, HttpMethod } from '@kubernetes/client-node';
+import { RequestContext } from '@kubernetes/client-node';
+import { fetch, type Dispatcher } from 'undici';
+import { ApiError } from './errors.js';
+import type { TokenBucket } from './token-bucket.js';
+
+export type RequestOptions = {
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly timeoutMs?: number;
+};
+
+export type RequestObserver = (e: { cluster: string; method: string; code: number; ms: number }) => void;
+
+export class KubeRest {
+  private readonly server: string;
+  private requests = 0;
+
+  constructor(
+    readonly cluster: string,
+    private readonly kc: KubeConfig,
+    private readonly bucket: TokenBucket,
+    private readonly observe?: RequestObserver,
+  ) {
+    const c = kc.getCurrentCluster();
+    if (!c) throw new Error(`cluster ${cluster}: kubeconfig has no current cluster`);
+    this.server = c.server.replace(/\/$/, '');
+  }
+
+  /** Requests issued so far (for API-requests-per-reconcile figures). */
+  get requestCount(): number {
+    return this.requests;
+  }
+
+  async request<T>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+    await this.bucket.take();
+    const url = new URL(this.server + path);
+    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const ctx = new RequestContext(url.toString(), method as HttpMethod);
+    await this.kc.applySecurityAuthentication(ctx);
+    const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
+    if (o.body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
+    const started = Date.now();
+    this.requests++;
+    let code = 0;
+    try {
+      const res = await fetch(url, {
+        method,
+        headers,
+        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+        dispatcher: ctx.getDispatcher() as Dispatcher | undefined,
+        signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
+      });
+      code = res.status;
+      const text = await res.text();
+      if (res.status >= 400) throw new ApiError(res.status, method, path, reasonOf(text, res.statusText), text);
+      return (text === '' ? undefined : JSON.parse(text)) as T;
+    } finally {
+      this.observe?.({ cluster: this.cluster, method, code, ms: Date.now() - started });
+    }
+  }
+}
+
+function reasonOf(body: string, fallback: string): string {
+  try {
+    const status = JSON.parse(body) as { reason?: string; message?: string };
+    return [status.reason, status.message].filter(Boolean).join(': ') || fallback;
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,36 @@
+// client-go's client-side rate limiter: `qps` tokens a second, at most `burst` saved up.
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.tokens = burst;
+    this.last = now();
+  }
+
+  /** Resolves when a token is available; callers are served in order. */
+  take(): Promise<void> {
+    const next = this.queue.then(() => this.takeOne());
+    this.queue = next;
+    return next;
+  }
+
+  private async takeOne(): Promise<void> {
+    for (;;) {
+      const t = this.now();
+      this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps);
+      this.last = t;
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return;
+      }
+      const waitMs = Math.ceil(((1 - this.tokens) / this.qps) * 1000);
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
+}

@@ -1,0 +1,58 @@
+// Builds what a handler needs from its configuration: registry, queue, per-cluster clients, metrics.
+import { CONTROLLERS } from '../controllers/index.js';
+import { ClusterRegistry, loadRegistry, type ClusterConfig } from '../kube/registry.js';
+import { createQueue, type QueueConfig } from '../queue/index.js';
+import type { WorkQueue } from '../queue/work-queue.js';
+import { clusterClients } from './clients.js';
+import type { FleetqConfig } from './config.js';
+import { Logger } from './logger.js';
+import { runtimeMetrics, type RuntimeMetrics } from './metrics.js';
+import type { ReconcileDeps } from './reconcile-one.js';
+
+export type Deps = ReconcileDeps & { readonly metrics: RuntimeMetrics };
+
+export function queueConfig(config: FleetqConfig, metrics?: RuntimeMetrics): QueueConfig {
+  const common = {
+    name: config.FLEETQ_QUEUE,
+    options: { leaseMs: config.FLEETQ_LEASE_MS, maxFailures: config.FLEETQ_MAX_FAILURES },
+    ...(metrics && { metrics: { registry: metrics.registry } }),
+  };
+  switch (config.FLEETQ_DRIVER) {
+    case 'memory':
+      return { ...common, driver: 'memory' };
+    case 'bullmq':
+      return { ...common, driver: 'bullmq', redisUrl: config.REDIS_URL, prefix: config.FLEETQ_REDIS_PREFIX };
+    case 'sqs':
+      return { ...common, driver: 'sqs', endpoint: config.SQS_ENDPOINT, region: config.AWS_REGION };
+  }
+}
+
+export function registryFrom(config: FleetqConfig, clusters?: readonly ClusterConfig[]): ClusterRegistry {
+  if (clusters) return new ClusterRegistry(clusters);
+  if (!config.FLEETQ_REGISTRY) throw new Error('FLEETQ_REGISTRY (the cluster registry file) is not set');
+  return new ClusterRegistry(loadRegistry(config.FLEETQ_REGISTRY));
+}
+
+export async function makeDeps(
+  config: FleetqConfig,
+  o: {
+    readonly service: string;
+    readonly registry?: ClusterRegistry;
+    readonly queue?: WorkQueue;
+    readonly metrics?: RuntimeMetrics;
+  },
+): Promise<Deps> {
+  const metrics = o.metrics ?? runtimeMetrics();
+  const registry = o.registry ?? registryFrom(config);
+  const queue = o.queue ?? (await createQueue(queueConfig(config, metrics)));
+  return {
+    registry,
+    queue,
+    metrics,
+    clients: clusterClients(registry, metrics.onRequest),
+    controllers: CONTROLLERS,
+    logger: new Logger(o.service, config.LOG_LEVEL),
+    now: () => new Date(),
+    onOutcome: metrics.onOutcome,
+  };
+}

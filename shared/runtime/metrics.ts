@@ -1,0 +1,61 @@
+// Reconcile and API metrics beside the queue's workqueue_* ones, and the /metrics endpoint that
+// long-running processes serve.
+import { createServer, type Server } from 'node:http';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RequestObserver } from '../kube/rest.js';
+import type { ReconcileDeps } from './reconcile-one.js';
+
+export type RuntimeMetrics = {
+  readonly registry: Registry;
+  readonly onOutcome: NonNullable<ReconcileDeps['onOutcome']>;
+  readonly onRequest: RequestObserver;
+};
+
+export function runtimeMetrics(registry = new Registry(), withDefaults = true): RuntimeMetrics {
+  if (withDefaults) collectDefaultMetrics({ register: registry });
+  const reconciles = new Counter({
+    name: 'fleetq_reconcile_total',
+    help: 'Reconciles by outcome',
+    labelNames: ['cluster', 'kind', 'outcome'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'fleetq_reconcile_duration_seconds',
+    help: 'Time of one reconcile: observe, plan, apply',
+    labelNames: ['cluster', 'kind'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const requests = new Counter({
+    name: 'fleetq_kube_requests_total',
+    help: 'Kubernetes API requests by cluster, method and status code (0 = no answer)',
+    labelNames: ['cluster', 'method', 'code'],
+    registers: [registry],
+  });
+  return {
+    registry,
+    onOutcome: ({ cluster, kind, outcome, seconds }) => {
+      reconciles.inc({ cluster, kind, outcome });
+      duration.observe({ cluster, kind }, seconds);
+    },
+    onRequest: ({ cluster, method, code }) => requests.inc({ cluster, method, code: String(code) }),
+  };
+}
+
+/** Serves GET /metrics (Prometheus text) and GET /healthz on 127.0.0.1:port unless host is given. */
+export async function serveMetrics(registry: Registry, port: number, host = '127.0.0.1'): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url === '/metrics') {
+      registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
+    } else if (req.url === '/healthz') {
+      res.writeHead(200).end('ok');
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  return server;
+}

