@@ -16,6 +16,8 @@ export class WorkerLoop {
   private stopping = false;
   private slots: Promise<void>[] = [];
   private inFlight = 0;
+  /** A running loop keeps the process alive even while its slots wait on unref'd queue timers. */
+  private keepAlive: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: ReconcileDeps,
@@ -28,6 +30,7 @@ export class WorkerLoop {
 
   start(): void {
     if (this.slots.length > 0) return;
+    this.keepAlive = setInterval(() => undefined, 60_000);
     for (let i = 0; i < this.options.concurrency; i++) this.slots.push(this.slot(i));
   }
 
@@ -36,6 +39,7 @@ export class WorkerLoop {
     this.stopping = true;
     await Promise.all(this.slots);
     this.slots = [];
+    clearInterval(this.keepAlive);
   }
 
   private async slot(index: number): Promise<void> {

@@ -29,12 +29,14 @@ export type Outcome = 'done' | 'requeued' | 'conflict' | 'retried' | 'dead-lette
 
 export async function reconcileOne(deps: ReconcileDeps, lease: Lease): Promise<Outcome> {
   const { key } = lease;
-  const { logger, queue } = deps;
+  const { queue } = deps;
   const started = Date.now();
-  logger.appendKeys({ cluster: key.cluster, kind: key.kind, namespace: key.namespace, name: key.name });
+  // A child logger per reconcile: several reconciles run at once in one process, so keys appended to a
+  // shared logger would leak between them.
+  const logger = deps.logger.child({ cluster: key.cluster, kind: key.kind, namespace: key.namespace, name: key.name });
   let outcome: Outcome;
   try {
-    outcome = await run(deps, lease);
+    outcome = await run(deps, lease, logger);
   } catch (err) {
     const e = classify(err, `reconcile ${keyString(key)}`);
     if (e.code === 'LeaseLost') {
@@ -56,14 +58,12 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease): Promise<O
       else if (r.outcome === 'dead-lettered') logger.error('Key dead-lettered after repeated failures', fields);
       outcome = r.outcome === 'retried' ? 'retried' : r.outcome;
     }
-  } finally {
-    logger.resetKeys();
   }
   deps.onOutcome?.({ cluster: key.cluster, kind: key.kind, outcome, seconds: (Date.now() - started) / 1000 });
   return outcome;
 }
 
-async function run(deps: ReconcileDeps, lease: Lease): Promise<Outcome> {
+async function run(deps: ReconcileDeps, lease: Lease, logger: Logger): Promise<Outcome> {
   const { key } = lease;
   if (!deps.registry.get(key.cluster))
     throw new TerminalError('UnknownCluster', `cluster ${key.cluster} is not in the registry`);
@@ -75,8 +75,8 @@ async function run(deps: ReconcileDeps, lease: Lease): Promise<Outcome> {
   const { rest, view } = deps.clients(key.cluster);
   const observed = await controller.observe(view, key);
   const result = controller.plan(observed, deps.now());
-  deps.logger.info('Plan computed', { actions: countByType(result.actions), requeueAfter: result.requeueAfter });
-  deps.logger.debug('Plan', { plan: result });
+  logger.info('Plan computed', { actions: countByType(result.actions), requeueAfter: result.requeueAfter });
+  logger.debug('Plan', { plan: result });
   await applyActions(rest, result.actions, () => deps.queue.renew(lease));
   await deps.queue.done(lease);
   if (result.requeueAfter === undefined) return 'done';
