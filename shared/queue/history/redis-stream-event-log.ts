@@ -1,6 +1,7 @@
 // The event log as one Redis Stream per cluster, `fleetq:{<prefix>}:events:<cluster>`, entries `e` = JSON.
 // Retention by count (XADD MAXLEN, approximate by default: Redis trims whole macro nodes, so the stream may
-// hold up to ~100 entries more) and/or by age (XTRIM MINID after each append). Stream ids are the Redis
+// hold up to ~100 entries more) and/or by age (XTRIM MINID after each append, approximate likewise unless
+// trim is `exact`). Stream ids are the Redis
 // server's append time, so read(from, to) selects by when the entry was appended.
 import type { Redis } from 'ioredis';
 import { isLoggedEvent, type EventLog, type LoggedEvent } from './event-log.js';
@@ -47,7 +48,8 @@ export class RedisStreamEventLog implements EventLog {
     const pipeline = this.options.redis.pipeline();
     for (const event of events) pipeline.call('XADD', key, ...trim, '*', 'e', JSON.stringify(event));
     if (this.options.maxAgeMs !== undefined) {
-      pipeline.call('XTRIM', key, 'MINID', '~', String(Math.max(0, this.now() - this.options.maxAgeMs)));
+      const minId = String(Math.max(0, Math.floor(this.now() - this.options.maxAgeMs)));
+      pipeline.call('XTRIM', key, 'MINID', this.options.trim === 'exact' ? '=' : '~', minId);
     }
     const results = (await pipeline.exec()) ?? [];
     const failed = results.find(([err]) => err !== null);
