@@ -65,6 +65,7 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease): Promise<O
 
 async function run(deps: ReconcileDeps, lease: Lease, logger: Logger): Promise<Outcome> {
   const { key } = lease;
+  logger.debug('Reconcile started', { failures: lease.failures });
   if (!deps.registry.get(key.cluster))
     throw new TerminalError('UnknownCluster', `cluster ${key.cluster} is not in the registry`);
   const controller = deps.controllers.get(key.kind);

@@ -1,0 +1,62 @@
+// Child processes for e2e tests: a TypeScript entry point run through tsx, its stderr/stdout lines
+// collected so a test can wait for a log line, and killed in afterAll.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { waitFor } from '../../infra/sandbox/process.js';
+
+export type Proc = {
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  /** Resolves with the first line (seen so far or later) matching re. */
+  waitForLine(re: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends the signal and waits for the process to exit; resolves with its exit code (null if killed). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  readonly exited: Promise<number | null>;
+};
+
+export function spawnTsx(script: string, env: NodeJS.ProcessEnv, name = script): Proc {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream }).on('line', (l) => lines.push(l));
+  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    lines,
+    exited,
+    async waitForLine(re, timeoutMs = 60_000) {
+      let found: string | undefined;
+      await waitFor(
+        async () => (found = lines.find((l) => re.test(l))) !== undefined,
+        timeoutMs,
+        50,
+        `${name}: a line matching ${re}`,
+      ).catch((err: unknown) => {
+        throw new Error(
+          `${err instanceof Error ? err.message : String(err)}\n--- last lines of ${name} ---\n${lines.slice(-20).join('\n')}`,
+        );
+      });
+      return found ?? '';
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Parses the JSON log lines of a process (others are ignored). */
+export function jsonLines(p: Proc): Array<Record<string, unknown>> {
+  return p.lines.flatMap((l) => {
+    try {
+      const v: unknown = JSON.parse(l);
+      return typeof v === 'object' && v !== null ? [v as Record<string, unknown>] : [];
+    } catch {
+      return [];
+    }
+  });
+}
