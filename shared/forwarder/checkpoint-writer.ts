@@ -2,7 +2,7 @@
 // written every intervalMs, after everyUpdates updates, and on close. A failed write keeps the entries for
 // the next try (a lost checkpoint costs a replay of events, never a lost event).
 import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../runtime/logger.js';
 
 export type CheckpointWriterOptions = {
   readonly intervalMs?: number;

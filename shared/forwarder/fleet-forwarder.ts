@@ -4,7 +4,7 @@
 import type { ClusterRegistry } from '../kube/registry.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { Forwarder, type ForwarderOptions } from './forwarder.js';
-import { jsonLogger, type Logger } from './log.js';
+import { Logger } from '../runtime/logger.js';
 
 export type FleetForwarderOptions = Omit<ForwarderOptions, 'cluster' | 'kubeConfig' | 'owns' | 'lister'> & {
   /** Backoff between attempts to start one cluster's forwarder. */
@@ -23,7 +23,7 @@ export class FleetForwarder {
     private readonly registry: ClusterRegistry,
     private readonly o: FleetForwarderOptions,
   ) {
-    this.logger = o.logger ?? jsonLogger();
+    this.logger = o.logger ?? new Logger('fleetq-forwarder');
   }
 
   /** Starts every cluster's forwarder; those that fail to start are retried in the background until stop(). */

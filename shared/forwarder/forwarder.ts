@@ -11,7 +11,7 @@ import type { WorkQueue } from '../queue/work-queue.js';
 import { sleep, type BackoffOptions } from './backoff.js';
 import { CheckpointWriter, type CheckpointWriterOptions } from './checkpoint-writer.js';
 import { eventKeys, type EventType, type KeyContext } from './event-keys.js';
-import { jsonLogger, type Logger } from './log.js';
+import { Logger } from '../runtime/logger.js';
 import { forwarderMetrics, type ForwarderMetrics } from './metrics.js';
 import { PreviousState, isPreviousTracked } from './previous-state.js';
 import { ResourceWatcher, type ListReason } from './resource-watcher.js';
@@ -92,7 +92,7 @@ export class Forwarder {
     this.cluster = o.cluster;
     this.resources = watchedResources(o.owns);
     this.ctx = { cluster: o.cluster, owns: new Set(o.owns), index: this.index };
-    this.logger = (o.logger ?? jsonLogger()).child({ cluster: o.cluster });
+    this.logger = (o.logger ?? new Logger('fleetq-forwarder')).child({ cluster: o.cluster });
     this.metrics = forwarderMetrics(o.registry);
     this.lister = o.lister ?? makeLister(o.kubeConfig);
     this.now = o.now ?? Date.now;

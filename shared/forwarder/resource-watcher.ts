@@ -6,7 +6,7 @@
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import type { EventType } from './event-keys.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../runtime/logger.js';
 import { listAll, watchPath, type KubeObject, type Lister, type Resource } from './resources.js';
 import { isExpiredError, isUnreachable, outcomeOfDone, outcomeOfStatus, type WatchOutcome } from './watch-errors.js';
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { AppsV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
-import { silentLogger } from '../../shared/forwarder/log.js';
+import { Logger } from '../../shared/runtime/logger.js';
 import { keyString, type ReconcileKey } from '../../shared/kube/key.js';
 import type { Kind } from '../../shared/kube/kinds.js';
 import { RedisCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
@@ -46,7 +46,7 @@ describe('forwarder checkpoints', () => {
       owns: OWNS,
       queue: q,
       checkpoints,
-      logger: silentLogger,
+      logger: new Logger('test', 'error', () => undefined),
       registry,
       resyncMs: 0,
     });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
-import { silentLogger } from '../../shared/forwarder/log.js';
+import { Logger } from '../../shared/runtime/logger.js';
 import { MemoryCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
 import { TeeEventLog, type EventLog, type LoggedEvent } from '../../shared/queue/history/event-log.js';
 import { JsonlEventLog } from '../../shared/queue/history/jsonl-event-log.js';
@@ -53,7 +53,7 @@ describe('forwarder event log', () => {
       queue,
       checkpoints: new MemoryCheckpointStore(),
       eventLog: new TeeEventLog([stream, files]),
-      logger: silentLogger,
+      logger: new Logger('test', 'error', () => undefined),
       registry: new Registry(),
       resyncMs: 0,
     });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { FleetForwarder } from '../../shared/forwarder/fleet-forwarder.js';
-import { jsonLogger } from '../../shared/forwarder/log.js';
+import { Logger } from '../../shared/runtime/logger.js';
 import { MIRROR_TO_ANNOTATION } from '../../shared/forwarder/mirror-keys.js';
 import { keyString, type ReconcileKey } from '../../shared/kube/key.js';
 import { ClusterRegistry, DEFAULT_LIMITS, type ClusterConfig } from '../../shared/kube/registry.js';
@@ -62,7 +62,7 @@ describe('fleet forwarder with an unreachable cluster', () => {
         },
       },
       checkpoints: new MemoryCheckpointStore(),
-      logger: jsonLogger({ level: 'warn', write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) }),
+      logger: new Logger('test', 'warn', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
       registry: new Registry(),
       resyncMs: 0,
       backoff: { initialMs: 100, maxMs: 400 },
@@ -79,7 +79,7 @@ describe('fleet forwarder with an unreachable cluster', () => {
   it('logs the unreachable cluster, keeps retrying it, and still forwards the healthy one', async () => {
     await fleet.start();
     const failures = (): Array<Record<string, unknown>> =>
-      logs.filter((l) => l.cluster === BROKEN && l.level === 'error' && l.msg === 'List failed');
+      logs.filter((l) => l.cluster === BROKEN && l.level === 'error' && l.message === 'List failed');
     await waitFor(async () => failures().length >= 3, 30_000, 50, 'three failed lists of the broken cluster');
     expect(failures()[0]).toMatchObject({ unreachable: true, resource: expect.any(String) });
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { AppsV1Api, BatchV1Api, CoreV1Api, type V1ObjectMeta, type V1PodTemplateSpec } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
-import { silentLogger } from '../../shared/forwarder/log.js';
+import { Logger } from '../../shared/runtime/logger.js';
 import { MIRROR_OF_LABEL, MIRROR_TO_ANNOTATION } from '../../shared/forwarder/mirror-keys.js';
 import { keyString, type ReconcileKey } from '../../shared/kube/key.js';
 import { ALL_KINDS } from '../../shared/kube/kinds.js';
@@ -50,7 +50,7 @@ describe('forwarder: events → keys', () => {
       owns: ALL_KINDS,
       queue,
       checkpoints,
-      logger: silentLogger,
+      logger: new Logger('test', 'error', () => undefined),
       registry: new Registry(),
       resyncMs: 0,
     });

@@ -1,0 +1,102 @@
+// The forwarder as a process or a scheduled Lambda. Parses configuration and calls shared/forwarder.
+//   long-running:  npx tsx functions/forwarder.ts --registry fleet.yaml --driver memory|bullmq|sqs
+//                  (or FLEETQ_REGISTRY / FLEETQ_DRIVER; SIGTERM/SIGINT stop it and write the checkpoints)
+//   Lambda:        `tick` (EventBridge schedule) runs every cluster's forwarder for FORWARDER_RUN_MS (default
+//                  50 000, capped by the invocation's remaining time) from the checkpoints in Redis.
+// Other settings: shared/runtime/config.ts (queue, Redis) and shared/forwarder/forwarder-deps.ts (stores).
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { Registry } from 'prom-client';
+import { FleetForwarder, type ClusterRunResult } from '../shared/forwarder/fleet-forwarder.js';
+import { forwarderStores, loadForwarderConfig, type ForwarderConfig } from '../shared/forwarder/forwarder-deps.js';
+import { createQueue } from '../shared/queue/index.js';
+import { loadConfig, type FleetqConfig } from '../shared/runtime/config.js';
+import { queueConfig, registryFrom } from '../shared/runtime/deps.js';
+import { Logger } from '../shared/runtime/logger.js';
+import { serveMetrics } from '../shared/runtime/metrics.js';
+
+/** Time left for stopping cleanly (flushing checkpoints) before Lambda's deadline. */
+const STOP_MARGIN_MS = 5_000;
+
+async function makeFleet(config: FleetqConfig, fwd: ForwarderConfig, service: string) {
+  const logger = new Logger(service, config.LOG_LEVEL);
+  const registry = new Registry();
+  const queue = await createQueue(queueConfig(config));
+  const stores = forwarderStores(config, fwd);
+  const fleet = new FleetForwarder(registryFrom(config), {
+    queue,
+    checkpoints: stores.checkpoints,
+    ...(stores.eventLog === undefined ? {} : { eventLog: stores.eventLog }),
+    logger,
+    registry,
+    resyncMs: fwd.FLEETQ_RESYNC_MS,
+  });
+  return { fleet, logger, registry, close: async () => Promise.all([queue.close(), stores.close()]) };
+}
+
+// Lambda: built on the first invocation and reused while the container is warm.
+let warm: ReturnType<typeof makeTickDeps> | undefined;
+function makeTickDeps() {
+  const config = loadConfig(process.env);
+  const fwd = loadForwarderConfig(process.env);
+  return { config, fwd, logger: new Logger('fleetq-forwarder', config.LOG_LEVEL) };
+}
+
+export const tick = async (event: ScheduledEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+  warm ??= makeTickDeps();
+  const { config, fwd } = warm;
+  const remaining = context ? context.getRemainingTimeInMillis() - STOP_MARGIN_MS : Infinity;
+  const runMs = Math.max(0, Math.min(fwd.FORWARDER_RUN_MS, remaining));
+  // A FleetForwarder per tick: its forwarders resume from the checkpoints the last tick wrote.
+  const { fleet, logger, close } = await makeFleet(config, fwd, 'fleetq-forwarder');
+  logger.info('Forwarder tick', { id: event.id, time: event.time, runMs });
+  let results: ClusterRunResult[];
+  try {
+    results = await fleet.runFor(runMs);
+  } finally {
+    await close();
+  }
+  const stats = Object.fromEntries([...fleet.forwarders].map(([name, f]) => [name, f.stats]));
+  logger.info('Forwarder tick done', { results, stats });
+  return { results, stats };
+};
+
+export async function main(argv: readonly string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { registry: { type: 'string' }, driver: { type: 'string' } },
+  });
+  const config = loadConfig(process.env, {
+    ...(values.registry === undefined ? {} : { FLEETQ_REGISTRY: values.registry }),
+    ...(values.driver === undefined ? {} : { FLEETQ_DRIVER: values.driver }),
+  });
+  const { fleet, logger, registry, close } = await makeFleet(
+    config,
+    loadForwarderConfig(process.env),
+    'fleetq-forwarder',
+  );
+  const server =
+    config.FLEETQ_METRICS_PORT === undefined ? undefined : await serveMetrics(registry, config.FLEETQ_METRICS_PORT);
+  await fleet.start();
+  logger.info('Forwarder running', { driver: config.FLEETQ_DRIVER, pid: process.pid });
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  logger.info('Forwarder stopping', { signal });
+  await fleet.stop();
+  await close();
+  server?.close();
+  logger.info('Forwarder exited', { signal });
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`fleetq-forwarder: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

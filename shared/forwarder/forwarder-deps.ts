@@ -1,0 +1,88 @@
+// Forwarder settings from the environment (beside shared/runtime/config.ts, which holds what every process
+// shares), and the stores they name: where checkpoints and the event log live.
+//   FORWARDER_RUN_MS        scheduled mode: how long one tick watches (default 50 000)
+//   FLEETQ_RESYNC_MS        periodic resync of every owned object (default 300 000; 0 disables)
+//   FLEETQ_CHECKPOINTS      redis (default) | file:<path> | memory
+//   FLEETQ_EVENT_LOG        redis (default) | jsonl:<dir> | none
+//   FLEETQ_EVENT_LOG_MAXLEN Redis stream entries kept per cluster (default 100 000)
+//   FLEETQ_EVENT_LOG_SEGMENTS JSON-lines segments (hours) kept per cluster (default 168)
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import {
+  FileCheckpointStore,
+  MemoryCheckpointStore,
+  RedisCheckpointStore,
+  type CheckpointStore,
+} from '../queue/history/checkpoint-store.js';
+import type { EventLog } from '../queue/history/event-log.js';
+import { JsonlEventLog } from '../queue/history/jsonl-event-log.js';
+import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js';
+import { ConfigError, type FleetqConfig } from '../runtime/config.js';
+
+const store = (name: string, kinds: readonly string[], pathKind: string) =>
+  z
+    .string()
+    .refine((v) => kinds.includes(v) || (v.startsWith(`${pathKind}:`) && v.length > pathKind.length + 1), {
+      message: `one of ${kinds.join(', ')} or ${pathKind}:<path>`,
+    })
+    .default(name);
+
+const schema = z.object({
+  FORWARDER_RUN_MS: z.coerce.number().int().min(1_000).default(50_000),
+  FLEETQ_RESYNC_MS: z.coerce.number().int().min(0).default(300_000),
+  FLEETQ_CHECKPOINTS: store('redis', ['redis', 'memory'], 'file'),
+  FLEETQ_EVENT_LOG: store('redis', ['redis', 'none'], 'jsonl'),
+  FLEETQ_EVENT_LOG_MAXLEN: z.coerce.number().int().min(0).default(100_000),
+  FLEETQ_EVENT_LOG_SEGMENTS: z.coerce.number().int().min(0).default(168),
+});
+
+export type ForwarderConfig = z.infer<typeof schema>;
+
+export function loadForwarderConfig(env: NodeJS.ProcessEnv): ForwarderConfig {
+  const input = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]));
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map(
+      (i) => `  ${i.path.join('.')}=${JSON.stringify(input[String(i.path[0])])}: ${i.message}`,
+    );
+    throw new ConfigError(`invalid forwarder configuration\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export type ForwarderStores = {
+  readonly checkpoints: CheckpointStore;
+  readonly eventLog?: EventLog;
+  close(): Promise<void>;
+};
+
+/** Builds the stores; one Redis connection serves both when both are in Redis. */
+export function forwarderStores(config: FleetqConfig, fwd: ForwarderConfig): ForwarderStores {
+  const prefix = `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`;
+  let redis: Redis | undefined;
+  const client = (): Redis => (redis ??= new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 }));
+  const checkpoints: CheckpointStore =
+    fwd.FLEETQ_CHECKPOINTS === 'redis'
+      ? new RedisCheckpointStore(client(), prefix)
+      : fwd.FLEETQ_CHECKPOINTS === 'memory'
+        ? new MemoryCheckpointStore()
+        : new FileCheckpointStore(fwd.FLEETQ_CHECKPOINTS.slice('file:'.length));
+  const eventLog: EventLog | undefined =
+    fwd.FLEETQ_EVENT_LOG === 'none'
+      ? undefined
+      : fwd.FLEETQ_EVENT_LOG === 'redis'
+        ? new RedisStreamEventLog({ redis: client(), prefix, maxLen: fwd.FLEETQ_EVENT_LOG_MAXLEN })
+        : new JsonlEventLog({
+            dir: fwd.FLEETQ_EVENT_LOG.slice('jsonl:'.length),
+            maxSegments: fwd.FLEETQ_EVENT_LOG_SEGMENTS,
+          });
+  return {
+    checkpoints,
+    ...(eventLog === undefined ? {} : { eventLog }),
+    close: async () => {
+      await checkpoints.close();
+      await eventLog?.close();
+      await redis?.quit();
+    },
+  };
+}
