@@ -10,6 +10,13 @@
 //   done() resets the failure count.
 // - per-cluster fairness: get() rotates over clusters that have ready keys, and never hands out more
 //   than clusterConcurrency keys of one cluster at a time.
+// Choices every driver makes the same way (see memory/memory-queue.ts):
+// - a key has one pending ready time; a later addAfter superseded by an earlier one is dropped
+//   (SQS cannot drop it: it may run once more).
+// - retry(): the backoff wins over an add made during the failed run; the retry run covers that add.
+// - a lost lease counts as a failure (a key that crashes its handler is dead-lettered eventually);
+//   the key is ready again at once.
+// - dead-lettering resets the failure count; an add made during the last run still runs once more.
 import type { ReconcileKey } from '../kube/key.js';
 
 export type Lease = {

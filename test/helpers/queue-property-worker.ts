@@ -1,5 +1,6 @@
 // A worker process for the queue property test and the throughput bench:
 //   FLEETQ_QUEUE_WORKER='{"queue": <QueueConfig>, "out": "/tmp/x.jsonl", "maxWorkMs": 5}' node --import tsx <this file>
+// `concurrency` runs that many loops in the process (a worker's MaxConcurrentReconciles).
 // With waitForGo it starts looping only when a line arrives on stdin.
 // Loops get → record start → random short work → record end → done, appending {id, token, start, end} JSON
 // lines to `out` (when given). Prints "ready" once connected; on SIGTERM it finishes the current key,
@@ -7,7 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { createQueue, type QueueConfig } from '../../shared/queue/index.js';
 
-type WorkerConfig = { queue: QueueConfig; out?: string; maxWorkMs?: number; waitForGo?: boolean };
+type WorkerConfig = { queue: QueueConfig; out?: string; maxWorkMs?: number; waitForGo?: boolean; concurrency?: number };
 
 const config = JSON.parse(process.env.FLEETQ_QUEUE_WORKER ?? '') as WorkerConfig;
 const queue = await createQueue(config.queue);
@@ -22,18 +23,21 @@ if (config.waitForGo) {
   await new Promise((resolve) => process.stdin.once('data', resolve));
 }
 
-while (!stopping) {
-  const lease = await queue.get(200);
-  if (!lease) continue;
-  const start = Date.now();
-  const workMs = config.maxWorkMs ? Math.random() * config.maxWorkMs : 0;
-  if (workMs >= 1) await new Promise((resolve) => setTimeout(resolve, workMs));
-  const end = Date.now();
-  // The record is written before done(): once done returns, another process may start this key.
-  if (config.out) appendFileSync(config.out, JSON.stringify({ id: lease.id, token: lease.token, start, end }) + '\n');
-  await queue.done(lease);
-  handled++;
+async function loop(): Promise<void> {
+  while (!stopping) {
+    const lease = await queue.get(200);
+    if (!lease) continue;
+    const start = Date.now();
+    const workMs = config.maxWorkMs ? Math.random() * config.maxWorkMs : 0;
+    if (workMs >= 1) await new Promise((resolve) => setTimeout(resolve, workMs));
+    const end = Date.now();
+    // The record is written before done(): once done returns, another process may start this key.
+    if (config.out) appendFileSync(config.out, JSON.stringify({ id: lease.id, token: lease.token, start, end }) + '\n');
+    await queue.done(lease);
+    handled++;
+  }
 }
+await Promise.all(Array.from({ length: config.concurrency ?? 1 }, loop));
 await queue.close();
 process.stdout.write(JSON.stringify({ handled }) + '\n');
 process.exit(0);

@@ -6,7 +6,13 @@ import type { QueueConfig } from '../../shared/queue/index.js';
 const WORKER = fileURLToPath(new URL('./queue-property-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export type WorkerOptions = { queue: QueueConfig; out?: string; maxWorkMs?: number; waitForGo?: boolean };
+export type WorkerOptions = {
+  queue: QueueConfig;
+  out?: string;
+  maxWorkMs?: number;
+  waitForGo?: boolean;
+  concurrency?: number;
+};
 export type Workers = { go(): void; stop(): Promise<number[]> };
 
 export async function spawnWorkers(count: number, options: (i: number) => WorkerOptions): Promise<Workers> {

@@ -1,7 +1,11 @@
 // Lua shared by every Redis script: the argument header, the server clock and the state transitions that
 // more than one script performs. Each script is this prelude plus its own body, run atomically by EVALSHA.
 //
-// ARGV header (all scripts): 1 key prefix, 2 leaseMs, 3 maxFailures, 4 baseDelayMs, 5 maxDelayMs.
+// ARGV header (all scripts): 1 key prefix, 2 leaseMs, 3 maxFailures, 4 baseDelayMs, 5 maxDelayMs,
+// 6 '1' when a cluster cap is configured (only then can a release unblock a waiting get()).
+// Hot paths count redis.call()s (each costs a few µs inside a script): the held hash stores
+// "token|readyAt", a cluster stays in the rotation until a get finds its ready list empty, and the wake list
+// is trimmed only when it grows.
 // The clock is the Redis server's TIME, so all processes share one clock (scripts are replicated by effect).
 export const LUA_PRELUDE = `
 local P = ARGV[1]
@@ -9,6 +13,7 @@ local LEASE_MS = tonumber(ARGV[2])
 local MAX_FAILURES = tonumber(ARGV[3])
 local BASE_MS = tonumber(ARGV[4])
 local MAX_MS = tonumber(ARGV[5])
+local HAS_CAPS = ARGV[6] == '1'
 local T = redis.call('TIME')
 local NOW = tonumber(T[1]) * 1000 + math.floor(tonumber(T[2]) / 1000)
 
@@ -16,20 +21,15 @@ local function cluster_of(id)
   return string.match(id, '^([^/]*)/') or id
 end
 
-local function label_of(id)
-  local c, k = string.match(id, '^([^/]*)/([^/]*)/')
-  if c then return c .. '/' .. k end
-  return '/'
-end
-
 local function wake()
-  redis.call('RPUSH', P .. 'wake', '1')
-  redis.call('LTRIM', P .. 'wake', -16, -1)
+  if redis.call('RPUSH', P .. 'wake', '1') > 16 then redis.call('LTRIM', P .. 'wake', -16, -1) end
 end
 
 local function push_ready(id)
   local c = cluster_of(id)
-  if redis.call('RPUSH', P .. 'ready:' .. c, id) == 1 then redis.call('RPUSH', P .. 'rot', c) end
+  if redis.call('RPUSH', P .. 'ready:' .. c, id) == 1 and redis.call('SADD', P .. 'rotset', c) == 1 then
+    redis.call('RPUSH', P .. 'rot', c)
+  end
 end
 
 -- add/addAfter: waiting keeps the earlier ready time; held marks dirty (earlier wins); else enqueue.
@@ -43,8 +43,6 @@ local function schedule(id, at)
   if p then
     if at >= tonumber(p) then return end
     if not redis.call('ZSCORE', P .. 'delayed', id) then return end
-  else
-    redis.call('HINCRBY', P .. 'depth', label_of(id), 1)
   end
   redis.call('HSET', P .. 'pending', id, at)
   if at <= NOW then
@@ -59,10 +57,14 @@ end
 local function release(id)
   redis.call('HDEL', P .. 'held', id)
   redis.call('ZREM', P .. 'leases', id)
-  redis.call('HDEL', P .. 'hready', id)
-  local c = cluster_of(id)
-  if redis.call('HINCRBY', P .. 'hc', c, -1) <= 0 then redis.call('HDEL', P .. 'hc', c) end
-  wake()
+  redis.call('HINCRBY', P .. 'hc', cluster_of(id), -1)
+  if HAS_CAPS then wake() end
+end
+
+-- The held value is "token|readyAt".
+local function held_token(v)
+  if not v then return nil end
+  return string.match(v, '^([^|]*)')
 end
 
 local function reschedule_dirty(id)
@@ -107,7 +109,7 @@ end
 
 -- True when token holds id with an unexpired lease; an expired lease is reclaimed on the spot.
 local function current(id, token)
-  if redis.call('HGET', P .. 'held', id) ~= token then return false end
+  if held_token(redis.call('HGET', P .. 'held', id)) ~= token then return false end
   local exp = tonumber(redis.call('ZSCORE', P .. 'leases', id) or '0')
   if exp <= NOW then
     reclaim(id)

@@ -18,14 +18,14 @@ export function redisKeys(p: string) {
     delayed: `${p}delayed`,
     /** LIST of ids per cluster, oldest first. */
     ready: (cluster: string) => `${p}ready:${cluster}`,
-    /** LIST of clusters that have ready ids: the round-robin rotation. */
+    /** LIST of clusters that have (or recently had) ready ids: the round-robin rotation. */
     rotation: `${p}rot`,
-    /** HASH id → fencing token of the current lease. */
+    /** SET of the clusters in the rotation list (so a cluster is listed once). */
+    rotationMembers: `${p}rotset`,
+    /** HASH id → "token|readyAt" of the current lease (readyAt for queue-duration metrics). */
     held: `${p}held`,
     /** ZSET id → lease expiry (ms). */
     leases: `${p}leases`,
-    /** HASH id → ready time of the held key (for queue-duration metrics). */
-    heldReadyAt: `${p}hready`,
     /** HASH cluster → keys held. */
     heldPerCluster: `${p}hc`,
     /** HASH id → ready time requested while held. */
@@ -34,9 +34,7 @@ export function redisKeys(p: string) {
     failures: `${p}fail`,
     /** HASH entry id → JSON dead letter {id | raw, reason, failures, at, seq}. */
     deadLetters: `${p}dl`,
-    /** HASH "cluster/kind" → waiting keys (workqueue_depth by label). */
-    depthByLabel: `${p}depth`,
-    /** STRING counter: fencing tokens and dead-letter order. */
+    /** STRING counter: dead-letter order. */
     sequence: `${p}seq`,
     /** LIST of wake-up marks for blocked get() calls. */
     wake: `${p}wake`,

@@ -14,10 +14,17 @@
 //
 // Blocked get() calls wait on a BLPOP of a small wake list (one connection per concurrent waiter) with a
 // timeout no longer than the next delayed/lease deadline the script reports, capped at 200 ms.
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
 import type { DeadLetter, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
-import { checkedKeyString, errorReason, resolveQueueOptions, type ResolvedQueueOptions } from '../queue-options.js';
+import {
+  checkedKeyString,
+  clusterAndKind,
+  errorReason,
+  resolveQueueOptions,
+  type ResolvedQueueOptions,
+} from '../queue-options.js';
 import { redisKeyPrefix, redisKeys } from './redis-keys.js';
 import { ScriptRunner } from './script-runner.js';
 import { LeaseBuffer } from './lease-buffer.js';
@@ -47,6 +54,9 @@ export class RedisQueue implements WorkQueue {
   private readonly buffer: LeaseBuffer;
   private readonly capArgs: [number, string];
   private closed = false;
+  /** Fencing tokens are `${instance}.${call}.${n}`: unique without a Redis counter. */
+  private readonly instance = randomUUID();
+  private calls = 0;
 
   constructor(options: RedisQueueOptions) {
     this.options = resolveQueueOptions(options);
@@ -58,13 +68,9 @@ export class RedisQueue implements WorkQueue {
         ? options.redis
         : new Redis(options.redis ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
     const o = this.options;
-    this.scripts = new ScriptRunner(this.redis, this.keys.pending, [
-      this.prefix,
-      o.leaseMs,
-      o.maxFailures,
-      o.baseDelayMs,
-      o.maxDelayMs,
-    ]);
+    const hasCaps = Number.isFinite(o.clusterConcurrency) || Object.keys(o.clusterConcurrencyOverrides).length > 0;
+    const header = [this.prefix, o.leaseMs, o.maxFailures, o.baseDelayMs, o.maxDelayMs, hasCaps ? '1' : '0'];
+    this.scripts = new ScriptRunner(this.redis, this.keys.pending, header);
     const cap = Number.isFinite(o.clusterConcurrency) ? o.clusterConcurrency : -1;
     this.capArgs = [cap, JSON.stringify(o.clusterConcurrencyOverrides)];
     this.buffer = new LeaseBuffer(options.prefetch ?? 1, o.leaseMs, (lease) => this.renew(lease));
@@ -132,13 +138,24 @@ export class RedisQueue implements WorkQueue {
     return this.redis.hlen(this.keys.pending);
   }
 
-  /** Waiting keys by cluster and kind (for workqueue_depth), kept up to date by the scripts. */
+  /**
+   * Waiting keys by cluster and kind (for workqueue_depth): an HSCAN of the pending hash at scrape time,
+   * O(waiting keys), instead of a counter on the hot path.
+   */
   async depthBreakdown(): Promise<Array<{ cluster: string; kind: string; depth: number }>> {
-    const counts = await this.redis.hgetall(this.keys.depthByLabel);
-    return Object.entries(counts).map(([label, depth]) => {
-      const [cluster = '', kind = ''] = label.split('/');
-      return { cluster, kind, depth: Number(depth) };
-    });
+    const counts = new Map<string, { cluster: string; kind: string; depth: number }>();
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.redis.hscan(this.keys.pending, cursor, 'COUNT', 1000);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) {
+        const { cluster, kind } = clusterAndKind(flat[i] as string);
+        const entry = counts.get(`${cluster}/${kind}`) ?? { cluster, kind, depth: 0 };
+        entry.depth++;
+        counts.set(`${cluster}/${kind}`, entry);
+      }
+    } while (cursor !== '0');
+    return [...counts.values()];
   }
 
   async close(): Promise<void> {
@@ -151,7 +168,8 @@ export class RedisQueue implements WorkQueue {
 
   /** One round trip: up to `count` leases; malformed ids are dead-lettered here and never handed out. */
   private async fetch(count: number): Promise<{ leases: Lease[]; waitHintMs: number; discarded: number }> {
-    const reply = (await this.scripts.run('get', count, ...this.capArgs)) as string[];
+    const tokenPrefix = `${this.instance}.${++this.calls}.`;
+    const reply = (await this.scripts.run('get', count, ...this.capArgs, tokenPrefix)) as string[];
     const leases: Lease[] = [];
     let discarded = 0;
     for (let i = 1; i + 3 < reply.length; i += 4) {

@@ -1,16 +1,17 @@
 // One Lua script per atomic state change (the BullMQ way). Each is LUA_PRELUDE plus a body; script-specific
-// arguments start at ARGV[6]. KEYS[1] is only a routing key (the pending hash) for Redis Cluster.
+// arguments start at ARGV[7]. KEYS[1] is only a routing key (the pending hash) for Redis Cluster.
 import { LUA_PRELUDE } from './lua-common.js';
 
 const body = {
-  /** ARGV 6 id, 7 delayMs. */
+  /** ARGV 7 id, 8 delayMs. */
   add: `
-schedule(ARGV[6], NOW + math.max(0, math.floor(tonumber(ARGV[7]))))
+schedule(ARGV[7], NOW + math.max(0, math.floor(tonumber(ARGV[8]))))
 return 1`,
 
   /**
-   * ARGV 6 max leases, 7 default cluster cap (-1 = none), 8 JSON cap overrides.
-   * Reclaims expired leases, promotes due delayed keys, then hands out up to ARGV[6] keys round-robin over
+   * ARGV 7 max leases, 8 default cluster cap (-1 = none), 9 JSON cap overrides, 10 token prefix (unique per
+   * call; the n-th lease gets token prefix .. n).
+   * Reclaims expired leases, promotes due delayed keys, then hands out up to ARGV[7] keys round-robin over
    * clusters, skipping clusters at their cap. Returns {waitHintMs, id, token, readyAt, failures, ...}.
    */
   get: `
@@ -20,41 +21,35 @@ for _, id in ipairs(due) do
   redis.call('ZREM', P .. 'delayed', id)
   push_ready(id)
 end
-local want = tonumber(ARGV[6])
-local default_cap = tonumber(ARGV[7])
-local caps = cjson.decode(ARGV[8])
+local want = tonumber(ARGV[7])
+local default_cap = tonumber(ARGV[8])
+local caps = HAS_CAPS and cjson.decode(ARGV[9]) or {}
 local out = { '-1' }
 local got = 0
 local skipped = 0
-while got < want do
-  local n = redis.call('LLEN', P .. 'rot')
-  if skipped >= n then break end
-  local c = redis.call('LPOP', P .. 'rot')
+local n = redis.call('LLEN', P .. 'rot')
+while got < want and skipped < n do
+  local c = redis.call('LMOVE', P .. 'rot', P .. 'rot', 'LEFT', 'RIGHT')
   local cap = tonumber(caps[c] or default_cap)
-  local held = tonumber(redis.call('HGET', P .. 'hc', c) or '0')
-  if cap >= 0 and held >= cap then
-    redis.call('RPUSH', P .. 'rot', c)
+  if cap >= 0 and tonumber(redis.call('HGET', P .. 'hc', c) or '0') >= cap then
     skipped = skipped + 1
   else
-    local rk = P .. 'ready:' .. c
-    local id = redis.call('LPOP', rk)
-    if redis.call('LLEN', rk) > 0 then redis.call('RPUSH', P .. 'rot', c) end
-    if id then
+    local id = redis.call('LPOP', P .. 'ready:' .. c)
+    if not id then
+      redis.call('RPOP', P .. 'rot') -- c was just moved to the tail
+      redis.call('SREM', P .. 'rotset', c)
+      n = n - 1
+    else
       local ready_at = redis.call('HGET', P .. 'pending', id) or tostring(NOW)
-      if redis.call('HDEL', P .. 'pending', id) == 1 then
-        local label = label_of(id)
-        if redis.call('HINCRBY', P .. 'depth', label, -1) <= 0 then redis.call('HDEL', P .. 'depth', label) end
-      end
-      local token = tostring(redis.call('INCR', P .. 'seq'))
-      redis.call('HSET', P .. 'held', id, token)
-      redis.call('HSET', P .. 'hready', id, ready_at)
+      redis.call('HDEL', P .. 'pending', id)
+      local token = ARGV[10] .. got
+      redis.call('HSET', P .. 'held', id, token .. '|' .. ready_at)
       redis.call('ZADD', P .. 'leases', NOW + LEASE_MS, id)
       redis.call('HINCRBY', P .. 'hc', cluster_of(id), 1)
-      local failures = redis.call('HGET', P .. 'fail', id) or '0'
       out[#out + 1] = id
       out[#out + 1] = token
       out[#out + 1] = ready_at
-      out[#out + 1] = failures
+      out[#out + 1] = redis.call('HGET', P .. 'fail', id) or '0'
       got = got + 1
       skipped = 0
     end
@@ -70,24 +65,24 @@ if got == 0 then
 end
 return out`,
 
-  /** ARGV 6 id, 7 token. */
+  /** ARGV 7 id, 8 token. */
   done: `
-local id = ARGV[6]
-if not current(id, ARGV[7]) then return 0 end
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return 0 end
 release(id)
 redis.call('HDEL', P .. 'fail', id)
 reschedule_dirty(id)
 return 1`,
 
-  /** ARGV 6 id, 7 token, 8 reason. Returns {'retried', delayMs} | {'dead-lettered'} | {'lease-lost'}. */
+  /** ARGV 7 id, 8 token, 9 reason. Returns {'retried', delayMs} | {'dead-lettered'} | {'lease-lost'}. */
   retry: `
-local id = ARGV[6]
-if not current(id, ARGV[7]) then return { 'lease-lost' } end
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return { 'lease-lost' } end
 local prev = tonumber(redis.call('HGET', P .. 'fail', id) or '0')
 release(id)
 local f = prev + 1
 if f >= MAX_FAILURES then
-  park(id, id, false, ARGV[8], f)
+  park(id, id, false, ARGV[9], f)
   return { 'dead-lettered' }
 end
 redis.call('HSET', P .. 'fail', id, f)
@@ -96,44 +91,44 @@ local delay = math.floor(math.min(BASE_MS * 2 ^ math.min(prev, 40), MAX_MS))
 schedule(id, NOW + delay)
 return { 'retried', tostring(delay) }`,
 
-  /** ARGV 6 id, 7 token, 8 reason, 9 '1' when the id itself is malformed. */
+  /** ARGV 7 id, 8 token, 9 reason, 10 '1' when the id itself is malformed. */
   deadLetter: `
-local id = ARGV[6]
-if not current(id, ARGV[7]) then return 0 end
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return 0 end
 local prev = tonumber(redis.call('HGET', P .. 'fail', id) or '0')
 release(id)
-if ARGV[9] == '1' then
+if ARGV[10] == '1' then
   redis.call('HDEL', P .. 'fail', id)
-  park(nil, id, true, ARGV[8], prev)
+  park(nil, id, true, ARGV[9], prev)
 else
-  park(id, id, false, ARGV[8], prev)
+  park(id, id, false, ARGV[9], prev)
 end
 return 1`,
 
-  /** ARGV 6 id, 7 token. */
+  /** ARGV 7 id, 8 token. */
   renew: `
-local id = ARGV[6]
-if not current(id, ARGV[7]) then return 0 end
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return 0 end
 redis.call('ZADD', P .. 'leases', NOW + LEASE_MS, id)
 return 1`,
 
-  /** ARGV 6 id, 7 token. Hands a prefetched, never-run key back: ready again at its old time, no failure. */
+  /** ARGV 7 id, 8 token. Hands a prefetched, never-run key back: ready again at its old time, no failure. */
   giveBack: `
-local id = ARGV[6]
-if not current(id, ARGV[7]) then return 0 end
-local ready_at = tonumber(redis.call('HGET', P .. 'hready', id) or NOW)
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return 0 end
+local ready_at = tonumber(string.match(redis.call('HGET', P .. 'held', id), '|(.*)$') or NOW)
 release(id)
 redis.call('HDEL', P .. 'dirty', id)
 schedule(id, ready_at)
 return 1`,
 
-  /** ARGV 6 dead-letter entry id. Raw (unparseable) entries stay parked. */
+  /** ARGV 7 dead-letter entry id. Raw (unparseable) entries stay parked. */
   redrive: `
-local e = redis.call('HGET', P .. 'dl', ARGV[6])
+local e = redis.call('HGET', P .. 'dl', ARGV[7])
 if not e then return 0 end
 local d = cjson.decode(e)
 if type(d.id) ~= 'string' then return 0 end
-redis.call('HDEL', P .. 'dl', ARGV[6])
+redis.call('HDEL', P .. 'dl', ARGV[7])
 if redis.call('HEXISTS', P .. 'held', d.id) == 0 then redis.call('HDEL', P .. 'fail', d.id) end
 schedule(d.id, NOW)
 return 1`,
