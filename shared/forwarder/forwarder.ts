@@ -1,6 +1,7 @@
 // The forwarder of one cluster: a ResourceWatcher per watched resource, the workload index and previous-state
 // memory the mapping needs, queue.add for every key, the event log, throttled checkpoints and a periodic
 // resync. start()/stop() for the long-running mode; runFor(ms) for a scheduled, time-boxed run.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { keyString, type ReconcileKey } from '../kube/key.js';
@@ -142,7 +143,9 @@ export class Forwarder {
     if (this.resyncTimer) clearInterval(this.resyncTimer);
     await this.launching;
     await Promise.all(this.watchers.map((w) => w.stop()));
-    await this.resyncing?.catch(() => undefined);
+    // A resync stuck on an unresponsive cluster must not hold up the checkpoint write.
+    if (this.resyncing)
+      await Promise.race([this.resyncing.catch(() => undefined), delay(2_000, undefined, { ref: false })]);
     await this.writer.close();
     this.logger.info('Forwarder stopped', { stats: this.stats });
   }

@@ -61,7 +61,8 @@ export function isExpiredError(err: unknown): boolean {
 
 /** client-node's watch aborts after requestTimeoutMs without data: the connection is presumed dead. */
 export function isTimeoutError(err: unknown): boolean {
-  return err instanceof Error && err.name === 'TimeoutError';
+  // A DOMException, which is not always `instanceof Error` (another realm): go by its name.
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'TimeoutError';
 }
 
 const NETWORK_CODES = new Set([

@@ -221,6 +221,43 @@ describe('forwarder: events → keys', () => {
     expect(queue.added.slice(copyFrom)).not.toContain(key('ConfigMap', 'copy'));
   });
 
+  it('a resync enqueues every owned object of the cluster again', async () => {
+    const from = queue.added.length;
+    const count = await forwarder.resync();
+    expect(count).toBeGreaterThanOrEqual(7);
+    await expectKeys(
+      from,
+      key('Deployment', 'web'),
+      key('ReplicaSet', 'web-1'),
+      key('ReplicaSet', 'rs1'),
+      key('Job', 'nightly-1'),
+      key('CronJob', 'nightly'),
+      key('DaemonSet', 'agent'),
+      key('ConfigMap', 'app.config'),
+    );
+  });
+
+  it('resyncs on its own every resyncMs', async () => {
+    const timed = new Forwarder({
+      cluster: CLUSTER,
+      kubeConfig: c.kc,
+      owns: ['Deployment'],
+      queue,
+      checkpoints,
+      logger: new Logger('test', 'error', () => undefined),
+      registry: new Registry(),
+      resyncMs: 300,
+    });
+    await timed.start();
+    try {
+      const from = queue.added.length;
+      await waitFor(async () => timed.stats.resyncs >= 2, 30_000, 50, 'two periodic resyncs');
+      expect(queue.added.slice(from)).toContain(key('Deployment', 'web'));
+    } finally {
+      await timed.stop();
+    }
+  });
+
   it('checkpoints what it handled in Redis', async () => {
     const stored = await checkpoints.load(CLUSTER, forwarder.resources);
     expect([...stored.keys()].sort()).toEqual([...forwarder.resources].sort());
