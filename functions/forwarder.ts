@@ -19,48 +19,64 @@ import { serveMetrics } from '../shared/runtime/metrics.js';
 /** Time left for stopping cleanly (flushing checkpoints) before Lambda's deadline. */
 const STOP_MARGIN_MS = 5_000;
 
-async function makeFleet(config: FleetqConfig, fwd: ForwarderConfig, service: string) {
-  const logger = new Logger(service, config.LOG_LEVEL);
+type FleetDeps = {
+  readonly config: FleetqConfig;
+  readonly fwd: ForwarderConfig;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly newFleet: () => FleetForwarder;
+  close(): Promise<void>;
+};
+
+/** Queue, stores, logger and metrics: built once, shared by every FleetForwarder of this process. */
+async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promise<FleetDeps> {
+  const logger = new Logger('fleetq-forwarder', config.LOG_LEVEL);
   const registry = new Registry();
+  const clusters = registryFrom(config);
   const queue = await createQueue(queueConfig(config));
   const stores = forwarderStores(config, fwd);
-  const fleet = new FleetForwarder(registryFrom(config), {
-    queue,
-    checkpoints: stores.checkpoints,
-    ...(stores.eventLog === undefined ? {} : { eventLog: stores.eventLog }),
+  const newFleet = (): FleetForwarder =>
+    new FleetForwarder(clusters, {
+      queue,
+      checkpoints: stores.checkpoints,
+      ...(stores.eventLog === undefined ? {} : { eventLog: stores.eventLog }),
+      logger,
+      registry,
+      resyncMs: fwd.FLEETQ_RESYNC_MS,
+    });
+  return {
+    config,
+    fwd,
     logger,
     registry,
-    resyncMs: fwd.FLEETQ_RESYNC_MS,
-  });
-  return { fleet, logger, registry, close: async () => Promise.all([queue.close(), stores.close()]) };
+    newFleet,
+    close: async () => void (await Promise.all([queue.close(), stores.close()])),
+  };
 }
 
-// Lambda: built on the first invocation and reused while the container is warm.
-let warm: ReturnType<typeof makeTickDeps> | undefined;
-function makeTickDeps() {
-  const config = loadConfig(process.env);
-  const fwd = loadForwarderConfig(process.env);
-  return { config, fwd, logger: new Logger('fleetq-forwarder', config.LOG_LEVEL) };
-}
+// Lambda: dependencies are built on the first invocation and reused while the container is warm.
+let warm: Promise<FleetDeps> | undefined;
 
 export const tick = async (event: ScheduledEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
-  warm ??= makeTickDeps();
-  const { config, fwd } = warm;
+  warm ??= makeFleetDeps(loadConfig(process.env), loadForwarderConfig(process.env));
+  const { fwd, logger, newFleet } = await warm;
   const remaining = context ? context.getRemainingTimeInMillis() - STOP_MARGIN_MS : Infinity;
   const runMs = Math.max(0, Math.min(fwd.FORWARDER_RUN_MS, remaining));
-  // A FleetForwarder per tick: its forwarders resume from the checkpoints the last tick wrote.
-  const { fleet, logger, close } = await makeFleet(config, fwd, 'fleetq-forwarder');
+  // A fresh FleetForwarder per tick: its forwarders resume from the checkpoints the last tick wrote.
+  const fleet = newFleet();
   logger.info('Forwarder tick', { id: event.id, time: event.time, runMs });
-  let results: ClusterRunResult[];
-  try {
-    results = await fleet.runFor(runMs);
-  } finally {
-    await close();
-  }
+  const results: ClusterRunResult[] = await fleet.runFor(runMs);
   const stats = Object.fromEntries([...fleet.forwarders].map(([name, f]) => [name, f.stats]));
   logger.info('Forwarder tick done', { results, stats });
   return { results, stats };
 };
+
+/** Closes what warm invocations kept open (tests; a Lambda container is simply frozen). */
+export async function closeTickDeps(): Promise<void> {
+  const deps = await warm;
+  warm = undefined;
+  await deps?.close();
+}
 
 export async function main(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({
@@ -71,11 +87,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     ...(values.registry === undefined ? {} : { FLEETQ_REGISTRY: values.registry }),
     ...(values.driver === undefined ? {} : { FLEETQ_DRIVER: values.driver }),
   });
-  const { fleet, logger, registry, close } = await makeFleet(
-    config,
-    loadForwarderConfig(process.env),
-    'fleetq-forwarder',
-  );
+  const { logger, registry, newFleet, close } = await makeFleetDeps(config, loadForwarderConfig(process.env));
+  const fleet = newFleet();
   const server =
     config.FLEETQ_METRICS_PORT === undefined ? undefined : await serveMetrics(registry, config.FLEETQ_METRICS_PORT);
   await fleet.start();

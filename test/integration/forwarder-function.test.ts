@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ScheduledEvent } from 'aws-lambda';
 import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
-import { tick } from '../../functions/forwarder.js';
+import { closeTickDeps, tick } from '../../functions/forwarder.js';
 import '../helpers/long-timeout.js';
 import { redisClient } from '../helpers/redis.js';
 import { sandboxCluster } from '../helpers/sandbox.js';
@@ -37,10 +37,12 @@ describe('forwarder tick (scheduled Lambda)', () => {
       FLEETQ_EVENT_LOG: 'none',
       LOG_LEVEL: 'error',
     });
-    event = JSON.parse(await readFile('events/scheduled/forwarder-tick.json', 'utf8')) as ScheduledEvent;
+    const sample = new URL('../../events/scheduled/forwarder-tick.json', import.meta.url);
+    event = JSON.parse(await readFile(sample, 'utf8')) as ScheduledEvent;
   });
 
   afterAll(async () => {
+    await closeTickDeps();
     const keys = await redis.keys(`fleetq:{${prefix}:*`);
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
