@@ -67,9 +67,9 @@ export function isUnreachable(err: unknown): boolean {
     'UND_ERR_CONNECT_TIMEOUT',
     'UND_ERR_SOCKET',
   ];
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && codes.includes(code)) return true;
+  // Duck-typed, not instanceof: errors raised by Node internals may come from another realm (e.g. under Jest).
+  for (let e: unknown = err, depth = 0; isErrorLike(e) && depth < 10; e = e.cause, depth++) {
+    if (typeof e.code === 'string' && codes.includes(e.code)) return true;
   }
   return false;
 }
@@ -95,11 +95,13 @@ export function classify(err: unknown, context: string): ReconcileError {
 }
 
 function rootMessage(err: unknown): string {
-  let e: unknown = err;
   const parts: string[] = [];
-  while (e instanceof Error) {
-    parts.push(e.message);
-    e = e.cause;
-  }
+  for (let e: unknown = err, depth = 0; isErrorLike(e) && depth < 10; e = e.cause, depth++) parts.push(e.message);
   return parts.length > 0 ? parts.join(': ') : String(err);
+}
+
+type ErrorLike = { message: string; code?: unknown; cause?: unknown };
+
+function isErrorLike(e: unknown): e is ErrorLike {
+  return typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string';
 }

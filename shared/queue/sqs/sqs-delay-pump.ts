@@ -47,20 +47,13 @@ export class SqsDelayPump {
     }
   }
 
-  private async pumpOnce(): Promise<number> {
-    const out = await this.client.send(
-      new ReceiveMessageCommand({
-        QueueUrl: this.delayUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        VisibilityTimeout: 30,
-      }),
-    );
-    const messages = out.Messages ?? [];
-    if (messages.length === 0) return 0;
+  /**
+   * Routes delay-queue message bodies: due ones go to the FIFO queue as ordinary adds, later ones take another
+   * hop, malformed ones are parked. The Lambda subscribed to the delay queue calls this with its batch.
+   */
+  async route(bodies: readonly string[]): Promise<void> {
     const forward: string[] = [];
-    for (const m of messages) {
-      const body = m.Body ?? '';
+    for (const body of bodies) {
       let parsed: { id?: unknown; due?: unknown };
       try {
         parsed = JSON.parse(body) as { id?: unknown; due?: unknown };
@@ -75,12 +68,13 @@ export class SqsDelayPump {
         forward.push(parsed.id);
       }
     }
-    if (forward.length > 0) {
+    for (let i = 0; i < forward.length; i += 10) {
+      const batch = forward.slice(i, i + 10);
       const sent = await this.client.send(
         new SendMessageBatchCommand({
           QueueUrl: this.target.workUrl,
-          Entries: forward.map((id, i) => ({
-            Id: String(i),
+          Entries: batch.map((id, j) => ({
+            Id: String(j),
             MessageBody: id,
             MessageGroupId: id,
             MessageDeduplicationId: randomUUID(),
@@ -89,6 +83,20 @@ export class SqsDelayPump {
       );
       if (sent.Failed && sent.Failed.length > 0) throw new Error(`delay pump: ${sent.Failed.length} sends failed`);
     }
+  }
+
+  private async pumpOnce(): Promise<number> {
+    const out = await this.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.delayUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: 30,
+      }),
+    );
+    const messages = out.Messages ?? [];
+    if (messages.length === 0) return 0;
+    await this.route(messages.map((m) => m.Body ?? ''));
     await this.client.send(
       new DeleteMessageBatchCommand({
         QueueUrl: this.delayUrl,

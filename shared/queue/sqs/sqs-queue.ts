@@ -30,6 +30,7 @@ import { backoffDelay } from '../work-queue.js';
 import { checkedKeyString, clusterCap, errorReason, resolveQueueOptions } from '../queue-options.js';
 import type { ResolvedQueueOptions } from '../queue-options.js';
 import type { SqsQueueUrls } from './sqs-setup.js';
+import type { SqsRecordLike } from './sqs-record-lease.js';
 import { SqsDelayPump } from './sqs-delay-pump.js';
 import { SqsDeadLetters } from './sqs-dead-letters.js';
 import { SqsRunHistory } from './sqs-run-history.js';
@@ -41,6 +42,12 @@ export type SqsQueueOptions = QueueOptions & {
   /** Close the client on close(); default false. */
   readonly ownsClient?: boolean;
 };
+
+/** What holdRecord made of a Lambda event record. */
+export type HeldRecord =
+  | { readonly lease: Lease }
+  | { readonly dropped: 'malformed'; readonly reason: string }
+  | { readonly dropped: 'redundant' };
 
 const MAX_BUFFER = 20;
 const IDLE_POLL_MS = 50;
@@ -146,6 +153,52 @@ export class SqsQueue implements WorkQueue {
 
   async deadLetters(): Promise<DeadLetter[]> {
     return this.dead.list();
+  }
+
+  /**
+   * The Lambda path: a work-queue message that Lambda received (an event record) becomes a lease held by this
+   * queue, so done/retry/deadLetter act on it exactly as on one get() received. `visibilityMs` is how long
+   * the message stays invisible (the queue's visibility timeout). A malformed body is dead-lettered and
+   * deleted here, and a message made redundant by a later completed run is deleted: neither is handed out.
+   */
+  async holdRecord(record: SqsRecordLike, visibilityMs: number): Promise<HeldRecord> {
+    const before = Date.now();
+    const receiptHandle = record.receiptHandle ?? '';
+    const failures = Math.max(0, Number(record.attributes.ApproximateReceiveCount) - 1);
+    let key: ReconcileKey;
+    try {
+      key = parseKey(record.body);
+    } catch (err) {
+      if (!(err instanceof MalformedKeyError)) throw err;
+      await this.dead.park(null, record.body, err.message, failures);
+      await this.client.send(new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: receiptHandle }));
+      return { dropped: 'malformed', reason: err.message };
+    }
+    const sentAt = Number(record.attributes.SentTimestamp);
+    if (this.history.isRedundant(record.body, sentAt)) {
+      await this.client.send(new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: receiptHandle }));
+      return { dropped: 'redundant' };
+    }
+    const runStart = Number(record.attributes.ApproximateFirstReceiveTimestamp ?? sentAt);
+    const item: Received = {
+      key,
+      id: record.body,
+      cluster: key.cluster,
+      receiptHandle,
+      sentAt,
+      runStart,
+      failures,
+      receivedAt: before,
+      deadline: before + visibilityMs,
+    };
+    this.held.set(receiptHandle, item);
+    this.heldPerCluster.set(key.cluster, (this.heldPerCluster.get(key.cluster) ?? 0) + 1);
+    return { lease: { key, id: item.id, token: receiptHandle, readyAt: sentAt, failures } };
+  }
+
+  /** The Lambda subscribed to the delay queue: move due delayed adds to the work queue, re-hop the rest. */
+  async routeDelayed(bodies: readonly string[]): Promise<void> {
+    await this.delay.route(bodies);
   }
 
   async redrive(match?: (d: DeadLetter) => boolean): Promise<number> {

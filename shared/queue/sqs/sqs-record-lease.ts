@@ -8,7 +8,11 @@ export type SqsRecordLike = {
   readonly body: string;
   readonly messageId: string;
   readonly receiptHandle?: string;
-  readonly attributes: { readonly SentTimestamp: string; readonly ApproximateReceiveCount: string };
+  readonly attributes: {
+    readonly SentTimestamp: string;
+    readonly ApproximateReceiveCount: string;
+    readonly ApproximateFirstReceiveTimestamp?: string;
+  };
 };
 
 /**

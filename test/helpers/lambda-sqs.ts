@@ -1,0 +1,88 @@
+// What the Lambda SQS event source mapping does, against a real SQS emulator: receive a batch, invoke the
+// handler with it as an SQSEvent, delete the records the handler did not report in batchItemFailures.
+import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+
+export type BatchHandler = (
+  event: SQSEvent,
+) => Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> } | void>;
+
+export type Invocation = { readonly records: SQSRecord[]; readonly failed: string[] };
+
+function toRecord(m: Message, queueArn: string): SQSRecord {
+  const a = m.Attributes ?? {};
+  return {
+    messageId: m.MessageId ?? '',
+    receiptHandle: m.ReceiptHandle ?? '',
+    body: m.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
+      SentTimestamp: a.SentTimestamp ?? String(Date.now()),
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      ...(a.MessageGroupId !== undefined && { MessageGroupId: a.MessageGroupId }),
+      ...(a.MessageDeduplicationId !== undefined && { MessageDeduplicationId: a.MessageDeduplicationId }),
+    },
+    messageAttributes: {},
+    md5OfBody: m.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: 'us-east-1',
+  };
+}
+
+/** One poll of the mapping: returns what was invoked (nothing when the queue had nothing visible). */
+export async function pollOnce(
+  client: SQSClient,
+  queueUrl: string,
+  handler: BatchHandler,
+  visibilitySeconds = 30,
+): Promise<Invocation | null> {
+  const out = await client.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 0,
+      VisibilityTimeout: visibilitySeconds,
+      MessageSystemAttributeNames: ['All'],
+    }),
+  );
+  const messages = out.Messages ?? [];
+  if (messages.length === 0) return null;
+  const records = messages.map((m) =>
+    toRecord(m, `arn:aws:sqs:us-east-1:000000000000:${queueUrl.split('/').pop() ?? ''}`),
+  );
+  const response = await handler({ Records: records });
+  const failed = response ? response.batchItemFailures.map((f) => f.itemIdentifier) : [];
+  for (const r of records) {
+    if (!failed.includes(r.messageId)) {
+      await client
+        .send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: r.receiptHandle }))
+        .catch(() => undefined);
+    }
+  }
+  return { records, failed };
+}
+
+/** Polls the given queues until stopped; every invocation is recorded. */
+export function startMapping(
+  client: SQSClient,
+  mappings: ReadonlyArray<{ url: string; handler: BatchHandler }>,
+): { invocations: Invocation[]; stop: () => Promise<void> } {
+  const invocations: Invocation[] = [];
+  let stopped = false;
+  const loops = mappings.map(async ({ url, handler }) => {
+    while (!stopped) {
+      const inv = await pollOnce(client, url, handler).catch(() => null);
+      if (inv) invocations.push(inv);
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+  return {
+    invocations,
+    stop: async () => {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
+}
