@@ -12,6 +12,7 @@ import { MemoryCheckpointStore } from '../../shared/queue/history/checkpoint-sto
 import { SqsQueue } from '../../shared/queue/sqs/sqs-queue.js';
 import { ensureSqsQueues, sqsQueueNames, type SqsQueueUrls } from '../../shared/queue/sqs/sqs-setup.js';
 import { waitFor } from '../../infra/sandbox/process.js';
+import type * as Reconcile from '../../functions/reconcile.js';
 import { readConfigMap, unreachableCluster, updateConfigMap, writeRegistry } from '../helpers/fleet.js';
 import { startMapping } from '../helpers/lambda-sqs.js';
 import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
@@ -29,7 +30,7 @@ describe('pipeline on SQS with the Lambda handler', () => {
   let forwarder: FleetForwarder;
   let mapping: ReturnType<typeof startMapping>;
   let queue: SqsQueue;
-  let lambda: typeof import('../../functions/reconcile.js');
+  let lambda: typeof Reconcile;
 
   beforeAll(async () => {
     c = await sandboxCluster(CLUSTER);
