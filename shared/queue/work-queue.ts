@@ -59,6 +59,8 @@ export type QueueOptions = {
   /** Max keys of one cluster held at once (fleet-wide); default unlimited. Per-cluster overrides by name. */
   readonly clusterConcurrency?: number;
   readonly clusterConcurrencyOverrides?: Readonly<Record<string, number>>;
+  /** Told of every message that was not a key and was dead-lettered without being handed out (for logging). */
+  readonly onMalformed?: (raw: string, reason: string) => void;
 };
 
 export interface WorkQueue {

@@ -11,10 +11,17 @@ import type { ReconcileDeps } from './reconcile-one.js';
 
 export type Deps = ReconcileDeps & { readonly metrics: RuntimeMetrics };
 
-export function queueConfig(config: FleetqConfig, metrics?: RuntimeMetrics): QueueConfig {
+export function queueConfig(config: FleetqConfig, metrics?: RuntimeMetrics, logger?: Logger): QueueConfig {
   const common = {
     name: config.FLEETQ_QUEUE,
-    options: { leaseMs: config.FLEETQ_LEASE_MS, maxFailures: config.FLEETQ_MAX_FAILURES },
+    options: {
+      leaseMs: config.FLEETQ_LEASE_MS,
+      maxFailures: config.FLEETQ_MAX_FAILURES,
+      ...(logger && {
+        onMalformed: (raw: string, reason: string) =>
+          logger.error('Malformed message dead-lettered', { body: raw.slice(0, 200), reason }),
+      }),
+    },
     ...(metrics && { metrics: { registry: metrics.registry } }),
   };
   switch (config.FLEETQ_DRIVER) {
@@ -44,14 +51,15 @@ export async function makeDeps(
 ): Promise<Deps> {
   const metrics = o.metrics ?? runtimeMetrics();
   const registry = o.registry ?? registryFrom(config);
-  const queue = o.queue ?? (await createQueue(queueConfig(config, metrics)));
+  const logger = new Logger(o.service, config.LOG_LEVEL);
+  const queue = o.queue ?? (await createQueue(queueConfig(config, metrics, logger)));
   return {
     registry,
     queue,
     metrics,
     clients: clusterClients(registry, metrics.onRequest),
     controllers: CONTROLLERS,
-    logger: new Logger(o.service, config.LOG_LEVEL),
+    logger,
     now: () => new Date(),
     onOutcome: metrics.onOutcome,
   };

@@ -212,6 +212,15 @@ describe('pipeline on the bullmq driver', () => {
       );
       const logged = jsonLines(worker).filter((l) => String(l.message).includes('dead-lettered'));
       expect(logged.map((l) => l.cluster)).toEqual(expect.arrayContaining(['nowhere', 'gone']));
+      expect(logged).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            level: 'error',
+            message: 'Malformed message dead-lettered',
+            body: 'this is not a key',
+          }),
+        ]),
+      );
 
       // The worker keeps going: a good key after all that is reconciled.
       await c.kc.makeApiClient(CoreV1Api).createNamespacedConfigMap({

@@ -43,6 +43,7 @@ const MAX_BLOCK_MS = 200;
 
 export class RedisQueue implements WorkQueue {
   readonly driver = 'bullmq' as const;
+  private readonly onMalformed: ((raw: string, reason: string) => void) | undefined;
   readonly prefix: string;
   private readonly options: ResolvedQueueOptions;
   private readonly redis: Redis;
@@ -60,6 +61,7 @@ export class RedisQueue implements WorkQueue {
 
   constructor(options: RedisQueueOptions) {
     this.options = resolveQueueOptions(options);
+    this.onMalformed = options.onMalformed;
     this.prefix = redisKeyPrefix(options.name, options.prefix);
     this.keys = redisKeys(this.prefix);
     this.ownsClient = !(options.redis instanceof Redis);
@@ -179,6 +181,7 @@ export class RedisQueue implements WorkQueue {
       } catch (err) {
         if (!(err instanceof MalformedKeyError)) throw err;
         await this.scripts.run('deadLetter', id, token, err.message, '1');
+        this.onMalformed?.(id, err.message);
         discarded++;
       }
     }

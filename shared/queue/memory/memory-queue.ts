@@ -31,6 +31,7 @@ export type MemoryQueueOptions = QueueOptions & { readonly now?: () => number };
 
 export class MemoryQueue implements WorkQueue {
   readonly driver = 'memory' as const;
+  private readonly onMalformed: ((raw: string, reason: string) => void) | undefined;
   private readonly options: ResolvedQueueOptions;
   private readonly now: () => number;
   private readonly pending = new Map<string, Pending>();
@@ -50,6 +51,7 @@ export class MemoryQueue implements WorkQueue {
   constructor(options: MemoryQueueOptions = {}) {
     this.options = resolveQueueOptions(options);
     this.now = options.now ?? Date.now;
+    this.onMalformed = options.onMalformed;
   }
 
   async add(key: ReconcileKey): Promise<void> {
@@ -229,6 +231,7 @@ export class MemoryQueue implements WorkQueue {
     } catch (err) {
       if (!(err instanceof MalformedKeyError)) throw err;
       this.park(`raw:${++this.sequence}`, null, id, err.message, 0);
+      this.onMalformed?.(id, err.message);
       return null;
     }
     const token = `${this.instance}-${++this.sequence}`;

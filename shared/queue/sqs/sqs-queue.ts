@@ -74,7 +74,10 @@ export class SqsQueue implements WorkQueue {
     this.dead = new SqsDeadLetters(this.client, this.urls.dead);
     this.delay = new SqsDelayPump(this.client, this.urls.delay, {
       workUrl: this.urls.work,
-      onMalformed: (raw, reason) => this.dead.park(null, raw, reason, 0),
+      onMalformed: async (raw, reason) => {
+        await this.dead.park(null, raw, reason, 0);
+        config.onMalformed?.(raw, reason);
+      },
     });
   }
 
@@ -259,6 +262,7 @@ export class SqsQueue implements WorkQueue {
       } catch (err) {
         if (!(err instanceof MalformedKeyError)) throw err;
         await this.dead.park(null, body, err.message, failures);
+        this.config.onMalformed?.(body, err.message);
         discard.push(receiptHandle);
         continue;
       }
