@@ -36,5 +36,13 @@ export default {
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
     },
+    {
+      ...common,
+      displayName: 'conformance',
+      setupFilesAfterEnv: ['<rootDir>/test/helpers/long-timeout.ts'],
+      testMatch: ['<rootDir>/test/conformance/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+    },
   ],
 };
