@@ -1,10 +1,12 @@
 // Event → keys for the example mirror controller: a ConfigMap annotated fleetq.dev/mirror-to is copied to the
 // namespaces it names; each copy carries the label fleetq.dev/mirror-of=<namespace>.<name> of its source.
+import { MIRROR_OF, MIRROR_TO } from '../controllers/configmap-mirror/types.js';
 import type { ReconcileKey } from '../kube/key.js';
 import type { KubeObject } from './resources.js';
 
-export const MIRROR_TO_ANNOTATION = 'fleetq.dev/mirror-to';
-export const MIRROR_OF_LABEL = 'fleetq.dev/mirror-of';
+/** The controller's own names (one definition, in the controller's types). */
+export const MIRROR_TO_ANNOTATION = MIRROR_TO;
+export const MIRROR_OF_LABEL = MIRROR_OF;
 
 export function hasMirrorTo(object: KubeObject | undefined): boolean {
   return object?.metadata?.annotations?.[MIRROR_TO_ANNOTATION] !== undefined;

@@ -1,14 +1,10 @@
 // The all-in-one mode (`fleetq run`): a forwarder for every registered cluster and N workers in one
-// process, on the memory driver by default or bullmq/sqs. Checkpoints and the event log go to Redis
-// with bullmq, to files under dataDir otherwise.
+// process, on the memory driver by default or bullmq/sqs. Checkpoints and the event log go to Redis with
+// bullmq and to files under dataDir otherwise, unless FLEETQ_CHECKPOINTS / FLEETQ_EVENT_LOG say else.
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { FleetForwarder } from '../forwarder/fleet-forwarder.js';
+import { forwarderStores, loadForwarderConfig } from '../forwarder/forwarder-deps.js';
 import type { ClusterRegistry } from '../kube/registry.js';
-import { FileCheckpointStore, RedisCheckpointStore, type CheckpointStore } from '../queue/history/checkpoint-store.js';
-import type { EventLog } from '../queue/history/event-log.js';
-import { JsonlEventLog } from '../queue/history/jsonl-event-log.js';
-import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js';
 import type { FleetqConfig } from './config.js';
 import { makeDeps, type Deps } from './deps.js';
 import { WorkerLoop } from './loop.js';
@@ -18,8 +14,7 @@ export type AllInOneOptions = {
   readonly registry: ClusterRegistry;
   /** Where checkpoints and the event log live without Redis. */
   readonly dataDir: string;
-  /** Periodic resync of every owned workload; default 5 min. */
-  readonly resyncMs?: number;
+  readonly env?: NodeJS.ProcessEnv;
 };
 
 export type AllInOne = {
@@ -30,23 +25,22 @@ export type AllInOne = {
 };
 
 export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
+  const env = o.env ?? process.env;
+  const withRedis = o.config.FLEETQ_DRIVER === 'bullmq';
+  const fwd = loadForwarderConfig({
+    FLEETQ_CHECKPOINTS: withRedis ? 'redis' : `file:${join(o.dataDir, 'checkpoints.json')}`,
+    FLEETQ_EVENT_LOG: withRedis ? 'redis' : `jsonl:${join(o.dataDir, 'events')}`,
+    ...env,
+  });
   const deps = await makeDeps(o.config, { service: 'fleetq', registry: o.registry });
-  const redis =
-    o.config.FLEETQ_DRIVER === 'bullmq' ? new Redis(o.config.REDIS_URL, { maxRetriesPerRequest: null }) : undefined;
-  const prefix = `${o.config.FLEETQ_REDIS_PREFIX}:${o.config.FLEETQ_QUEUE}`;
-  const checkpoints: CheckpointStore = redis
-    ? new RedisCheckpointStore(redis, prefix)
-    : new FileCheckpointStore(join(o.dataDir, 'checkpoints.json'));
-  const eventLog: EventLog = redis
-    ? new RedisStreamEventLog({ redis, prefix })
-    : new JsonlEventLog({ dir: join(o.dataDir, 'events') });
+  const stores = forwarderStores(o.config, fwd);
   const fleet = new FleetForwarder(o.registry, {
     queue: deps.queue,
-    checkpoints,
-    eventLog,
+    checkpoints: stores.checkpoints,
+    ...(stores.eventLog && { eventLog: stores.eventLog }),
     logger: deps.logger.child({ component: 'forwarder' }),
     registry: deps.metrics.registry,
-    ...(o.resyncMs !== undefined && { resyncMs: o.resyncMs }),
+    resyncMs: fwd.FLEETQ_RESYNC_MS,
   });
   const loop = new WorkerLoop(deps, {
     concurrency: o.config.FLEETQ_CONCURRENCY,
@@ -70,9 +64,7 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
       await loop.stop();
       deps.logger.debug('Closing queue and stores');
       await deps.queue.close();
-      await checkpoints.close?.();
-      await eventLog.close?.();
-      redis?.disconnect();
+      await stores.close();
     },
   };
 }
