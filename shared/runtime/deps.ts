@@ -11,12 +11,24 @@ import type { ReconcileDeps } from './reconcile-one.js';
 
 export type Deps = ReconcileDeps & { readonly metrics: RuntimeMetrics };
 
-export function queueConfig(config: FleetqConfig, metrics?: RuntimeMetrics, logger?: Logger): QueueConfig {
+export function queueConfig(
+  config: FleetqConfig,
+  metrics?: RuntimeMetrics,
+  logger?: Logger,
+  registry?: ClusterRegistry,
+): QueueConfig {
+  // Per-cluster `limits.concurrency` of the registry: keys of that cluster held at once, fleet-wide.
+  const caps = Object.fromEntries(
+    (registry?.clusters ?? []).flatMap((c) =>
+      c.limits.concurrency === undefined ? [] : [[c.name, c.limits.concurrency]],
+    ),
+  );
   const common = {
     name: config.FLEETQ_QUEUE,
     options: {
       leaseMs: config.FLEETQ_LEASE_MS,
       maxFailures: config.FLEETQ_MAX_FAILURES,
+      ...(Object.keys(caps).length > 0 && { clusterConcurrencyOverrides: caps }),
       ...(logger && {
         onMalformed: (raw: string, reason: string) =>
           logger.error('Malformed message dead-lettered', { body: raw.slice(0, 200), reason }),
@@ -52,7 +64,7 @@ export async function makeDeps(
   const metrics = o.metrics ?? runtimeMetrics();
   const registry = o.registry ?? registryFrom(config);
   const logger = new Logger(o.service, config.LOG_LEVEL);
-  const queue = o.queue ?? (await createQueue(queueConfig(config, metrics, logger)));
+  const queue = o.queue ?? (await createQueue(queueConfig(config, metrics, logger, registry)));
   return {
     registry,
     queue,

@@ -1,0 +1,53 @@
+import { describe, expect, it } from '@jest/globals';
+import { ClusterRegistry } from '../../../shared/kube/registry.js';
+import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
+import { queueConfig } from '../../../shared/runtime/deps.js';
+
+describe('loadConfig', () => {
+  it('applies defaults', () => {
+    expect(loadConfig({})).toMatchObject({
+      FLEETQ_DRIVER: 'memory',
+      FLEETQ_QUEUE: 'fleetq',
+      FLEETQ_CONCURRENCY: 8,
+      FLEETQ_LEASE_MS: 30_000,
+    });
+  });
+  it.each([
+    { name: 'an unknown driver', env: { FLEETQ_DRIVER: 'kafka' }, variable: 'FLEETQ_DRIVER="kafka"' },
+    { name: 'a zero concurrency', env: { FLEETQ_CONCURRENCY: '0' }, variable: 'FLEETQ_CONCURRENCY="0"' },
+    { name: 'a queue name with a slash', env: { FLEETQ_QUEUE: 'a/b' }, variable: 'FLEETQ_QUEUE="a/b"' },
+    { name: 'a non-URL SQS endpoint', env: { SQS_ENDPOINT: 'localhost' }, variable: 'SQS_ENDPOINT="localhost"' },
+  ])('names the variable for $name', ({ env, variable }) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(variable);
+  });
+  it('lets flags override the environment', () => {
+    expect(loadConfig({ FLEETQ_DRIVER: 'sqs' }, { FLEETQ_DRIVER: 'bullmq' }).FLEETQ_DRIVER).toBe('bullmq');
+  });
+});
+
+describe('queueConfig', () => {
+  it('turns registry concurrency limits into per-cluster caps', () => {
+    const registry = new ClusterRegistry([
+      {
+        name: 'a',
+        owns: ['ConfigMap'],
+        limits: { qps: 1, burst: 1, concurrency: 3 },
+        connection: { type: 'kubeconfig', path: '/k' },
+      },
+      { name: 'b', owns: ['ConfigMap'], limits: { qps: 1, burst: 1 }, connection: { type: 'kubeconfig', path: '/k' } },
+    ]);
+    const q = queueConfig(
+      loadConfig({ FLEETQ_DRIVER: 'bullmq', FLEETQ_MAX_FAILURES: '4' }),
+      undefined,
+      undefined,
+      registry,
+    );
+    expect(q).toMatchObject({
+      driver: 'bullmq',
+      name: 'fleetq',
+      options: { maxFailures: 4, clusterConcurrencyOverrides: { a: 3 } },
+    });
+    expect(q.options?.clusterConcurrencyOverrides).not.toHaveProperty('b');
+  });
+});
