@@ -1,0 +1,59 @@
+// The ReplicaSet planner (syncReplicaSet): claim, then manage replicas, then status. Pure: observed state and
+// `now` in, actions out.
+//
+// A pass that adopts or releases pods does only that and continues at once (requeueAfter 0): upstream claims
+// before it counts, and the writer sends creates before updates, so counting in the same pass would create or
+// delete against pod ownership that has not been written yet. The next pass reads the claim back.
+import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { Action } from '../../kube/actions.js';
+import type { PlanResult } from '../controller.js';
+import { isControlledBy } from '../pod-utils/controller-ref.js';
+import { compileSelector, type LabelMatcher } from '../pod-utils/label-selector.js';
+import { isPodTerminating } from '../pod-utils/pod-state.js';
+import { canAdopt, claimActions, claimPods } from './claim.js';
+import { manageReplicas } from './manage.js';
+import { availabilityRequeueMs, calculateStatus, statusAction } from './status.js';
+import type { ManageFailure, ObservedReplicaSet } from './types.js';
+
+export function planReplicaSet(o: ObservedReplicaSet, now: Date): PlanResult {
+  const rs = o.replicaSet;
+  if (rs === null) return { actions: [] }; // gone: the garbage collector deletes its pods
+  const selects = compileSelector(rs.spec?.selector);
+  const deleting = !!rs.metadata?.deletionTimestamp;
+  const claim = claimPods(rs, o.pods, selects);
+
+  if (claim.adopt.length > 0 && o.adoptionRecheck !== undefined && !canAdopt(rs, o.adoptionRecheck)) {
+    return { actions: [], requeueAfter: 0 }; // deleted or replaced since it was read: look again
+  }
+  const claims = claimActions(rs, claim);
+  if (claims.length > 0) return { actions: claims, requeueAfter: 0 };
+
+  // A ReplicaSet being deleted creates and deletes nothing, but keeps its status current (as upstream).
+  const manage = deleting ? { actions: [], more: false } : manageReplicas(rs, claim.claimed, o.relatedPods, now);
+  const status = calculateStatus(rs, claim.claimed, terminatingPods(rs, o.pods, selects), now, null);
+  const write = statusAction(rs, status);
+  const actions: Action[] = write ? [...manage.actions, write] : [...manage.actions];
+  const requeueAfter = manage.more ? 0 : availabilityRequeueMs(rs, status, claim.claimed, now);
+  return requeueAfter === undefined ? { actions } : { actions, requeueAfter };
+}
+
+/**
+ * The status to write when this pass's creates or deletes failed: the same counts with ReplicaFailure set
+ * (reason FailedCreate or FailedDelete by the sign of the diff, as calculateStatus). Only a status action.
+ */
+export function planManageFailure(o: ObservedReplicaSet, now: Date, failure: ManageFailure): PlanResult {
+  const rs = o.replicaSet;
+  if (rs === null || rs.metadata?.deletionTimestamp) return { actions: [] };
+  const selects = compileSelector(rs.spec?.selector);
+  const claim = claimPods(rs, o.pods, selects);
+  if (claimActions(rs, claim).length > 0) return { actions: [] }; // that pass only claimed: no manage error
+  const status = calculateStatus(rs, claim.claimed, terminatingPods(rs, o.pods, selects), now, failure);
+  const write = statusAction(rs, status);
+  return { actions: write ? [write] : [] };
+}
+
+/** FilterClaimedPods(FilterTerminatingPods(pods)): terminating, controlled by this ReplicaSet, still selected. */
+function terminatingPods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: LabelMatcher): V1Pod[] {
+  const uid = rs.metadata?.uid ?? '';
+  return pods.filter((p) => isPodTerminating(p) && isControlledBy(p, uid) && selects(p.metadata?.labels));
+}
