@@ -1,0 +1,111 @@
+// One side of a conformance run: a sandbox cluster, a namespace of its own in it, and the reads and writes
+// the scenario steps need, as raw JSON through KubeRest (the harness' own requests are not rate limited
+// and not counted in fleetq's metrics).
+import { randomUUID } from 'node:crypto';
+import type { ClusterState } from '../../infra/sandbox/cluster.js';
+import { ApiError, isConflict, isNotFound } from '../../shared/kube/errors.js';
+import { KubeRest } from '../../shared/kube/rest.js';
+import { TokenBucket } from '../../shared/kube/token-bucket.js';
+import type { Deployment, KubeEvent, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
+import { sandboxCluster } from './sandbox.js';
+
+type List<T> = { items: T[] };
+
+export const RESOURCE = {
+  Deployment: 'deployments',
+  ReplicaSet: 'replicasets',
+  Pod: 'pods',
+} as const;
+
+export class Side {
+  private constructor(
+    /** A short label for reports: the cluster name, suffixed when both sides share a cluster. */
+    readonly label: string,
+    readonly state: ClusterState,
+    readonly namespace: string,
+    readonly rest: KubeRest,
+  ) {}
+
+  static async open(cluster: string, label: string, scenario: string): Promise<Side> {
+    const { state, kc } = await sandboxCluster(cluster);
+    const rest = new KubeRest(cluster, kc, new TokenBucket(1000, 1000));
+    const namespace = `conf-${scenario.slice(0, 40).replace(/[^a-z0-9-]/g, '-')}-${randomUUID().slice(0, 6)}`;
+    await rest.request('POST', '/api/v1/namespaces', {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: namespace, labels: { 'fleetq.dev/conformance': 'true' } },
+      },
+    });
+    return new Side(label, state, namespace, rest);
+  }
+
+  async removeNamespace(): Promise<void> {
+    await this.rest.request('DELETE', `/api/v1/namespaces/${this.namespace}`).catch(() => undefined);
+  }
+
+  path(kind: keyof typeof RESOURCE, name?: string, sub?: string): string {
+    const base = kind === 'Pod' ? '/api/v1' : '/apis/apps/v1';
+    return [`${base}/namespaces/${this.namespace}/${RESOURCE[kind]}`, name, sub].filter(Boolean).join('/');
+  }
+
+  async list<T>(kind: keyof typeof RESOURCE): Promise<T[]> {
+    return (await this.rest.request<List<T>>('GET', this.path(kind))).items;
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    const at = Date.now();
+    const deployments = await this.list<Deployment>('Deployment');
+    const replicaSets = await this.list<ReplicaSet>('ReplicaSet');
+    const pods = await this.list<Pod>('Pod');
+    return { at, deployments, replicaSets, pods };
+  }
+
+  async events(): Promise<KubeEvent[]> {
+    return (await this.rest.request<List<KubeEvent>>('GET', `/api/v1/namespaces/${this.namespace}/events`)).items;
+  }
+
+  async create(obj: Deployment | ReplicaSet | Pod): Promise<void> {
+    const kind = obj.kind as keyof typeof RESOURCE;
+    await this.rest.request('POST', this.path(kind), {
+      body: { ...obj, metadata: { ...obj.metadata, namespace: this.namespace } },
+    });
+  }
+
+  async get<T>(kind: keyof typeof RESOURCE, name: string): Promise<T | null> {
+    try {
+      return await this.rest.request<T>('GET', this.path(kind, name));
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  /** Read-modify-replace, retried on conflict (the controllers write status concurrently). */
+  async update<T extends { metadata: { resourceVersion?: string } }>(
+    kind: keyof typeof RESOURCE,
+    name: string,
+    mutate: (obj: T) => void,
+    sub?: 'status',
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const obj = await this.rest.request<T>('GET', this.path(kind, name));
+      mutate(obj);
+      try {
+        return await this.rest.request<T>('PUT', this.path(kind, name, sub), { body: obj });
+      } catch (err) {
+        if (!isConflict(err) || attempt >= 20) throw err;
+      }
+    }
+  }
+
+  async delete(kind: keyof typeof RESOURCE, name: string): Promise<void> {
+    try {
+      await this.rest.request('DELETE', this.path(kind, name), {
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' },
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
+    }
+  }
+}

@@ -1,0 +1,110 @@
+// fleetq in-process for the conformance suites and benches: the all-in-one runtime (forwarder + worker loop)
+// on the bullmq driver with a queue of its own, owning Deployment and ReplicaSet in one sandbox cluster.
+// Two fleetq instances owning the same cluster would both act on every object, so a lock file makes the
+// suites of one machine take turns (a stale lock of a dead process is taken over).
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { isAlive, waitFor } from '../../infra/sandbox/process.js';
+import { CONTROLLERS } from '../../shared/controllers/index.js';
+import type { Kind } from '../../shared/kube/kinds.js';
+import { ClusterRegistry } from '../../shared/kube/registry.js';
+import { startAllInOne, type AllInOne } from '../../shared/runtime/all-in-one.js';
+import { loadConfig } from '../../shared/runtime/config.js';
+import { sandboxCluster } from './sandbox.js';
+
+export const OWNED_KINDS: readonly Kind[] = ['Deployment', 'ReplicaSet'];
+
+/** The kinds among `kinds` that fleetq has no registered controller for. */
+export function missingControllers(kinds: readonly string[]): string[] {
+  return kinds.filter((k) => !CONTROLLERS.has(k));
+}
+
+export type RunningFleetq = {
+  readonly app: AllInOne;
+  readonly queue: string;
+  stop(): Promise<void>;
+};
+
+function lockPath(cluster: string): string {
+  return join(tmpdir(), `fleetq-conformance-${cluster}.lock`);
+}
+
+async function acquireLock(cluster: string, timeoutMs: number): Promise<() => void> {
+  const path = lockPath(cluster);
+  const tryTake = (): boolean => {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return true;
+    } catch {
+      const holder = Number(readFileSync(path, 'utf8').trim() || '0');
+      if (holder > 0 && !isAlive(holder)) rmSync(path, { force: true });
+      return false;
+    }
+  };
+  await waitFor(async () => tryTake(), timeoutMs, 500, `the fleetq lock of ${cluster} (${path})`);
+  return () => rmSync(path, { force: true });
+}
+
+export async function startFleetq(
+  cluster: string,
+  o: { qps?: number; burst?: number; concurrency?: number; logLevel?: string } = {},
+): Promise<RunningFleetq> {
+  const release = await acquireLock(cluster, 30 * 60_000);
+  try {
+    const { state } = await sandboxCluster(cluster);
+    const queue = `conformance-${randomUUID().slice(0, 8)}`;
+    const config = loadConfig(process.env, {
+      FLEETQ_DRIVER: 'bullmq',
+      FLEETQ_QUEUE: queue,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      FLEETQ_CONCURRENCY: String(o.concurrency ?? 8),
+      LOG_LEVEL: o.logLevel ?? process.env.LOG_LEVEL ?? 'warn',
+    });
+    const registry = new ClusterRegistry([
+      {
+        name: cluster,
+        owns: OWNED_KINDS,
+        limits: { qps: o.qps ?? 50, burst: o.burst ?? 100 },
+        connection: { type: 'kubeconfig', path: state.kubeconfig },
+      },
+    ]);
+    const dataDir = mkdtempSync(join(tmpdir(), 'fleetq-conformance-'));
+    const app = await startAllInOne({ config, registry, dataDir });
+    return {
+      app,
+      queue,
+      stop: async () => {
+        try {
+          await app.stop();
+          await deleteRedisKeys(config.REDIS_URL, queue);
+          rmSync(dataDir, { recursive: true, force: true });
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/** Removes the queue's keys and the checkpoints / event log stored under its name. */
+async function deleteRedisKeys(url: string, queue: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${queue}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,176 @@
+// The comparable form of one side's end state: names with random suffixes, uids, timestamps and
+// resourceVersions are normalized away. A Deployment's ReplicaSet is named by the revision that carries
+// it (`web@2`); pod-template-hash values are compared by equivalence class (each hash must be consistent
+// with its ReplicaSet's name, selector, template and pods), and byte for byte only when asked.
+import {
+  HASH_LABEL,
+  controllerOf,
+  isPodReady,
+  isTerminating,
+  revisionOf,
+  templateIgnoringHash,
+} from './conformance-model.js';
+import type { Condition, KubeEvent, Labels, ObjectMeta, ReplicaSet, Snapshot } from './conformance-types.js';
+
+export type Normalized = {
+  deployments: Record<string, unknown>;
+  replicaSets: Record<string, unknown>;
+  /** Active and terminating pods per owner key, counted by state. */
+  pods: Record<string, Record<string, number>>;
+};
+
+export type NormalizedSide = {
+  state: Normalized;
+  /** Reasons of the events of each Deployment and ReplicaSet (compared apart: see the runner). */
+  events: Record<string, string[]>;
+  /** owner key → raw pod-template-hash, for the exact-hash comparison. */
+  hashes: Record<string, string>;
+};
+
+/** `web@3` for a Deployment's ReplicaSet, the name for any other. */
+export function replicaSetKey(s: Snapshot, rs: ReplicaSet): string {
+  const owner = controllerOf(rs.metadata);
+  if (owner?.kind === 'Deployment') {
+    const d = s.deployments.find((x) => x.metadata.uid === owner.uid);
+    return `${d?.metadata.name ?? owner.name}@${revisionOf(rs)}`;
+  }
+  return rs.metadata.name ?? '?';
+}
+
+export function normalize(s: Snapshot, namespace: string, events: readonly KubeEvent[] = []): NormalizedSide {
+  const keyByUid = new Map<string, string>();
+  const keyByName = new Map<string, string>();
+  const hashes: Record<string, string> = {};
+  for (const rs of s.replicaSets) {
+    const key = replicaSetKey(s, rs);
+    keyByUid.set(rs.metadata.uid ?? '', key);
+    keyByName.set(rs.metadata.name ?? '', key);
+    const h = rs.metadata.labels?.[HASH_LABEL];
+    if (h !== undefined) hashes[key] = h;
+  }
+  const text = (m: string | undefined): string | undefined => {
+    if (m === undefined) return undefined;
+    let out = m.split(namespace).join('<ns>');
+    for (const [name, key] of keyByName) if (name !== key) out = out.split(`"${name}"`).join(`"<${key}>"`);
+    return out;
+  };
+  const conditions = (cs: readonly Condition[] | undefined): Record<string, unknown> =>
+    Object.fromEntries(
+      (cs ?? []).map((c) => [c.type, { status: c.status, reason: c.reason, message: text(c.message) }]),
+    );
+  const annotations = (m: ObjectMeta): Record<string, string | undefined> =>
+    Object.fromEntries(Object.entries(m.annotations ?? {}).map(([k, v]) => [k, text(v)]));
+  const owner = (m: ObjectMeta): string | null => {
+    const r = controllerOf(m);
+    if (!r) return null;
+    const flags = r.blockOwnerDeletion === true ? '' : ' (blockOwnerDeletion not set)';
+    const name = r.kind === 'ReplicaSet' ? (keyByUid.get(r.uid) ?? `${r.name}?`) : r.name;
+    return `${r.kind}/${name}${flags}`;
+  };
+
+  const deployments: Record<string, unknown> = {};
+  for (const d of s.deployments) {
+    const st = d.status ?? {};
+    deployments[d.metadata.name ?? '?'] = {
+      annotations: annotations(d.metadata),
+      spec: d.spec,
+      status: {
+        observedCurrent: (st.observedGeneration ?? 0) >= (d.metadata.generation ?? 0),
+        replicas: st.replicas,
+        updatedReplicas: st.updatedReplicas,
+        readyReplicas: st.readyReplicas,
+        availableReplicas: st.availableReplicas,
+        unavailableReplicas: st.unavailableReplicas,
+        terminatingReplicas: st.terminatingReplicas,
+        collisionCount: st.collisionCount,
+      },
+      conditions: conditions(st.conditions),
+    };
+  }
+
+  const replicaSets: Record<string, unknown> = {};
+  for (const rs of s.replicaSets) {
+    const key = keyByUid.get(rs.metadata.uid ?? '') ?? '?';
+    const st = rs.status ?? {};
+    const o = controllerOf(rs.metadata);
+    const h = rs.metadata.labels?.[HASH_LABEL];
+    replicaSets[key] = {
+      owner: owner(rs.metadata),
+      annotations: annotations(rs.metadata),
+      spec: {
+        replicas: rs.spec.replicas,
+        selector: withoutHash(rs.spec.selector.matchLabels),
+        minReadySeconds: rs.spec.minReadySeconds,
+        template: templateIgnoringHash(rs.spec.template),
+      },
+      status: {
+        observedCurrent: (st.observedGeneration ?? 0) >= (rs.metadata.generation ?? 0),
+        replicas: st.replicas,
+        fullyLabeledReplicas: st.fullyLabeledReplicas,
+        readyReplicas: st.readyReplicas,
+        availableReplicas: st.availableReplicas,
+        terminatingReplicas: st.terminatingReplicas,
+      },
+      conditions: conditions(st.conditions),
+      ...(o?.kind === 'Deployment' && {
+        hash: {
+          labelled: h !== undefined,
+          nameIsDeploymentDashHash: rs.metadata.name === `${o.name}-${h}`,
+          selectorHasHash: rs.spec.selector.matchLabels?.[HASH_LABEL] === h,
+          templateHasHash: rs.spec.template.metadata?.labels?.[HASH_LABEL] === h,
+          unique: Object.values(hashes).filter((x) => x === h).length === 1,
+        },
+      }),
+    };
+  }
+
+  const pods: Record<string, Record<string, number>> = {};
+  for (const p of s.pods) {
+    const r = controllerOf(p.metadata);
+    const ownerKey = r ? (owner(p.metadata) ?? '?') : 'orphan';
+    const parts = [p.status?.phase ?? 'NoPhase', isPodReady(p) ? 'ready' : 'unready'];
+    if (isTerminating(p.metadata)) parts.push('terminating');
+    const rsKey = r?.kind === 'ReplicaSet' ? keyByUid.get(r.uid) : undefined;
+    const h = p.metadata.labels?.[HASH_LABEL];
+    if (rsKey !== undefined && hashes[rsKey] !== undefined && h !== hashes[rsKey]) parts.push('hash≠owner');
+    const byState = (pods[ownerKey] ??= {});
+    const state = parts.join('/');
+    byState[state] = (byState[state] ?? 0) + 1;
+  }
+
+  const eventReasons: Record<string, Set<string>> = {};
+  for (const e of events) {
+    const kind = e.involvedObject.kind;
+    if (kind !== 'Deployment' && kind !== 'ReplicaSet') continue;
+    const name = e.involvedObject.name ?? '?';
+    const key = `${kind}/${kind === 'ReplicaSet' ? (keyByName.get(name) ?? 'deleted') : name}`;
+    (eventReasons[key] ??= new Set()).add(e.reason ?? '?');
+  }
+  const eventsOut = Object.fromEntries(Object.entries(eventReasons).map(([k, v]) => [k, [...v].sort()]));
+
+  return { state: { deployments, replicaSets, pods }, events: eventsOut, hashes };
+}
+
+function withoutHash(labels: Labels | undefined): Labels {
+  const out = { ...labels };
+  delete out[HASH_LABEL];
+  return out;
+}
+
+export type Difference = { path: string; a: unknown; b: unknown };
+
+/** Every path where a and b differ (objects by key, arrays by index); undefined and missing are equal. */
+export function diff(a: unknown, b: unknown, path = ''): Difference[] {
+  if (JSON.stringify(a) === JSON.stringify(b)) return [];
+  const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
+  if (isObj(a) && isObj(b) && Array.isArray(a) === Array.isArray(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((k) => diff(a[k], b[k], Array.isArray(a) ? `${path}[${k}]` : path ? `${path}.${k}` : k));
+  }
+  return [{ path: path || '(root)', a, b }];
+}
+
+export function formatDiff(ds: readonly Difference[], labelA: string, labelB: string): string {
+  const show = (v: unknown): string => (v === undefined ? '(absent)' : JSON.stringify(v));
+  return ds.map((d) => `  ${d.path}\n    ${labelA}: ${show(d.a)}\n    ${labelB}: ${show(d.b)}`).join('\n');
+}

@@ -1,0 +1,124 @@
+// Conditions a scenario waits for. Each returns true, or a string saying what is still missing (shown when
+// the wait times out).
+import {
+  controllerOf,
+  findDeployment,
+  findReplicaSet,
+  isActive,
+  isPodReady,
+  newReplicaSetOf,
+  podsOfDeployment,
+  podsOwnedBy,
+  replicaSetsOf,
+} from './conformance-model.js';
+import type { Check, Snapshot } from './conformance-types.js';
+
+/** kubectl rollout status' "successfully rolled out", plus: every pod of an old ReplicaSet is gone. */
+export const deploymentComplete =
+  (name: string) =>
+  (s: Snapshot): Check => {
+    const d = findDeployment(s, name);
+    if (!d) return `deployment ${name} not found`;
+    const want = d.spec.replicas ?? 1;
+    const st = d.status ?? {};
+    if ((st.observedGeneration ?? 0) < (d.metadata.generation ?? 0))
+      return `observedGeneration ${st.observedGeneration} < generation ${d.metadata.generation}`;
+    if (st.updatedReplicas !== want && !(want === 0 && !st.updatedReplicas))
+      return `updatedReplicas ${st.updatedReplicas} != ${want}`;
+    if ((st.replicas ?? 0) !== want) return `replicas ${st.replicas} != ${want}`;
+    if ((st.availableReplicas ?? 0) !== want) return `availableReplicas ${st.availableReplicas} != ${want}`;
+    const fresh = newReplicaSetOf(s, d);
+    const old = podsOfDeployment(s, d).filter((p) => controllerOf(p.metadata)?.uid !== fresh?.metadata.uid);
+    if (old.length > 0) return `${old.length} pods of old replica sets remain`;
+    const pods = podsOwnedBy(s, fresh?.metadata.uid);
+    if (pods.length !== want) return `${pods.length} pods of the new replica set, want ${want}`;
+    return true;
+  };
+
+/** The ReplicaSet has exactly spec.replicas active pods, all ready, and its status says so. */
+export const replicaSetSettled =
+  (name: string) =>
+  (s: Snapshot): Check => {
+    const rs = findReplicaSet(s, name);
+    if (!rs) return `replicaset ${name} not found`;
+    const want = rs.spec.replicas ?? 1;
+    const st = rs.status ?? {};
+    if ((st.observedGeneration ?? 0) < (rs.metadata.generation ?? 0)) return `observedGeneration behind`;
+    const pods = podsOwnedBy(s, rs.metadata.uid);
+    if (pods.length !== want) return `${pods.length} pods, want ${want}`;
+    if (!pods.every((p) => isActive(p) && isPodReady(p))) return 'not every pod is active and ready';
+    if ((st.replicas ?? 0) !== want || (st.readyReplicas ?? 0) !== want || (st.availableReplicas ?? 0) !== want)
+      return `status replicas/ready/available ${st.replicas}/${st.readyReplicas}/${st.availableReplicas}, want ${want}`;
+    return true;
+  };
+
+/** Status counts of a ReplicaSet, for intermediate states (e.g. ready but not yet available). */
+export const replicaSetStatus =
+  (name: string, want: { replicas?: number; readyReplicas?: number; availableReplicas?: number; pods?: number }) =>
+  (s: Snapshot): Check => {
+    const rs = findReplicaSet(s, name);
+    if (!rs) return `replicaset ${name} not found`;
+    const st = rs.status ?? {};
+    for (const k of ['replicas', 'readyReplicas', 'availableReplicas'] as const) {
+      const w = want[k];
+      if (w !== undefined && (st[k] ?? 0) !== w) return `${k} ${st[k] ?? 0}, want ${w}`;
+    }
+    if (want.pods !== undefined) {
+      const n = podsOwnedBy(s, rs.metadata.uid).filter(isActive).length;
+      if (n !== want.pods) return `${n} active pods, want ${want.pods}`;
+    }
+    return true;
+  };
+
+export const deploymentCondition =
+  (name: string, type: string, status: string, reason?: string) =>
+  (s: Snapshot): Check => {
+    const d = findDeployment(s, name);
+    const c = d?.status?.conditions?.find((x) => x.type === type);
+    if (c?.status === status && (reason === undefined || c.reason === reason)) return true;
+    return `condition ${type} is ${c ? `${c.status}/${c.reason}` : 'absent'}, want ${status}/${reason ?? '*'}`;
+  };
+
+/** Counts of a stuck or partial rollout: active pods per revision and the Deployment's observed generation. */
+export const deploymentPods =
+  (name: string, perRevision: Record<number, number>) =>
+  (s: Snapshot): Check => {
+    const d = findDeployment(s, name);
+    if (!d) return `deployment ${name} not found`;
+    if ((d.status?.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) return 'observedGeneration behind';
+    for (const rs of replicaSetsOf(s, d)) {
+      const rev = Number(rs.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? '0');
+      const want = perRevision[rev] ?? 0;
+      const n = podsOwnedBy(s, rs.metadata.uid).filter(isActive).length;
+      if (n !== want || (rs.spec.replicas ?? 1) !== want)
+        return `revision ${rev}: ${n} pods, spec ${rs.spec.replicas}, want ${want}`;
+    }
+    return true;
+  };
+
+export const gone =
+  (kind: 'Deployment' | 'ReplicaSet', name: string) =>
+  (s: Snapshot): Check => {
+    const list = kind === 'Deployment' ? s.deployments : s.replicaSets;
+    if (list.some((o) => o.metadata.name === name)) return `${kind} ${name} still exists`;
+    if (kind === 'Deployment' && s.replicaSets.length > 0) return `${s.replicaSets.length} replica sets remain`;
+    return s.pods.length === 0 ? true : `${s.pods.length} pods remain`;
+  };
+
+/** Every pod of the namespace is active and ready, and there are n of them. */
+export const podsReady =
+  (n: number) =>
+  (s: Snapshot): Check => {
+    const ready = s.pods.filter((p) => isActive(p) && isPodReady(p)).length;
+    return ready === n && s.pods.length === n ? true : `${ready}/${s.pods.length} pods ready, want ${n}`;
+  };
+
+export const all =
+  (...checks: ((s: Snapshot) => Check)[]) =>
+  (s: Snapshot): Check => {
+    for (const c of checks) {
+      const r = c(s);
+      if (r !== true) return r;
+    }
+    return true;
+  };

@@ -1,0 +1,291 @@
+// Runs a scenario on two sides at once (side A: the reference, upstream-1; side B: fleetq-1 under fleetq,
+// or upstream-1 again to check the harness itself), step by step in lockstep, sampling invariants on both
+// the whole time, and compares the normalized states at every `compare` step. Also: the suite summary
+// (`N passed, M failed`, agreement per kind) and its JSON file.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Side } from './conformance-client.js';
+import { diff, formatDiff, normalize, type Difference, type NormalizedSide } from './conformance-normalize.js';
+import { Sampler } from './conformance-sampler.js';
+import { runStep } from './conformance-steps.js';
+import type { Scenario, ScenarioKind, Step } from './conformance-types.js';
+
+export type SideSpec = { readonly cluster: string; readonly label: string };
+
+export type ConformanceOptions = {
+  readonly a: SideSpec;
+  readonly b: SideSpec;
+  /** Compare raw pod-template-hash values too (only when fleetq computes them as upstream does). */
+  readonly exactHashes: boolean;
+  /** Event reasons differing fails the scenario (default: reported only). */
+  readonly strictEvents: boolean;
+  /** Keep the namespaces of failed scenarios for inspection. */
+  readonly keepFailed: boolean;
+  /** Fails every scenario at once with this reason (e.g. fleetq has no controller for the kind). */
+  readonly unsupported?: (s: Scenario) => string | undefined;
+};
+
+export type CheckpointResult = {
+  readonly label: string;
+  readonly agreed: boolean;
+  readonly differences: readonly Difference[];
+  readonly eventDifferences: readonly Difference[];
+  readonly hashesEqual: boolean;
+  /** Both normalized states as compared (written to the JSON summary for review). */
+  readonly states: readonly [NormalizedSide, NormalizedSide];
+};
+
+export type ScenarioResult = {
+  readonly name: string;
+  readonly kind: ScenarioKind;
+  readonly ok: boolean;
+  readonly durationMs: number;
+  readonly failures: string[];
+  readonly checkpoints: CheckpointResult[];
+  /** Invariant name → samples in which it was (transiently) broken, per side. */
+  readonly transient: Record<string, Record<string, number>>;
+  readonly log: string[];
+  readonly report: string;
+};
+
+const STABLE_MS = Number(process.env.CONFORMANCE_STABLE_MS ?? 1_500);
+const COMPARE_MS = Number(process.env.CONFORMANCE_COMPARE_MS ?? 45_000);
+
+export function conformanceOptions(env: NodeJS.ProcessEnv = process.env): ConformanceOptions {
+  const a = env.CONFORMANCE_A ?? 'upstream-1';
+  const b = env.CONFORMANCE_B ?? 'fleetq-1';
+  return {
+    a: { cluster: a, label: a },
+    b: { cluster: b, label: a === b ? `${b}#2` : b },
+    exactHashes: env.CONFORMANCE_EXACT_HASH === '1',
+    strictEvents: env.CONFORMANCE_STRICT_EVENTS === '1',
+    keepFailed: env.CONFORMANCE_KEEP === '1',
+  };
+}
+
+type Run = { side: Side; sampler: Sampler };
+
+async function snapshotNormalized(r: Run): Promise<{ n: NormalizedSide; key: string }> {
+  const s = await r.sampler.next();
+  const n = normalize(s, r.side.namespace);
+  return { n, key: JSON.stringify(n.state) };
+}
+
+/** Waits until both sides are unchanged for STABLE_MS and equal, or the deadline passes; then compares. */
+async function compareSides(
+  label: string,
+  a: Run,
+  b: Run,
+  o: ConformanceOptions,
+  timeoutMs: number,
+): Promise<CheckpointResult> {
+  const deadline = Date.now() + timeoutMs;
+  const since = [Date.now(), Date.now()];
+  let prev: string[] = ['', ''];
+  let last: [NormalizedSide, NormalizedSide] | undefined;
+  for (;;) {
+    const [x, y] = await Promise.all([snapshotNormalized(a), snapshotNormalized(b)]);
+    const now = Date.now();
+    [x, y].forEach((v, i) => {
+      if (v.key !== prev[i]) since[i] = now;
+    });
+    prev = [x.key, y.key];
+    last = [x.n, y.n];
+    const stable = now - (since[0] ?? now) >= STABLE_MS && now - (since[1] ?? now) >= STABLE_MS;
+    if ((stable && x.key === y.key) || now >= deadline) break;
+  }
+  const [na, nb] = last;
+  const [ea, eb] = await Promise.all([a.side.events(), b.side.events()]);
+  const [sa, sb] = [await a.sampler.next(), await b.sampler.next()];
+  const eventsA = normalize(sa, a.side.namespace, ea).events;
+  const eventsB = normalize(sb, b.side.namespace, eb).events;
+  const differences = diff(na.state, nb.state);
+  const hashDiffs = diff(na.hashes, nb.hashes);
+  if (o.exactHashes) differences.push(...hashDiffs.map((d) => ({ ...d, path: `hashes.${d.path}` })));
+  const eventDifferences = diff(eventsA, eventsB);
+  return {
+    label,
+    agreed: differences.length === 0 && (!o.strictEvents || eventDifferences.length === 0),
+    differences,
+    eventDifferences,
+    hashesEqual: hashDiffs.length === 0,
+    states: [
+      { ...na, events: eventsA },
+      { ...nb, events: eventsB },
+    ],
+  };
+}
+
+export async function runScenario(sc: Scenario, o: ConformanceOptions): Promise<ScenarioResult> {
+  const started = Date.now();
+  const failures: string[] = [];
+  const checkpoints: CheckpointResult[] = [];
+  const log: string[] = [];
+  const unsupported = o.unsupported?.(sc);
+  if (unsupported) {
+    return result(sc, started, [unsupported], [], {}, log, o);
+  }
+  const runs: Run[] = [];
+  try {
+    const sides = await Promise.all([
+      Side.open(o.a.cluster, o.a.label, sc.name),
+      Side.open(o.b.cluster, o.b.label, sc.name),
+    ]);
+    for (const side of sides) {
+      const sampler = new Sampler(side, sc.invariants);
+      sampler.start();
+      runs.push({ side, sampler });
+    }
+    const [a, b] = runs as [Run, Run];
+    log.push(`namespaces: ${a.side.label}/${a.side.namespace}, ${b.side.label}/${b.side.namespace}`);
+    for (const [i, step] of sc.steps.entries()) {
+      const t0 = Date.now();
+      if (step.do === 'compare') {
+        const cp = await compareSides(step.label, a, b, o, step.timeoutMs ?? COMPARE_MS);
+        checkpoints.push(cp);
+        log.push(`#${i} compare ${step.label}: ${cp.agreed ? 'agree' : `${cp.differences.length} differences`}`);
+        if (!cp.agreed) failures.push(`state differs at "${step.label}"`);
+        continue;
+      }
+      const outcomes = await Promise.allSettled(runs.map((r) => runStep(step, r.side, r.sampler)));
+      const errors: string[] = [];
+      outcomes.forEach((out, j) => {
+        const label = runs[j]?.side.label ?? '?';
+        if (out.status === 'fulfilled') log.push(`#${i} ${label} (${Date.now() - t0} ms): ${out.value}`);
+        else errors.push(`${label}: step #${i} ${describeStep(step)}: ${errorText(out.reason)}`);
+      });
+      if (errors.length > 0) {
+        failures.push(...errors);
+        break;
+      }
+    }
+  } catch (err) {
+    failures.push(`harness: ${errorText(err)}`);
+  } finally {
+    await Promise.all(runs.map((r) => r.sampler.stop()));
+  }
+  for (const r of runs) for (const v of r.sampler.tracker.violations) failures.push(`${r.side.label}: invariant ${v}`);
+  const transient: Record<string, Record<string, number>> = {};
+  for (const r of runs) for (const [name, n] of r.sampler.tracker.transient) (transient[name] ??= {})[r.side.label] = n;
+  const res = result(sc, started, failures, checkpoints, transient, log, o);
+  if (res.ok || !o.keepFailed) await Promise.all(runs.map((r) => r.side.removeNamespace()));
+  return res;
+}
+
+function result(
+  sc: Scenario,
+  started: number,
+  failures: string[],
+  checkpoints: CheckpointResult[],
+  transient: Record<string, Record<string, number>>,
+  log: string[],
+  o: ConformanceOptions,
+): ScenarioResult {
+  const ok = failures.length === 0;
+  const lines = [`scenario ${sc.name} (${sc.kind}): ${ok ? 'agrees' : 'FAILS'} — ${sc.description}`];
+  for (const f of failures) lines.push(`  ✗ ${f}`);
+  for (const cp of checkpoints) {
+    if (cp.differences.length > 0)
+      lines.push(
+        `  differences at "${cp.label}" (path, then both sides):`,
+        formatDiff(cp.differences, o.a.label, o.b.label),
+      );
+    if (cp.eventDifferences.length > 0)
+      lines.push(
+        `  event reasons differ at "${cp.label}"${o.strictEvents ? '' : ' (not failing; CONFORMANCE_STRICT_EVENTS=1 to fail)'}:`,
+        formatDiff(cp.eventDifferences, o.a.label, o.b.label),
+      );
+  }
+  if (!ok) lines.push('  steps:', ...log.map((l) => `    ${l}`));
+  return {
+    name: sc.name,
+    kind: sc.kind,
+    ok,
+    durationMs: Date.now() - started,
+    failures,
+    checkpoints,
+    transient,
+    log,
+    report: lines.join('\n'),
+  };
+}
+
+function describeStep(step: Step): string {
+  switch (step.do) {
+    case 'waitFor':
+      return `waitFor "${step.what}"`;
+    case 'kubectl':
+      return `kubectl ${step.args.join(' ')}`;
+    case 'arm':
+    case 'disarm':
+      return `${step.do} ${step.invariant.name}`;
+    case 'compare':
+      return `compare ${step.label}`;
+    default:
+      return step.do;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Runs tasks with at most `limit` at once; results in input order. */
+export function pool<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T>[] {
+  let active = 0;
+  const queue: Array<() => void> = [];
+  const release = (): void => {
+    active--;
+    queue.shift()?.();
+  };
+  return tasks.map(async (task) => {
+    if (active >= limit) await new Promise<void>((r) => queue.push(r));
+    active++;
+    try {
+      return await task();
+    } finally {
+      release();
+    }
+  });
+}
+
+export type Summary = {
+  readonly suite: string;
+  readonly sides: readonly [string, string];
+  readonly passed: number;
+  readonly failed: number;
+  readonly agreement: Record<string, { passed: number; total: number; percent: number }>;
+  readonly scenarios: readonly Omit<ScenarioResult, 'report'>[];
+};
+
+export function summarize(suite: string, o: ConformanceOptions, results: readonly ScenarioResult[]): Summary {
+  const agreement: Summary['agreement'] = {};
+  for (const r of results) {
+    const k = (agreement[r.kind] ??= { passed: 0, total: 0, percent: 0 });
+    k.total++;
+    if (r.ok) k.passed++;
+  }
+  for (const k of Object.values(agreement)) k.percent = Math.round((1000 * k.passed) / k.total) / 10;
+  return {
+    suite,
+    sides: [o.a.label, o.b.label],
+    passed: results.filter((r) => r.ok).length,
+    failed: results.filter((r) => !r.ok).length,
+    agreement,
+    scenarios: results.map(({ report: _report, ...rest }) => rest),
+  };
+}
+
+export function summaryLine(s: Summary): string {
+  const kinds = Object.entries(s.agreement)
+    .map(([k, v]) => `${k} ${v.passed}/${v.total} (${v.percent}%)`)
+    .join(', ');
+  return `conformance ${s.suite} [${s.sides[0]} vs ${s.sides[1]}]: ${s.passed} passed, ${s.failed} failed; agreement: ${kinds}`;
+}
+
+export function writeSummary(s: Summary, dir = join(process.cwd(), 'test', 'conformance', '.results')): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${s.suite}.json`);
+  writeFileSync(file, `${JSON.stringify({ ...s, writtenAt: new Date().toISOString() }, null, 2)}\n`);
+  return file;
+}

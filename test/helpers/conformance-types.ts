@@ -1,0 +1,185 @@
+// The data a conformance scenario is made of, and what one side (a cluster + namespace) looks like when
+// sampled. Objects are the raw JSON of the API (timestamps are strings), read through KubeRest so no
+// field the client library does not know yet (terminatingReplicas, …) is lost.
+export type Labels = Record<string, string>;
+
+export type ObjectMeta = {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Labels;
+  annotations?: Labels;
+  ownerReferences?: OwnerRef[];
+};
+
+export type OwnerRef = {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+};
+
+export type Condition = {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  lastUpdateTime?: string;
+};
+
+export type PodTemplate = { metadata?: { labels?: Labels; annotations?: Labels }; spec?: Record<string, unknown> };
+
+export type IntOrString = number | string;
+
+export type Deployment = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: {
+    replicas?: number;
+    selector: { matchLabels?: Labels };
+    template: PodTemplate;
+    strategy?: {
+      type?: 'RollingUpdate' | 'Recreate';
+      rollingUpdate?: { maxSurge?: IntOrString; maxUnavailable?: IntOrString };
+    };
+    minReadySeconds?: number;
+    revisionHistoryLimit?: number;
+    progressDeadlineSeconds?: number;
+    paused?: boolean;
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    unavailableReplicas?: number;
+    terminatingReplicas?: number;
+    collisionCount?: number;
+    conditions?: Condition[];
+  };
+};
+
+export type ReplicaSet = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: { replicas?: number; minReadySeconds?: number; selector: { matchLabels?: Labels }; template: PodTemplate };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    fullyLabeledReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    terminatingReplicas?: number;
+    conditions?: Condition[];
+  };
+};
+
+export type Pod = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: Record<string, unknown>;
+  status?: {
+    phase?: string;
+    conditions?: Condition[];
+    containerStatuses?: Array<Record<string, unknown> & { ready?: boolean }>;
+  };
+};
+
+export type KubeEvent = {
+  metadata: ObjectMeta;
+  involvedObject: { kind?: string; name?: string; uid?: string };
+  reason?: string;
+  message?: string;
+  type?: string;
+  count?: number;
+  source?: { component?: string };
+  reportingComponent?: string;
+};
+
+/** One poll of a side: listed in this order (Deployments, then ReplicaSets, then Pods), at `at`. */
+export type Snapshot = {
+  readonly at: number;
+  readonly deployments: readonly Deployment[];
+  readonly replicaSets: readonly ReplicaSet[];
+  readonly pods: readonly Pod[];
+};
+
+/** What a predicate returns: true when satisfied, else false or a string saying what is still missing. */
+export type Check = boolean | string;
+
+export type Invariant = {
+  readonly name: string;
+  /** A violation must last this long (consecutive samples) to count; 0 = every sample must hold. */
+  readonly graceMs: number;
+  /** null when the sample satisfies the invariant, else a description of the violation. */
+  check(s: Snapshot): string | null;
+};
+
+export type ObjectKind = 'Deployment' | 'ReplicaSet' | 'Pod';
+
+/** Which pods an action touches: chosen the same way on both sides (sorted by creation, then name). */
+export type PodFilter = {
+  /** Owner: a Deployment's ReplicaSet by revision (`web@2`), or a ReplicaSet name, or 'orphan'. */
+  readonly owner?: string;
+  readonly ready?: boolean;
+  readonly image?: string;
+  readonly count?: number;
+  /** Default 'oldest'. */
+  readonly pick?: 'oldest' | 'newest';
+};
+
+export type Step =
+  | { readonly do: 'create'; readonly objects: readonly (Deployment | ReplicaSet | Pod)[] }
+  /** Read-modify-replace (retried on 409). */
+  | {
+      readonly do: 'update';
+      readonly kind: 'Deployment' | 'ReplicaSet';
+      readonly name: string;
+      readonly mutate: Mutate;
+    }
+  | {
+      readonly do: 'scale';
+      readonly kind: 'Deployment' | 'ReplicaSet';
+      readonly name: string;
+      readonly replicas: number;
+    }
+  /** A kubectl command, `{ns}` replaced by the side's namespace; `expectFailure` when a non-zero exit is the point. */
+  | { readonly do: 'kubectl'; readonly args: readonly string[]; readonly expectFailure?: boolean }
+  | { readonly do: 'deletePods'; readonly filter: PodFilter }
+  | { readonly do: 'setPodsReady'; readonly filter: PodFilter; readonly ready: boolean }
+  | { readonly do: 'relabelPods'; readonly filter: PodFilter; readonly labels: Labels }
+  | { readonly do: 'delete'; readonly kind: 'Deployment' | 'ReplicaSet'; readonly name: string }
+  | {
+      readonly do: 'waitFor';
+      readonly what: string;
+      readonly until: (s: Snapshot) => Check;
+      readonly timeoutMs?: number;
+    }
+  /** Both sides settle (unchanged for a while) and must then agree; the last step of every scenario is one. */
+  | { readonly do: 'compare'; readonly label: string; readonly timeoutMs?: number }
+  | { readonly do: 'arm' | 'disarm'; readonly invariant: Invariant };
+
+export type Mutate = (obj: Deployment & ReplicaSet) => void;
+
+export type ScenarioKind = 'ReplicaSet' | 'Deployment';
+
+export type Scenario = {
+  readonly name: string;
+  readonly kind: ScenarioKind;
+  readonly description: string;
+  readonly steps: readonly Step[];
+  /** Sampled on every poll from the first step to the last. */
+  readonly invariants: readonly Invariant[];
+};
