@@ -20,7 +20,11 @@ import { sandboxCluster } from '../helpers/sandbox.js';
 import { startSqsEmulator } from '../helpers/sqs.js';
 
 const { values } = parseArgs({
-  options: { count: { type: 'string', default: '200' }, 'gap-ms': { type: 'string', default: '20' }, drivers: { type: 'string', default: 'memory,bullmq,sqs' } },
+  options: {
+    count: { type: 'string', default: '200' },
+    'gap-ms': { type: 'string', default: '20' },
+    drivers: { type: 'string', default: 'memory,bullmq,sqs' },
+  },
 });
 const COUNT = Number(values.count);
 const GAP_MS = Number(values['gap-ms']);
@@ -29,7 +33,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function measure(driver: 'memory' | 'bullmq' | 'sqs'): Promise<{ p50: number; p99: number; max: number; n: number }> {
+async function measure(
+  driver: 'memory' | 'bullmq' | 'sqs',
+): Promise<{ p50: number; p99: number; max: number; n: number }> {
   const c = await sandboxCluster('fleetq-2');
   const core = c.kc.makeApiClient(CoreV1Api);
   const ns = `bench-${randomUUID().slice(0, 8)}`;
@@ -37,9 +43,20 @@ async function measure(driver: 'memory' | 'bullmq' | 'sqs'): Promise<{ p50: numb
   const sqs = driver === 'sqs' ? await startSqsEmulator() : undefined;
   const name = `bench-${randomUUID().slice(0, 8)}`;
   const config: QueueConfig =
-    driver === 'memory' ? { driver, name } : driver === 'bullmq' ? { driver, name } : { driver, name, endpoint: sqs?.endpoint ?? '' };
+    driver === 'memory'
+      ? { driver, name }
+      : driver === 'bullmq'
+        ? { driver, name }
+        : { driver, name, endpoint: sqs?.endpoint ?? '' };
   const queue = await createQueue(config);
-  const registry = new ClusterRegistry([{ name: 'fleetq-2', owns: ['ConfigMap'], limits: { qps: 1000, burst: 1000 }, connection: { type: 'kubeconfig', path: c.state.kubeconfig } }]);
+  const registry = new ClusterRegistry([
+    {
+      name: 'fleetq-2',
+      owns: ['ConfigMap'],
+      limits: { qps: 1000, burst: 1000 },
+      connection: { type: 'kubeconfig', path: c.state.kubeconfig },
+    },
+  ]);
   const started = new Map<string, number>();
   const recorder: Controller = {
     kind: 'ConfigMap',
@@ -51,10 +68,23 @@ async function measure(driver: 'memory' | 'bullmq' | 'sqs'): Promise<{ p50: numb
   };
   const logger = new Logger('bench', process.env.LOG_LEVEL ?? 'warn');
   const loop = new WorkerLoop(
-    { registry, queue, logger, clients: clusterClients(registry), controllers: new Map([['ConfigMap', recorder]]), now: () => new Date() },
+    {
+      registry,
+      queue,
+      logger,
+      clients: clusterClients(registry),
+      controllers: new Map([['ConfigMap', recorder]]),
+      now: () => new Date(),
+    },
     { concurrency: 8, pollMs: 200 },
   );
-  const fleet = new FleetForwarder(registry, { queue, checkpoints: new MemoryCheckpointStore(), resyncMs: 0, logger, logListed: false });
+  const fleet = new FleetForwarder(registry, {
+    queue,
+    checkpoints: new MemoryCheckpointStore(),
+    resyncMs: 0,
+    logger,
+    logListed: false,
+  });
   loop.start();
   await fleet.start();
   const sent = new Map<string, number>();
@@ -62,7 +92,10 @@ async function measure(driver: 'memory' | 'bullmq' | 'sqs'): Promise<{ p50: numb
     for (let i = 0; i < COUNT; i++) {
       const cm = `cm-${i}`;
       sent.set(cm, Date.now());
-      await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: cm, annotations: { [MIRROR_TO]: '' } } } });
+      await core.createNamespacedConfigMap({
+        namespace: ns,
+        body: { metadata: { name: cm, annotations: { [MIRROR_TO]: '' } } },
+      });
       if (GAP_MS > 0) await new Promise((r) => setTimeout(r, GAP_MS));
     }
     await waitFor(async () => started.size >= COUNT, 120_000, 100, `${COUNT} reconciles`);
@@ -80,7 +113,9 @@ async function measure(driver: 'memory' | 'bullmq' | 'sqs'): Promise<{ p50: numb
 const rows: string[] = [];
 for (const d of (values.drivers ?? '').split(',') as Array<'memory' | 'bullmq' | 'sqs'>) {
   const r = await measure(d);
-  rows.push(`${d.padEnd(8)} ${String(r.n).padStart(6)} ${r.p50.toFixed(0).padStart(8)} ${r.p99.toFixed(0).padStart(8)} ${r.max.toFixed(0).padStart(8)}`);
+  rows.push(
+    `${d.padEnd(8)} ${String(r.n).padStart(6)} ${r.p50.toFixed(0).padStart(8)} ${r.p99.toFixed(0).padStart(8)} ${r.max.toFixed(0).padStart(8)}`,
+  );
 }
 console.log(`\nevent → reconcile start, ${COUNT} ConfigMaps created ${GAP_MS} ms apart (ms)`);
 console.log(`driver        n      p50      p99      max`);
