@@ -5,7 +5,7 @@ import { keyString, type ReconcileKey } from '../kube/key.js';
 import type { Kind } from '../kube/kinds.js';
 import { configMapKeys } from './mirror-keys.js';
 import { isNodeUnchanged } from './previous-state.js';
-import type { KubeObject, Resource } from './resources.js';
+import { WORKLOAD_KIND, type KubeObject, type Resource } from './resources.js';
 import type { WorkloadIndexView } from './workload-index.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -50,15 +50,6 @@ const ADOPTERS_OF: Readonly<Partial<Record<Resource, ReadonlySet<Kind>>>> = {
   replicasets: new Set<Kind>(['Deployment']),
 };
 
-const OWN_KIND: Readonly<Partial<Record<Resource, Kind>>> = {
-  deployments: 'Deployment',
-  replicasets: 'ReplicaSet',
-  statefulsets: 'StatefulSet',
-  daemonsets: 'DaemonSet',
-  jobs: 'Job',
-  cronjobs: 'CronJob',
-};
-
 export function eventKeys(event: ObservedEvent, ctx: KeyContext): ReconcileKey[] {
   const keys: ReconcileKey[] = [];
   const { resource, object } = event;
@@ -67,7 +58,7 @@ export function eventKeys(event: ObservedEvent, ctx: KeyContext): ReconcileKey[]
     if (ctx.owns.has(kind) && ns !== '' && name !== '') keys.push({ cluster: ctx.cluster, kind, namespace: ns, name });
   };
 
-  const own = OWN_KIND[resource];
+  const own = WORKLOAD_KIND[resource];
   if (own !== undefined) push(own, namespace, object.metadata?.name ?? '');
 
   const controllers = CONTROLLERS_OF[resource];

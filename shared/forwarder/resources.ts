@@ -28,6 +28,16 @@ export type Resource = (typeof Resource)[keyof typeof Resource];
 /** What the mapping reads of an object: identity, labels, annotations, owners, and the spec's selector. */
 export type KubeObject = KubernetesObject & { spec?: unknown; status?: unknown };
 
+/** The workload resources, each holding one kind fleetq can own. */
+export const WORKLOAD_KIND: Readonly<Partial<Record<Resource, Kind>>> = {
+  deployments: 'Deployment',
+  replicasets: 'ReplicaSet',
+  statefulsets: 'StatefulSet',
+  daemonsets: 'DaemonSet',
+  jobs: 'Job',
+  cronjobs: 'CronJob',
+};
+
 /** The object kind each resource holds. */
 export const RESOURCE_KIND: Readonly<Record<Resource, string>> = {
   deployments: 'Deployment',

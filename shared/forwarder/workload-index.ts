@@ -3,7 +3,7 @@
 // ReplicaSet's controlling Deployment (Pod deletions). Filled from the forwarder's own workload watches.
 import type { Kind } from '../kube/kinds.js';
 import { isSelectorEmpty, isSelectorMatch, specSelector, type LabelSelector, type Labels } from './label-selector.js';
-import type { KubeObject, Resource } from './resources.js';
+import { WORKLOAD_KIND, type KubeObject, type Resource } from './resources.js';
 
 export type IndexedWorkload = {
   readonly kind: Kind;
@@ -23,17 +23,8 @@ export interface WorkloadIndexView {
   get(kind: Kind, namespace: string, name: string): IndexedWorkload | undefined;
 }
 
-const INDEXED: Partial<Record<Resource, Kind>> = {
-  deployments: 'Deployment',
-  replicasets: 'ReplicaSet',
-  statefulsets: 'StatefulSet',
-  daemonsets: 'DaemonSet',
-  jobs: 'Job',
-  cronjobs: 'CronJob',
-};
-
 export function isIndexedResource(resource: Resource): boolean {
-  return INDEXED[resource] !== undefined;
+  return WORKLOAD_KIND[resource] !== undefined;
 }
 
 export class WorkloadIndex implements WorkloadIndexView {
@@ -41,7 +32,7 @@ export class WorkloadIndex implements WorkloadIndexView {
   private readonly byNamespace = new Map<string, Map<string, IndexedWorkload>>();
 
   apply(resource: Resource, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject): void {
-    const kind = INDEXED[resource];
+    const kind = WORKLOAD_KIND[resource];
     const namespace = object.metadata?.namespace;
     const name = object.metadata?.name;
     if (kind === undefined || namespace === undefined || name === undefined) return;
@@ -59,7 +50,7 @@ export class WorkloadIndex implements WorkloadIndexView {
 
   /** A full list of `resource`: forget its kind's entries, then index the list. */
   replace(resource: Resource, objects: readonly KubeObject[]): void {
-    const kind = INDEXED[resource];
+    const kind = WORKLOAD_KIND[resource];
     if (kind === undefined) return;
     for (const [namespace, ns] of this.byNamespace) {
       for (const [id, w] of ns) if (w.kind === kind) ns.delete(id);
