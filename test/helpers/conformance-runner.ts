@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Side } from './conformance-client.js';
 import { diff, formatDiff, normalize, type Difference, type NormalizedSide } from './conformance-normalize.js';
+import { stableJson } from './conformance-model.js';
 import { Sampler } from './conformance-sampler.js';
 import { runStep } from './conformance-steps.js';
 import type { Scenario, ScenarioKind, Step } from './conformance-types.js';
@@ -68,7 +69,7 @@ type Run = { side: Side; sampler: Sampler };
 async function snapshotNormalized(r: Run): Promise<{ n: NormalizedSide; key: string }> {
   const s = await r.sampler.next();
   const n = normalize(s, r.side.namespace);
-  return { n, key: JSON.stringify(n.state) };
+  return { n, key: stableJson(n.state) };
 }
 
 /** Waits until both sides are unchanged for STABLE_MS and equal, or the deadline passes; then compares. */
@@ -143,7 +144,8 @@ export async function runScenario(sc: Scenario, o: ConformanceOptions): Promise<
       if (step.do === 'compare') {
         const cp = await compareSides(step.label, a, b, o, step.timeoutMs ?? COMPARE_MS);
         checkpoints.push(cp);
-        log.push(`#${i} compare ${step.label}: ${cp.agreed ? 'agree' : `${cp.differences.length} differences`}`);
+        const outcome = cp.agreed ? 'agree' : `${cp.differences.length} differences`;
+        log.push(`#${i} compare ${step.label} (${Date.now() - t0} ms): ${outcome}`);
         if (!cp.agreed) failures.push(`state differs at "${step.label}"`);
         continue;
       }

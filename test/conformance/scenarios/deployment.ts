@@ -96,7 +96,7 @@ export const DEPLOYMENT_SCENARIOS: readonly Scenario[] = [
     create({ replicas: 4, maxSurge: 2, maxUnavailable: 1 }),
     complete('first rollout'),
     stuck(2),
-    { do: 'waitFor', what: 'stuck: 3 old, 2 new (Pending)', until: deploymentPods(D, { 1: 3, 2: 2 }) },
+    { do: 'waitFor', what: 'stuck: 3 old, 3 new (Pending)', until: deploymentPods(D, { 1: 3, 2: 3 }) },
     compare('stuck'),
     scale(5),
     { do: 'waitFor', what: 'scale observed', until: generationObserved },
