@@ -18,6 +18,9 @@ export const RESOURCE = {
 } as const;
 
 export class Side {
+  /** Outputs of recorded kubectl steps, by name (compared across sides at the end of a scenario). */
+  readonly recordings: Record<string, unknown> = {};
+
   private constructor(
     /** A short label for reports: the cluster name, suffixed when both sides share a cluster. */
     readonly label: string,

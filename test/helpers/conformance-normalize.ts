@@ -10,7 +10,15 @@ import {
   revisionOf,
   templateIgnoringHash,
 } from './conformance-model.js';
-import type { Condition, KubeEvent, Labels, ObjectMeta, ReplicaSet, Snapshot } from './conformance-types.js';
+import type {
+  Condition,
+  KubeEvent,
+  Labels,
+  ObjectMeta,
+  PodTemplate,
+  ReplicaSet,
+  Snapshot,
+} from './conformance-types.js';
 
 export type Normalized = {
   deployments: Record<string, unknown>;
@@ -25,6 +33,8 @@ export type NormalizedSide = {
   events: Record<string, string[]>;
   /** owner key → raw pod-template-hash, for the exact-hash comparison. */
   hashes: Record<string, string>;
+  /** kubectl outputs recorded by the scenario (only in the summary's kubectl checkpoint). */
+  recordings?: Record<string, unknown>;
 };
 
 /** `web@3` for a Deployment's ReplicaSet, the name for any other. */
@@ -35,6 +45,16 @@ export function replicaSetKey(s: Snapshot, rs: ReplicaSet): string {
     return `${d?.metadata.name ?? owner.name}@${revisionOf(rs)}`;
   }
   return rs.metadata.name ?? '?';
+}
+
+const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
+
+/** A template with time-valued annotations (kubectl rollout restart) replaced by a placeholder. */
+function template(t: PodTemplate): unknown {
+  const base = templateIgnoringHash(t) as PodTemplate;
+  const ann = base.metadata?.annotations;
+  if (ann?.[RESTARTED_AT] === undefined) return base;
+  return { ...base, metadata: { ...base.metadata, annotations: { ...ann, [RESTARTED_AT]: '<time>' } } };
 }
 
 export function normalize(s: Snapshot, namespace: string, events: readonly KubeEvent[] = []): NormalizedSide {
@@ -73,7 +93,7 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     const st = d.status ?? {};
     deployments[d.metadata.name ?? '?'] = {
       annotations: annotations(d.metadata),
-      spec: d.spec,
+      spec: { ...d.spec, template: template(d.spec.template) },
       status: {
         observedCurrent: (st.observedGeneration ?? 0) >= (d.metadata.generation ?? 0),
         replicas: st.replicas,
@@ -101,7 +121,7 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
         replicas: rs.spec.replicas,
         selector: withoutHash(rs.spec.selector.matchLabels),
         minReadySeconds: rs.spec.minReadySeconds,
-        template: templateIgnoringHash(rs.spec.template),
+        template: template(rs.spec.template),
       },
       status: {
         observedCurrent: (st.observedGeneration ?? 0) >= (rs.metadata.generation ?? 0),

@@ -149,10 +149,13 @@ export async function runScenario(sc: Scenario, o: ConformanceOptions): Promise<
         if (!cp.agreed) failures.push(`state differs at "${step.label}"`);
         continue;
       }
-      const outcomes = await Promise.allSettled(runs.map((r) => runStep(step, r.side, r.sampler)));
+      if (step.do === 'on' && step.step.do === 'compare') throw new Error('a compare step runs on both sides');
+      const targets = step.do === 'on' ? [step.side === 'a' ? a : b] : runs;
+      const inner = step.do === 'on' ? (step.step as Exclude<Step, { do: 'compare' } | { do: 'on' }>) : step;
+      const outcomes = await Promise.allSettled(targets.map((r) => runStep(inner, r.side, r.sampler)));
       const errors: string[] = [];
       outcomes.forEach((out, j) => {
-        const label = runs[j]?.side.label ?? '?';
+        const label = targets[j]?.side.label ?? '?';
         if (out.status === 'fulfilled') log.push(`#${i} ${label} (${Date.now() - t0} ms): ${out.value}`);
         else errors.push(`${label}: step #${i} ${describeStep(step)}: ${errorText(out.reason)}`);
       });
@@ -160,6 +163,18 @@ export async function runScenario(sc: Scenario, o: ConformanceOptions): Promise<
         failures.push(...errors);
         break;
       }
+    }
+    const recorded = diff(a.side.recordings, b.side.recordings);
+    if (recorded.length > 0) {
+      failures.push('kubectl outputs differ');
+      checkpoints.push({
+        label: 'kubectl outputs',
+        agreed: false,
+        differences: recorded,
+        eventDifferences: [],
+        hashesEqual: true,
+        states: [emptySide(a.side.recordings), emptySide(b.side.recordings)],
+      });
     }
   } catch (err) {
     failures.push(`harness: ${errorText(err)}`);
@@ -212,6 +227,10 @@ function result(
   };
 }
 
+function emptySide(recordings: Record<string, unknown>): NormalizedSide {
+  return { state: { deployments: {}, replicaSets: {}, pods: {} }, events: {}, hashes: {}, recordings };
+}
+
 function describeStep(step: Step): string {
   switch (step.do) {
     case 'waitFor':
@@ -223,6 +242,8 @@ function describeStep(step: Step): string {
       return `${step.do} ${step.invariant.name}`;
     case 'compare':
       return `compare ${step.label}`;
+    case 'on':
+      return `on ${step.side}: ${describeStep(step.step)}`;
     default:
       return step.do;
   }

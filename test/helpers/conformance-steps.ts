@@ -31,6 +31,21 @@ export async function kubectlOn(side: Side, args: readonly string[], timeoutMs =
   }
 }
 
+/** Exit code and output with the namespace normalized; stdout trimmed to its last line unless asked. */
+function recordOf(
+  r: KubectlResult,
+  side: Side,
+  lines: 'last' | 'all',
+): { code: number; stdout: string; stderr: string } {
+  const clean = (t: string): string => t.split(side.namespace).join('<ns>').trim();
+  const out = clean(r.stdout).split('\n');
+  return {
+    code: r.code,
+    stdout: lines === 'last' ? (out[out.length - 1] ?? '') : out.join('\n'),
+    stderr: clean(r.stderr),
+  };
+}
+
 export function selectPods(s: Snapshot, f: PodFilter): Pod[] {
   const keyByUid = new Map(s.replicaSets.map((rs) => [rs.metadata.uid, replicaSetKey(s, rs)]));
   const matches = s.pods.filter((p) => {
@@ -75,7 +90,11 @@ function setReady(pod: Pod, ready: boolean): void {
   for (const cs of status.containerStatuses ?? []) cs.ready = ready;
 }
 
-export async function runStep(step: Exclude<Step, { do: 'compare' }>, side: Side, sampler: Sampler): Promise<string> {
+export async function runStep(
+  step: Exclude<Step, { do: 'compare' } | { do: 'on' }>,
+  side: Side,
+  sampler: Sampler,
+): Promise<string> {
   switch (step.do) {
     case 'create':
       for (const o of step.objects) await side.create(o);
@@ -90,7 +109,8 @@ export async function runStep(step: Exclude<Step, { do: 'compare' }>, side: Side
       return `scaled ${step.kind}/${step.name} to ${step.replicas}`;
     case 'kubectl': {
       const r = await kubectlOn(side, step.args);
-      if ((r.code === 0) === Boolean(step.expectFailure))
+      if (step.record !== undefined) side.recordings[step.record] = recordOf(r, side, step.lines ?? 'last');
+      if (step.expectFailure !== undefined && (r.code === 0) === step.expectFailure)
         throw new Error(`kubectl ${step.args.join(' ')}: exit ${r.code}, stderr ${r.stderr.trim()}`);
       return `kubectl ${step.args.join(' ')} → exit ${r.code} ${r.stdout.trim()} ${r.stderr.trim()}`.trim();
     }

@@ -156,7 +156,18 @@ export type Step =
       readonly replicas: number;
     }
   /** A kubectl command, `{ns}` replaced by the side's namespace; `expectFailure` when a non-zero exit is the point. */
-  | { readonly do: 'kubectl'; readonly args: readonly string[]; readonly expectFailure?: boolean }
+  | {
+      readonly do: 'kubectl';
+      readonly args: readonly string[];
+      /** Undefined: the exit code is only recorded; true/false: a non-zero exit is (not) the point. */
+      readonly expectFailure?: boolean;
+      /** Record exit code and output under this name; recordings are compared across sides at the end. */
+      readonly record?: string;
+      /** Which stdout lines to record: the last (final status; progress lines depend on timing) or all. */
+      readonly lines?: 'last' | 'all';
+    }
+  /** A step run on one side only (for the harness' own negative checks). */
+  | { readonly do: 'on'; readonly side: 'a' | 'b'; readonly step: Step }
   | { readonly do: 'deletePods'; readonly filter: PodFilter }
   | { readonly do: 'setPodsReady'; readonly filter: PodFilter; readonly ready: boolean }
   | { readonly do: 'relabelPods'; readonly filter: PodFilter; readonly labels: Labels }
