@@ -14,4 +14,9 @@ export interface Controller<Observed = unknown> {
   observe(view: ClusterView, key: ReconcileKey): Promise<Observed>;
   /** Pure: no I/O, no clock (now is given), no randomness. */
   plan(observed: Observed, now: Date): PlanResult;
+  /**
+   * Optional, pure: after applying plan()'s actions failed on a create or delete, the status writes that record
+   * the failure (e.g. ReplicaSet's ReplicaFailure condition). The runtime applies them, then retries the key.
+   */
+  planWriteFailure?(observed: Observed, now: Date, failure: { readonly message: string }): PlanResult;
 }

@@ -3,7 +3,7 @@
 // parks the key in the dead-letter list, anything else retries with the key's backoff.
 import type { Controller } from '../controllers/controller.js';
 import { countByType } from '../kube/actions.js';
-import { TerminalError, classify } from '../kube/errors.js';
+import { ApiError, TerminalError, classify } from '../kube/errors.js';
 import { keyString } from '../kube/key.js';
 import type { ClusterRegistry } from '../kube/registry.js';
 import type { KubeRest } from '../kube/rest.js';
@@ -78,9 +78,32 @@ async function run(deps: ReconcileDeps, lease: Lease, logger: Logger): Promise<O
   const result = controller.plan(observed, deps.now());
   logger.info('Plan computed', { actions: countByType(result.actions), requeueAfter: result.requeueAfter });
   logger.debug('Plan', { plan: result });
-  await applyActions(rest, result.actions, () => deps.queue.renew(lease));
+  const fence = () => deps.queue.renew(lease);
+  try {
+    await applyActions(rest, result.actions, fence);
+  } catch (err) {
+    // A failed create or delete may itself be status (ReplicaSet's ReplicaFailure): write it, then retry as usual.
+    if (err instanceof ApiError && (err.method === 'POST' || err.method === 'DELETE') && controller.planWriteFailure) {
+      const follow = controller.planWriteFailure(observed, deps.now(), { message: apiMessage(err) });
+      await applyActions(rest, follow.actions, fence).catch((e: unknown) =>
+        logger.warn('Failure status not written', { error: errorFields(e) }),
+      );
+    }
+    throw err;
+  }
   await deps.queue.done(lease);
   if (result.requeueAfter === undefined) return 'done';
   await deps.queue.addAfter(key, result.requeueAfter);
   return 'requeued';
+}
+
+/** The apiserver's own message from a Status body (what upstream puts in a condition), else the error's. */
+function apiMessage(err: ApiError): string {
+  try {
+    const status = JSON.parse(err.body) as { message?: unknown };
+    if (typeof status.message === 'string' && status.message !== '') return status.message;
+  } catch {
+    // not a Status body
+  }
+  return err.message;
 }

@@ -194,4 +194,41 @@ describe('ReplicaSet controller on a real apiserver', () => {
     await untilAvailable(2);
     expect((await activePods()).map((p) => p.metadata?.name)).not.toContain(victim!.metadata!.name);
   });
+
+  it('sets ReplicaFailure (FailedCreate) when a quota rejects creates, and clears it once creates succeed', async () => {
+    await core.createNamespacedResourceQuota({
+      namespace: ns.name,
+      body: { metadata: { name: 'pods' }, spec: { hard: { pods: '3' } } },
+    });
+    // The resource-quota controller (it runs in fleetq mode) must have counted usage before admission enforces it.
+    await waitFor(
+      async () =>
+        (await core.readNamespacedResourceQuota({ namespace: ns.name, name: 'pods' })).status?.used?.pods !== undefined,
+      30_000,
+      100,
+      'the quota to be counted',
+    );
+    await scale(5);
+    let condition: { status?: string; reason?: string; message?: string } | undefined;
+    await waitFor(
+      async () => {
+        await reconcile().catch(() => true);
+        condition = (await readRs()).status?.conditions?.find((x) => x.type === 'ReplicaFailure');
+        return condition?.status === 'True';
+      },
+      30_000,
+      100,
+      'the ReplicaFailure condition',
+    );
+    expect(condition).toMatchObject({
+      status: 'True',
+      reason: 'FailedCreate',
+      message: expect.stringMatching(/exceeded quota/),
+    });
+    expect(await activePods()).toHaveLength(3);
+
+    await core.deleteNamespacedResourceQuota({ namespace: ns.name, name: 'pods' });
+    await untilAvailable(5);
+    expect((await readRs()).status?.conditions?.find((x) => x.type === 'ReplicaFailure')).toBeUndefined();
+  });
 });

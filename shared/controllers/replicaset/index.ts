@@ -1,23 +1,23 @@
 // The ReplicaSet controller: observe by live reads, plan purely.
 //
-// planManageFailure is for the runtime, after applyActions threw on a create (POST) or delete (DELETE) of a
-// plan from this controller: it returns the status write that records ReplicaFailure (upstream writes status
-// in the same sync with manageReplicasErr). Until the runtime calls it, a failed create or delete is retried
-// with the key's backoff and ReplicaFailure is never set; it is still removed by the next successful pass.
+// planWriteFailure: the runtime calls it after applyActions threw on a create (POST) or delete (DELETE) of a
+// plan from this controller; it returns the status write that records ReplicaFailure (upstream writes status
+// in the same sync with manageReplicasErr). The key is then retried with its backoff; the condition is removed
+// by the next successful pass.
 import type { Controller, PlanResult } from '../controller.js';
 import { observeReplicaSet } from './observe.js';
 import { planManageFailure, planReplicaSet } from './plan.js';
 import { RS_KIND, type ManageFailure, type ObservedReplicaSet } from './types.js';
 
 export type ReplicaSetController = Controller<ObservedReplicaSet> & {
-  planManageFailure(observed: ObservedReplicaSet, now: Date, failure: ManageFailure): PlanResult;
+  planWriteFailure(observed: ObservedReplicaSet, now: Date, failure: ManageFailure): PlanResult;
 };
 
 export const replicaSetController: ReplicaSetController = {
   kind: RS_KIND,
   observe: observeReplicaSet,
   plan: planReplicaSet,
-  planManageFailure,
+  planWriteFailure: planManageFailure,
 };
 
 export type { ManageFailure, ObservedReplicaSet } from './types.js';
