@@ -25,7 +25,7 @@ export class Pass {
     readonly namespaceRSs: readonly ReplicaSet[],
     readonly now: Date,
   ) {
-    this.d = structuredClone(original);
+    this.d = deepCopy(original);
     this.d.status ??= {};
   }
 
@@ -39,18 +39,18 @@ export class Pass {
     const pending = this.creates.get(name);
     if (pending) {
       mutate(pending);
-      return structuredClone(pending);
+      return deepCopy(pending);
     }
     const prior = this.writes.get(name);
-    const object = prior?.object ?? structuredClone(rs);
+    const object = prior?.object ?? deepCopy(rs);
     mutate(object);
     const keep = prior?.reason === 'ScalingReplicaSet' ? prior.reason : reason;
     this.writes.set(name, { object, reason: keep });
-    return structuredClone(object);
+    return deepCopy(object);
   }
 
   create(rs: ReplicaSet): void {
-    this.creates.set(rs.metadata.name ?? '', structuredClone(rs));
+    this.creates.set(rs.metadata.name ?? '', deepCopy(rs));
   }
 
   delete(rs: ReplicaSet): void {
@@ -118,4 +118,12 @@ function zeroed(s: DeploymentStatus | undefined): DeploymentStatus {
     unavailableReplicas: 0,
     ...s,
   };
+}
+
+/**
+ * A deep copy of JSON data. Not structuredClone: its copies come from the host realm, which breaks deep
+ * equality against objects of another realm (as under Jest's module VM).
+ */
+export function deepCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }

@@ -11,7 +11,7 @@ import {
   replicaSetProportion,
 } from './fenceposts.js';
 import { computeHash } from './hash.js';
-import { SyncAborted, type Pass } from './pass.js';
+import { type Pass, SyncAborted, deepCopy } from './pass.js';
 import {
   byCreationTimestamp,
   bySizeNewer,
@@ -67,7 +67,7 @@ function getNewReplicaSet(p: Pass, rsList: ReplicaSet[], oldRSs: ReplicaSet[], c
     setNewReplicaSetAnnotations(d, rs, newRevision, true, MAX_REV_HISTORY_LENGTH_IN_CHARS, replicasAnnotations(d));
 
   if (existing) {
-    const copy = structuredClone(existing);
+    const copy = deepCopy(existing);
     const annotationsUpdated = syncAnnotations(copy);
     if (annotationsUpdated || (copy.spec.minReadySeconds ?? 0) !== (d.spec.minReadySeconds ?? 0)) {
       return p.update(existing, 'UpdatedReplicaSet', (rs) => {
@@ -85,12 +85,12 @@ function getNewReplicaSet(p: Pass, rsList: ReplicaSet[], oldRSs: ReplicaSet[], c
   if (!create) return null;
 
   const hash = computeHash(d.spec.template ?? {}, d.status?.collisionCount);
-  const template = structuredClone(d.spec.template ?? {});
+  const template = deepCopy(d.spec.template ?? {});
   template.metadata = {
     ...template.metadata,
     labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash },
   };
-  const selector = structuredClone(d.spec.selector ?? {});
+  const selector = deepCopy(d.spec.selector ?? {});
   selector.matchLabels = { ...selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash };
   const newRS: ReplicaSet = {
     apiVersion: 'apps/v1',
