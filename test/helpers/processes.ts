@@ -14,8 +14,8 @@ export type Proc = {
   readonly exited: Promise<number | null>;
 };
 
-export function spawnTsx(script: string, env: NodeJS.ProcessEnv, name = script): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+export function spawnTsx(script: string, env: NodeJS.ProcessEnv, name = script, args: readonly string[] = []): Proc {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     env: { ...process.env, NODE_OPTIONS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
