@@ -278,6 +278,8 @@ export type Summary = {
   readonly passed: number;
   readonly failed: number;
   readonly agreement: Record<string, { passed: number; total: number; percent: number }>;
+  /** Scenarios in which the event reasons differed (failing only with strictEvents). */
+  readonly eventsDiffer: readonly string[];
   readonly scenarios: readonly Omit<ScenarioResult, 'report'>[];
 };
 
@@ -295,6 +297,7 @@ export function summarize(suite: string, o: ConformanceOptions, results: readonl
     passed: results.filter((r) => r.ok).length,
     failed: results.filter((r) => !r.ok).length,
     agreement,
+    eventsDiffer: results.filter((r) => r.checkpoints.some((c) => c.eventDifferences.length > 0)).map((r) => r.name),
     scenarios: results.map(({ report: _report, ...rest }) => rest),
   };
 }
@@ -303,7 +306,8 @@ export function summaryLine(s: Summary): string {
   const kinds = Object.entries(s.agreement)
     .map(([k, v]) => `${k} ${v.passed}/${v.total} (${v.percent}%)`)
     .join(', ');
-  return `conformance ${s.suite} [${s.sides[0]} vs ${s.sides[1]}]: ${s.passed} passed, ${s.failed} failed; agreement: ${kinds}`;
+  const events = s.eventsDiffer.length > 0 ? `; event reasons differ in ${s.eventsDiffer.length} scenarios` : '';
+  return `conformance ${s.suite} [${s.sides[0]} vs ${s.sides[1]}]: ${s.passed} passed, ${s.failed} failed; agreement: ${kinds}${events}`;
 }
 
 export function writeSummary(s: Summary, dir = join(process.cwd(), 'test', 'conformance', '.results')): string {

@@ -7,6 +7,7 @@
 //   CONFORMANCE_EXACT_HASH=1     compare pod-template-hash values byte for byte
 //   CONFORMANCE_STRICT_EVENTS=1  differing event reasons fail the scenario
 //   CONFORMANCE_KEEP=1           keep the namespaces of failed scenarios
+//   CONFORMANCE_LOG_LEVEL=warn   fleetq's own log level (default error)
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { missingControllers, startFleetq, type RunningFleetq } from './conformance-fleetq.js';
 import {
