@@ -1,0 +1,92 @@
+import { describe, expect, it } from '@jest/globals';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { observeDeployment } from '../../../../shared/controllers/deployment/observe.js';
+import { planDeployment } from '../../../../shared/controllers/deployment/plan.js';
+import type { ClusterView, ListOptions } from '../../../../shared/kube/view.js';
+import { aDeployment, anRS, aPod, NOW, observed, updated } from './builders.js';
+
+describe('claiming ReplicaSets (ControllerRefManager)', () => {
+  const d = aDeployment({ replicas: 3 });
+  const cur = anRS('cur', { replicas: 3, available: 3, revision: 1, desired: 3, max: 4 });
+
+  it('adopts a matching orphan: adds a controller reference, in the same update as any scaling', () => {
+    const orphan = anRS('orphan', { image: 'app:0', replicas: 1, owned: false, revision: 0 });
+    const r = planDeployment(observed(d, [cur, orphan]), NOW);
+    const o = updated(r, 'orphan');
+    expect(o?.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: 'web',
+        uid: 'uid-web',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    expect(o?.metadata.resourceVersion).toBe('rv-orphan');
+    expect(r.actions.filter((a) => a.type === 'update' && a.object.metadata?.name === 'orphan')).toHaveLength(1);
+  });
+
+  it('releases an owned ReplicaSet whose labels stopped matching', () => {
+    const stray = anRS('stray', { image: 'app:0', replicas: 0, labels: { app: 'other' }, revision: 0 });
+    const r = planDeployment(observed(d, [cur, stray]), NOW);
+    expect(updated(r, 'stray')?.metadata.ownerReferences).toEqual([]);
+  });
+
+  it('ignores ReplicaSets controlled by someone else', () => {
+    const theirs = anRS('theirs', { image: 'app:0', replicas: 2, owned: false });
+    theirs.metadata.ownerReferences = [
+      { apiVersion: 'apps/v1', kind: 'Deployment', name: 'x', uid: 'other', controller: true },
+    ];
+    expect(updated(planDeployment(observed(d, [cur, theirs]), NOW), 'theirs')).toBeUndefined();
+  });
+
+  it('a deleting Deployment neither adopts nor releases', () => {
+    const orphan = anRS('orphan', { image: 'app:0', replicas: 1, owned: false });
+    const r = planDeployment(observed(aDeployment({ deleting: true }), [cur, orphan]), NOW);
+    expect(r.actions.filter((a) => a.type === 'update')).toEqual([]);
+  });
+});
+
+describe('observe: reads per reconcile', () => {
+  function view(objects: Record<string, unknown[]>, calls: string[]): ClusterView {
+    return {
+      cluster: 'c',
+      get: <T extends KubernetesObject>(kind: string) => {
+        calls.push(`get ${kind}`);
+        return Promise.resolve((objects[kind]?.[0] ?? null) as T | null);
+      },
+      list: <T extends KubernetesObject>(kind: string, _ns: string | undefined, o?: ListOptions) => {
+        calls.push(`list ${kind}${o?.labelSelector ? ` ${o.labelSelector}` : ''}`);
+        return Promise.resolve((objects[kind] ?? []) as T[]);
+      },
+    };
+  }
+  const key = { cluster: 'c', kind: 'Deployment', namespace: 'ns', name: 'web' };
+
+  it.each([
+    {
+      name: 'RollingUpdate: ReplicaSets then the Deployment (2 reads)',
+      d: aDeployment(),
+      rss: [anRS('old', { image: 'app:0', replicas: 0 })],
+      want: ['list ReplicaSet', 'get Deployment'],
+    },
+    {
+      name: 'Recreate with old ReplicaSets at 0: pods by selector too (3 reads)',
+      d: aDeployment({ strategy: 'Recreate' }),
+      rss: [anRS('old', { image: 'app:0', replicas: 0 })],
+      want: ['list ReplicaSet', 'get Deployment', 'list Pod app=web'],
+    },
+    {
+      name: 'Recreate still scaling old ReplicaSets down: no pods',
+      d: aDeployment({ strategy: 'Recreate' }),
+      rss: [anRS('old', { image: 'app:0', replicas: 2 })],
+      want: ['list ReplicaSet', 'get Deployment'],
+    },
+  ])('$name', async ({ d, rss, want }) => {
+    const calls: string[] = [];
+    const o = await observeDeployment(view({ Deployment: [d], ReplicaSet: rss, Pod: [aPod('p', 'old')] }, calls), key);
+    expect(calls).toEqual(want);
+    expect(o.reads).toBe(want.length);
+  });
+});
