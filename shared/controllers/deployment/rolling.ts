@@ -2,7 +2,7 @@
 // least replicas − maxUnavailable stay available (unhealthy old replicas first), clean up once complete.
 import { desiredReplicas, maxUnavailable, newRSNewReplicas } from './fenceposts.js';
 import type { Pass } from './pass.js';
-import { syncRolloutStatus } from './progress.js';
+import { isComplete, syncRolloutStatus } from './progress.js';
 import {
   availableReplicaCount,
   byCreationTimestamp,
@@ -11,7 +11,6 @@ import {
   specReplicas,
 } from './replica-sets.js';
 import { cleanupDeployment, getAllReplicaSetsAndSyncRevision, scaleReplicaSet } from './sync.js';
-import { isComplete } from './progress.js';
 import type { ReplicaSet } from './types.js';
 
 export function rolloutRolling(p: Pass, rsList: ReplicaSet[]): void {
