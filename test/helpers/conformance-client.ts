@@ -57,11 +57,10 @@ export class Side {
   }
 
   async snapshot(): Promise<Snapshot> {
-    const at = Date.now();
     const deployments = await this.list<Deployment>('Deployment');
     const replicaSets = await this.list<ReplicaSet>('ReplicaSet');
     const pods = await this.list<Pod>('Pod');
-    return { at, deployments, replicaSets, pods };
+    return { at: Date.now(), deployments, replicaSets, pods };
   }
 
   async events(): Promise<KubeEvent[]> {

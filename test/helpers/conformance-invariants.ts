@@ -34,11 +34,15 @@ export function statusOrdered(): Invariant {
   };
 }
 
-/** Σ ReplicaSet spec.replicas ≤ replicas + maxSurge once the controller observed the current generation. */
+/**
+ * Σ ReplicaSet spec.replicas ≤ replicas + maxSurge once the controller observed the current generation. A
+ * sample lists Deployments before ReplicaSets, so a scale landing between the two lists looks like a
+ * violation for one sample: hence a short grace.
+ */
 export function specSurgeBound(name: string): Invariant {
   return {
     name: `${name}: Σ replicaset spec.replicas ≤ replicas + maxSurge`,
-    graceMs: 0,
+    graceMs: 1_000,
     check: (s) => {
       const d = findDeployment(s, name);
       if (!d || (d.status?.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) return null;

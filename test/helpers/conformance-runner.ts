@@ -79,7 +79,9 @@ async function compareSides(
   b: Run,
   o: ConformanceOptions,
   timeoutMs: number,
+  ignore: readonly string[] = [],
 ): Promise<CheckpointResult> {
+  const ignored = (path: string): boolean => ignore.some((p) => path === p || path.startsWith(`${p}.`));
   const deadline = Date.now() + timeoutMs;
   const since = [Date.now(), Date.now()];
   let prev: string[] = ['', ''];
@@ -93,14 +95,15 @@ async function compareSides(
     prev = [x.key, y.key];
     last = [x.n, y.n];
     const stable = now - (since[0] ?? now) >= STABLE_MS && now - (since[1] ?? now) >= STABLE_MS;
-    if ((stable && x.key === y.key) || now >= deadline) break;
+    const same = x.key === y.key || (ignore.length > 0 && diff(x.n.state, y.n.state).every((d) => ignored(d.path)));
+    if ((stable && same) || now >= deadline) break;
   }
   const [na, nb] = last;
   const [ea, eb] = await Promise.all([a.side.events(), b.side.events()]);
   const [sa, sb] = [await a.sampler.next(), await b.sampler.next()];
   const eventsA = normalize(sa, a.side.namespace, ea).events;
   const eventsB = normalize(sb, b.side.namespace, eb).events;
-  const differences = diff(na.state, nb.state);
+  const differences = diff(na.state, nb.state).filter((d) => !ignored(d.path));
   const hashDiffs = diff(na.hashes, nb.hashes);
   if (o.exactHashes) differences.push(...hashDiffs.map((d) => ({ ...d, path: `hashes.${d.path}` })));
   const eventDifferences = diff(eventsA, eventsB);
@@ -142,7 +145,7 @@ export async function runScenario(sc: Scenario, o: ConformanceOptions): Promise<
     for (const [i, step] of sc.steps.entries()) {
       const t0 = Date.now();
       if (step.do === 'compare') {
-        const cp = await compareSides(step.label, a, b, o, step.timeoutMs ?? COMPARE_MS);
+        const cp = await compareSides(step.label, a, b, o, step.timeoutMs ?? COMPARE_MS, step.ignore);
         checkpoints.push(cp);
         const outcome = cp.agreed ? 'agree' : `${cp.differences.length} differences`;
         log.push(`#${i} compare ${step.label} (${Date.now() - t0} ms): ${outcome}`);

@@ -108,7 +108,7 @@ export type KubeEvent = {
   reportingComponent?: string;
 };
 
-/** One poll of a side: listed in this order (Deployments, then ReplicaSets, then Pods), at `at`. */
+/** One poll of a side: listed in this order (Deployments, then ReplicaSets, then Pods); `at` is after the pods. */
 export type Snapshot = {
   readonly at: number;
   readonly deployments: readonly Deployment[];
@@ -179,7 +179,13 @@ export type Step =
       readonly timeoutMs?: number;
     }
   /** Both sides settle (unchanged for a while) and must then agree; the last step of every scenario is one. */
-  | { readonly do: 'compare'; readonly label: string; readonly timeoutMs?: number }
+  | {
+      readonly do: 'compare';
+      readonly label: string;
+      readonly timeoutMs?: number;
+      /** Path prefixes left out of this comparison, each with the reason in the scenario's comment. */
+      readonly ignore?: readonly string[];
+    }
   | { readonly do: 'arm' | 'disarm'; readonly invariant: Invariant };
 
 export type Mutate = (obj: Deployment & ReplicaSet) => void;

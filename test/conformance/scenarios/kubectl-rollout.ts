@@ -68,7 +68,9 @@ export const KUBECTL_SCENARIOS: readonly Scenario[] = [
     complete(),
     { do: 'update', kind: 'Deployment', name: D, mutate: setStuckImage(2) },
     status('status with a 6s timeout', '6s', true),
-    compare('stuck'),
+    // Upstream itself leaves Progressing at NewReplicaSetCreated or moves it to ReplicaSetUpdated here,
+    // depending on whether a sync sees the new ReplicaSet's first pod (seen both ways on upstream-1 alone).
+    { do: 'compare', label: 'stuck', ignore: ['deployments.web.conditions.Progressing'] },
   ]),
   scenario('kubectl-undo', 'rollout undo returns to the previous template and reuses its ReplicaSet', [
     create({ replicas: 3 }),
