@@ -15,6 +15,8 @@ const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform,
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // etcd's data under .sandbox/ has *.snap files that Jest would take for obsolete snapshots.
+  modulePathIgnorePatterns: ['<rootDir>/.sandbox/', '<rootDir>/.cache/', '<rootDir>/dist/'],
 };
 
 export default {

@@ -35,6 +35,7 @@ else
 fi
 jest_step integration node --selectProjects integration
 jest_step e2e node --selectProjects e2e --runInBand
+jest_step conformance node --selectProjects conformance --runInBand
 
 node -e '
 const fs = require("fs"); let p = 0, f = 0;

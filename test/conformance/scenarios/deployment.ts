@@ -111,7 +111,17 @@ export const DEPLOYMENT_SCENARIOS: readonly Scenario[] = [
   dep(
     'recreate',
     'Recreate: old pods all gone before new ones run',
-    [create({ replicas: 3, strategy: 'Recreate' }), complete(), update(2), complete('recreated'), compare('recreated')],
+    [
+      create({ replicas: 3, strategy: 'Recreate' }),
+      complete(),
+      update(2),
+      complete('recreated'),
+      // Upstream's Progressing message after a Recreate names the new ReplicaSet or still the old one: its
+      // NewReplicaSetCreated status write races its own informer copy (a conflict drops it, and from then on
+      // replicas == updatedReplicas, so the condition is never rewritten). Seen both ways on upstream-1 alone;
+      // type, status and reason are still compared.
+      { do: 'compare', label: 'recreated', ignore: ['deployments.web.conditions.Progressing.message'] },
+    ],
     { recreate: true },
   ),
   dep('paused-scale-resume', 'paused: a template change waits, scaling still applies; resume rolls out', [
