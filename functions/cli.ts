@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULT_OWNED_KINDS } from '../shared/kube/kinds.js';
 import { ClusterRegistry } from '../shared/kube/registry.js';
 import { createQueue } from '../shared/queue/index.js';
 import { startAllInOne } from '../shared/runtime/all-in-one.js';
@@ -55,16 +56,14 @@ async function run(args: string[]): Promise<void> {
     registry = new ClusterRegistry([
       {
         name: cluster.name,
-        owns: ['ConfigMap'],
+        owns: DEFAULT_OWNED_KINDS,
         limits: { qps: 50, burst: 100 },
         connection: { type: 'kubeconfig', path: cluster.kubeconfig },
       },
     ]);
     console.log(`fleetq: sandbox cluster ${cluster.name} at ${cluster.server}, ${cluster.nodes} kwok node(s)`);
     console.log(`fleetq: kubeconfig ${cluster.kubeconfig}`);
-    console.log(
-      `fleetq: try  kubectl --kubeconfig ${cluster.kubeconfig} create configmap demo --from-literal=k=v && kubectl --kubeconfig ${cluster.kubeconfig} annotate configmap demo fleetq.dev/mirror-to=kube-public`,
-    );
+    console.log(`fleetq: owns ${DEFAULT_OWNED_KINDS.join(', ')} there; try the commands in README "Run it"`);
   }
   const dataDir = resolve(process.env.FLEETQ_DATA_DIR ?? join(REPO_ROOT, '.fleetq'));
   mkdirSync(dataDir, { recursive: true });

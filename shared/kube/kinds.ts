@@ -22,6 +22,9 @@ export const WORKLOAD_KINDS: readonly Kind[] = [
   'CronJob',
 ];
 
+/** What a cluster owns when its registry entry does not say: the kinds fleetq has controllers for today. */
+export const DEFAULT_OWNED_KINDS: readonly Kind[] = ['Deployment', 'ReplicaSet', 'ConfigMap'];
+
 export function isKind(value: string): value is Kind {
   return (ALL_KINDS as readonly string[]).includes(value);
 }

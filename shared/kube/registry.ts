@@ -6,7 +6,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ALL_KINDS, type Kind } from './kinds.js';
+import { ALL_KINDS, DEFAULT_OWNED_KINDS, type Kind } from './kinds.js';
 
 const NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 
@@ -108,7 +108,7 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
   const defaults = parsed.data.defaults ?? {};
   return parsed.data.clusters.map((c) => ({
     name: c.name,
-    owns: c.owns ?? defaults.owns ?? ALL_KINDS,
+    owns: c.owns ?? defaults.owns ?? DEFAULT_OWNED_KINDS,
     limits: { ...DEFAULT_LIMITS, ...defaults.limits, ...c.limits },
     connection:
       c.kubeconfig !== undefined

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ALL_KINDS } from '../../../shared/kube/kinds.js';
+import { DEFAULT_OWNED_KINDS } from '../../../shared/kube/kinds.js';
 import { DEFAULT_LIMITS, RegistryError, parseRegistry } from '../../../shared/kube/registry.js';
 
 describe('parseRegistry', () => {
@@ -44,9 +44,9 @@ describe('parseRegistry', () => {
     ]);
   });
 
-  it('owns every kind when nothing says otherwise', () => {
+  it('owns the kinds fleetq has controllers for when nothing says otherwise', () => {
     const [c] = parseRegistry('clusters: [{ name: a, kubeconfig: /k }]', 'x.yaml');
-    expect(c?.owns).toEqual(ALL_KINDS);
+    expect(c?.owns).toEqual(DEFAULT_OWNED_KINDS);
   });
 
   it.each([
