@@ -47,7 +47,17 @@ export type SqsQueueOptions = QueueOptions & {
 export type HeldRecord =
   | { readonly lease: Lease }
   | { readonly dropped: 'malformed'; readonly reason: string }
-  | { readonly dropped: 'redundant' };
+  | { readonly dropped: 'redundant' }
+  | { readonly dropped: 'expired' };
+
+/** A work message as SQS delivered it, to a receive of ours or to Lambda. */
+type Delivered = {
+  readonly body: string;
+  readonly receiptHandle: string;
+  readonly sentAt: number;
+  readonly runStart: number;
+  readonly failures: number;
+};
 
 const MAX_BUFFER = 20;
 const IDLE_POLL_MS = 50;
@@ -166,37 +176,54 @@ export class SqsQueue implements WorkQueue {
    */
   async holdRecord(record: SqsRecordLike, visibilityMs: number): Promise<HeldRecord> {
     const before = Date.now();
-    const receiptHandle = record.receiptHandle ?? '';
-    const failures = Math.max(0, Number(record.attributes.ApproximateReceiveCount) - 1);
+    const sentAt = Number(record.attributes.SentTimestamp);
+    const delivered: Delivered = {
+      body: record.body,
+      receiptHandle: record.receiptHandle ?? '',
+      sentAt,
+      runStart: Number(record.attributes.ApproximateFirstReceiveTimestamp ?? sentAt),
+      failures: Math.max(0, Number(record.attributes.ApproximateReceiveCount) - 1),
+    };
+    const item = await this.admit(delivered, before, before + visibilityMs);
+    if ('dropped' in item) {
+      await this.client.send(
+        new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: delivered.receiptHandle }),
+      );
+      return item;
+    }
+    this.held.set(item.receiptHandle, item);
+    this.heldPerCluster.set(item.cluster, (this.heldPerCluster.get(item.cluster) ?? 0) + 1);
+    return {
+      lease: { key: item.key, id: item.id, token: item.receiptHandle, readyAt: item.sentAt, failures: item.failures },
+    };
+  }
+
+  /**
+   * The one rule for a delivered work message: a malformed body is dead-lettered (and reported); one sent
+   * before a completed run of its key started is redundant; one received maxFailures times (its holders kept
+   * losing the lease) is dead-lettered; anything else becomes a Received item. Deleting a dropped message is
+   * the caller's (batched on our own receives).
+   */
+  private async admit(
+    m: Delivered,
+    receivedAt: number,
+    deadline: number,
+  ): Promise<Received | Extract<HeldRecord, { dropped: string }>> {
     let key: ReconcileKey;
     try {
-      key = parseKey(record.body);
+      key = parseKey(m.body);
     } catch (err) {
       if (!(err instanceof MalformedKeyError)) throw err;
-      await this.dead.park(null, record.body, err.message, failures);
-      await this.client.send(new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: receiptHandle }));
+      await this.dead.park(null, m.body, err.message, m.failures);
+      this.config.onMalformed?.(m.body, err.message);
       return { dropped: 'malformed', reason: err.message };
     }
-    const sentAt = Number(record.attributes.SentTimestamp);
-    if (this.history.isRedundant(record.body, sentAt)) {
-      await this.client.send(new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: receiptHandle }));
-      return { dropped: 'redundant' };
+    if (this.history.isRedundant(m.body, m.sentAt)) return { dropped: 'redundant' };
+    if (m.failures >= this.options.maxFailures) {
+      await this.dead.park(m.body, undefined, `lease expired (not renewed within ${this.leaseSeconds} s)`, m.failures);
+      return { dropped: 'expired' };
     }
-    const runStart = Number(record.attributes.ApproximateFirstReceiveTimestamp ?? sentAt);
-    const item: Received = {
-      key,
-      id: record.body,
-      cluster: key.cluster,
-      receiptHandle,
-      sentAt,
-      runStart,
-      failures,
-      receivedAt: before,
-      deadline: before + visibilityMs,
-    };
-    this.held.set(receiptHandle, item);
-    this.heldPerCluster.set(key.cluster, (this.heldPerCluster.get(key.cluster) ?? 0) + 1);
-    return { lease: { key, id: item.id, token: receiptHandle, readyAt: sentAt, failures } };
+    return { key, id: m.body, cluster: key.cluster, ...m, receivedAt, deadline };
   }
 
   /** The Lambda subscribed to the delay queue: move due delayed adds to the work queue, re-hop the rest. */
@@ -252,40 +279,17 @@ export class SqsQueue implements WorkQueue {
     const messages = out.Messages ?? [];
     const discard: string[] = [];
     for (const m of messages) {
-      const body = m.Body ?? '';
-      const receiptHandle = m.ReceiptHandle ?? '';
       const sentAt = Number(m.Attributes?.SentTimestamp ?? 0);
-      const failures = Math.max(0, Number(m.Attributes?.ApproximateReceiveCount ?? 1) - 1);
-      let key: ReconcileKey;
-      try {
-        key = parseKey(body);
-      } catch (err) {
-        if (!(err instanceof MalformedKeyError)) throw err;
-        await this.dead.park(null, body, err.message, failures);
-        this.config.onMalformed?.(body, err.message);
-        discard.push(receiptHandle);
-        continue;
-      }
-      if (this.history.isRedundant(body, sentAt)) {
-        discard.push(receiptHandle);
-      } else if (failures >= this.options.maxFailures) {
-        await this.dead.park(body, undefined, `lease expired (not renewed within ${this.leaseSeconds} s)`, failures);
-        discard.push(receiptHandle);
-      } else {
-        const runStart = Number(m.Attributes?.ApproximateFirstReceiveTimestamp ?? 0);
-        const deadline = before + this.leaseSeconds * 1000;
-        this.buffer.push({
-          key,
-          id: body,
-          cluster: key.cluster,
-          receiptHandle,
-          sentAt,
-          runStart,
-          failures,
-          receivedAt: before,
-          deadline,
-        });
-      }
+      const delivered: Delivered = {
+        body: m.Body ?? '',
+        receiptHandle: m.ReceiptHandle ?? '',
+        sentAt,
+        runStart: Number(m.Attributes?.ApproximateFirstReceiveTimestamp ?? 0),
+        failures: Math.max(0, Number(m.Attributes?.ApproximateReceiveCount ?? 1) - 1),
+      };
+      const item = await this.admit(delivered, before, before + this.leaseSeconds * 1000);
+      if ('dropped' in item) discard.push(delivered.receiptHandle);
+      else this.buffer.push(item);
     }
     if (Date.now() - before > (this.leaseSeconds * 1000) / 4) {
       // A long poll: the messages may have been received late in it, so restart their visibility now
