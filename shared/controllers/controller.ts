@@ -18,5 +18,9 @@ export interface Controller<Observed = unknown> {
    * Optional, pure: after applying plan()'s actions failed on a create or delete, the status writes that record
    * the failure (e.g. ReplicaSet's ReplicaFailure condition). The runtime applies them, then retries the key.
    */
-  planWriteFailure?(observed: Observed, now: Date, failure: { readonly message: string }): PlanResult;
+  planWriteFailure?(
+    observed: Observed,
+    now: Date,
+    failure: { readonly message: string; readonly method: string },
+  ): PlanResult;
 }

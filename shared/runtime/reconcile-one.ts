@@ -82,9 +82,10 @@ async function run(deps: ReconcileDeps, lease: Lease, logger: Logger): Promise<O
   try {
     await applyActions(rest, result.actions, fence);
   } catch (err) {
-    // A failed create or delete may itself be status (ReplicaSet's ReplicaFailure): write it, then retry as usual.
+    // A failed create or delete may itself be status (ReplicaFailure, ReplicaSetCreateError): write it, then retry.
     if (err instanceof ApiError && (err.method === 'POST' || err.method === 'DELETE') && controller.planWriteFailure) {
-      const follow = controller.planWriteFailure(observed, deps.now(), { message: apiMessage(err) });
+      const failure = { message: apiMessage(err), method: err.method };
+      const follow = controller.planWriteFailure(observed, deps.now(), failure);
       await applyActions(rest, follow.actions, fence).catch((e: unknown) =>
         logger.warn('Failure status not written', { error: errorFields(e) }),
       );

@@ -98,7 +98,7 @@ export function canonicalStatus(status: DeploymentStatus | undefined): Deploymen
 }
 
 /** Our JSON types carry timestamps as strings; the shared Action type uses client-node's shapes. */
-function asObject(o: Deployment | ReplicaSet): KubernetesObject {
+export function asObject(o: Deployment | ReplicaSet): KubernetesObject {
   return o as unknown as KubernetesObject;
 }
 
