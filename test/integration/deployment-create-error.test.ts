@@ -6,11 +6,9 @@ import { AppsV1Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node
 import { waitFor } from '../../infra/sandbox/process.js';
 import type { Controller } from '../../shared/controllers/controller.js';
 import { deploymentController } from '../../shared/controllers/deployment/index.js';
-import { ClusterRegistry } from '../../shared/kube/registry.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
-import { clusterClients } from '../../shared/runtime/clients.js';
-import { Logger } from '../../shared/runtime/logger.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
+import { inProcessDeps } from '../helpers/runtime.js';
 import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
 
 const CLUSTER = 'fleetq-1';
@@ -30,22 +28,12 @@ describe('Deployment whose new ReplicaSet is refused', () => {
     apps = c.kc.makeApiClient(AppsV1Api);
     core = c.kc.makeApiClient(CoreV1Api);
     queue = new MemoryQueue({ maxFailures: 100 });
-    const registry = new ClusterRegistry([
-      {
-        name: CLUSTER,
-        owns: ['Deployment'],
-        limits: { qps: 200, burst: 400 },
-        connection: { type: 'kubeconfig', path: c.state.kubeconfig },
-      },
-    ]);
-    deps = {
-      registry,
-      clients: clusterClients(registry),
-      controllers: new Map<string, Controller>([['Deployment', deploymentController as Controller]]),
+    deps = inProcessDeps(c, {
+      owns: ['Deployment'],
+      controllers: [['Deployment', deploymentController as Controller]],
       queue,
-      logger: new Logger('deployment-quota-it', 'error'),
-      now: () => new Date(),
-    };
+      service: 'deployment-quota-it',
+    });
   });
   afterAll(async () => {
     await queue?.close();

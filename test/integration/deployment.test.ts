@@ -9,12 +9,10 @@ import type { Controller, PlanResult } from '../../shared/controllers/controller
 import { computeHash, deploymentController } from '../../shared/controllers/deployment/index.js';
 import type { ObservedDeployment } from '../../shared/controllers/deployment/types.js';
 import { replicaSetController } from '../../shared/controllers/replicaset/index.js';
-import { ClusterRegistry } from '../../shared/kube/registry.js';
 import type { ReconcileKey } from '../../shared/kube/key.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
-import { clusterClients } from '../../shared/runtime/clients.js';
-import { Logger } from '../../shared/runtime/logger.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
+import { inProcessDeps } from '../helpers/runtime.js';
 import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
 
 const CLUSTER = 'fleetq-1';
@@ -48,14 +46,6 @@ describe('Deployment controller on a real apiserver', () => {
     ns = await testNamespace(c.kc);
     apps = c.kc.makeApiClient(AppsV1Api);
     queue = new MemoryQueue();
-    const registry = new ClusterRegistry([
-      {
-        name: CLUSTER,
-        owns: ['Deployment', 'ReplicaSet'],
-        limits: { qps: 200, burst: 400 },
-        connection: { type: 'kubeconfig', path: c.state.kubeconfig },
-      },
-    ]);
     const recording: Controller<ObservedDeployment> = {
       ...deploymentController,
       observe: async (view, key) => {
@@ -76,17 +66,15 @@ describe('Deployment controller on a real apiserver', () => {
         return r;
       },
     };
-    deps = {
-      registry,
-      clients: clusterClients(registry),
-      controllers: new Map<string, Controller>([
+    deps = inProcessDeps(c, {
+      owns: ['Deployment', 'ReplicaSet'],
+      controllers: [
         ['Deployment', recording as Controller],
         ['ReplicaSet', replicaSetController as Controller],
-      ]),
+      ],
       queue,
-      logger: new Logger('deployment-it', 'warn'),
-      now: () => new Date(),
-    };
+      service: 'deployment-it',
+    });
   });
 
   afterAll(async () => {

@@ -7,11 +7,9 @@ import { waitFor } from '../../infra/sandbox/process.js';
 import type { Controller, PlanResult } from '../../shared/controllers/controller.js';
 import { replicaSetController } from '../../shared/controllers/replicaset/index.js';
 import type { ObservedReplicaSet } from '../../shared/controllers/replicaset/types.js';
-import { ClusterRegistry } from '../../shared/kube/registry.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
-import { clusterClients } from '../../shared/runtime/clients.js';
-import { Logger } from '../../shared/runtime/logger.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
+import { inProcessDeps } from '../helpers/runtime.js';
 import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
 
 const CLUSTER = 'fleetq-1';
@@ -33,27 +31,17 @@ describe('ReplicaSet controller on a real apiserver', () => {
     apps = c.kc.makeApiClient(AppsV1Api);
     core = c.kc.makeApiClient(CoreV1Api);
     queue = new MemoryQueue();
-    const registry = new ClusterRegistry([
-      {
-        name: CLUSTER,
-        owns: ['ReplicaSet'],
-        limits: { qps: 200, burst: 400 },
-        connection: { type: 'kubeconfig', path: c.state.kubeconfig },
-      },
-    ]);
     // The real controller, with its last plan kept so the test knows when a pass had nothing left to do.
     const recording: Controller<ObservedReplicaSet> = {
       ...replicaSetController,
       plan: (o, now) => (lastPlan = replicaSetController.plan(o, now)),
     };
-    deps = {
-      registry,
-      clients: clusterClients(registry),
-      controllers: new Map([['ReplicaSet', recording as Controller]]),
+    deps = inProcessDeps(c, {
+      owns: ['ReplicaSet'],
+      controllers: [['ReplicaSet', recording as Controller]],
       queue,
-      logger: new Logger('replicaset-it', 'warn'),
-      now: () => new Date(),
-    };
+      service: 'replicaset-it',
+    });
     await apps.createNamespacedReplicaSet({
       namespace: ns.name,
       body: {
