@@ -7,26 +7,17 @@ import { AppsV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
 import { Logger } from '../../shared/runtime/logger.js';
-import { keyString, type ReconcileKey } from '../../shared/kube/key.js';
+import { keyString } from '../../shared/kube/key.js';
 import type { Kind } from '../../shared/kube/kinds.js';
 import { RedisCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
-import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
 import { redisClient } from '../helpers/redis.js';
 import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { RecordingQueue } from '../helpers/recording-queue.js';
 
 const CLUSTER = 'fleetq-1';
 const OWNS: readonly Kind[] = ['Deployment', 'ConfigMap'];
-
-class RecordingQueue {
-  readonly added: string[] = [];
-  readonly inner = new MemoryQueue();
-  async add(key: ReconcileKey): Promise<void> {
-    this.added.push(keyString(key));
-    await this.inner.add(key);
-  }
-}
 
 describe('forwarder checkpoints', () => {
   let c: TestCluster;

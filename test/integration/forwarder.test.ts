@@ -7,27 +7,18 @@ import { Registry } from 'prom-client';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { MIRROR_OF_LABEL, MIRROR_TO_ANNOTATION } from '../../shared/forwarder/mirror-keys.js';
-import { keyString, type ReconcileKey } from '../../shared/kube/key.js';
+import { keyString } from '../../shared/kube/key.js';
 import { ALL_KINDS } from '../../shared/kube/kinds.js';
 import { RedisCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
-import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
 import { redisClient } from '../helpers/redis.js';
 import { kubectl, kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { RecordingQueue } from '../helpers/recording-queue.js';
 
 const CLUSTER = 'fleetq-1';
 
 /** The memory driver, recording every add: the assertions are about what the forwarder enqueued. */
-class RecordingQueue {
-  readonly added: string[] = [];
-  readonly inner = new MemoryQueue();
-  async add(key: ReconcileKey): Promise<void> {
-    this.added.push(keyString(key));
-    await this.inner.add(key);
-  }
-}
-
 describe('forwarder: events → keys', () => {
   let c: TestCluster;
   let ns: { name: string; remove: () => Promise<void> };
