@@ -15,6 +15,12 @@ export interface Controller<Observed = unknown> {
   /** Pure: no I/O, no clock (now is given), no randomness. */
   plan(observed: Observed, now: Date): PlanResult;
   /**
+   * Optional damage bound, run after plan() and before any write: may read fresh state and throw a
+   * ReconcileError to refuse a plan that would break a safety limit (e.g. ReplicaSet: pods past
+   * replicas + maxSurge). A refusal is logged and retried with backoff.
+   */
+  preflight?(view: ClusterView, key: ReconcileKey, observed: Observed, result: PlanResult): Promise<void>;
+  /**
    * Optional, pure: after applying plan()'s actions failed on a create or delete, the status writes that record
    * the failure (e.g. ReplicaSet's ReplicaFailure condition). The runtime applies them, then retries the key.
    */

@@ -5,17 +5,24 @@
 // - a key is held by at most one lease at a time, across all processes; a lease not renewed within
 //   leaseMs is lost and the key is handed out again (a new lease with a new fencing token).
 // - addAfter(key, ms): the earlier of two pending ready times wins.
-// - retry(lease, err): per-key exponential backoff (baseDelayMs doubling to maxDelayMs); after
-//   maxFailures consecutive failures the key is parked in the dead-letter list with its last error.
-//   done() resets the failure count.
+// - retry(lease, err): per-key exponential backoff (baseDelayMs doubling to maxDelayMs, client-go's
+//   5 ms → 1000 s), without end: transient failures never dead-letter a key. done() resets the count.
+//   retry(lease, err, { conflict: true }) backs off the same way but is not counted as a failure in
+//   metrics (client-go's rate-limited requeue after a conflict).
+// - done(lease, requeueAfterMs): release and schedule the next run in one atomic step, so a crash between
+//   the two cannot lose the requeue.
+// - the dead-letter list holds terminal failures only: deadLetter(lease, reason) for a key that cannot
+//   succeed (400/422, unknown cluster or kind), parkInvalid(raw, reason) for a message or an object that
+//   never became a valid key (malformed, bad signature, a bad owner name seen by the forwarder).
+// - with signingSecret set, every message carries an HMAC-SHA256 over the key; a message whose HMAC is
+//   missing or wrong is dead-lettered with the reason "bad signature" and never handed out.
 // - per-cluster fairness: get() rotates over clusters that have ready keys, and never hands out more
 //   than clusterConcurrency keys of one cluster at a time.
 // Choices every driver makes the same way (see memory/memory-queue.ts):
 // - a key has one pending ready time; a later addAfter superseded by an earlier one is dropped
 //   (SQS cannot drop it: it may run once more).
 // - retry(): the backoff wins over an add made during the failed run; the retry run covers that add.
-// - a lost lease counts as a failure (a key that crashes its handler is dead-lettered eventually);
-//   the key is ready again at once.
+// - a lost lease counts as a failure for the backoff; the key is ready again at once.
 // - dead-lettering resets the failure count; an add made during the last run still runs once more.
 import type { ReconcileKey } from '../kube/key.js';
 
@@ -43,7 +50,6 @@ export type DeadLetter = {
 
 export type RetryOutcome =
   | { readonly outcome: 'retried'; readonly delayMs: number }
-  | { readonly outcome: 'dead-lettered' }
   /** The lease was no longer current (expired or superseded): nothing was changed. */
   | { readonly outcome: 'lease-lost' };
 
@@ -54,8 +60,8 @@ export type QueueOptions = {
   readonly baseDelayMs?: number;
   /** Backoff cap; default 1 000 000 (1000 s). */
   readonly maxDelayMs?: number;
-  /** Consecutive failures before dead-lettering; default 15. */
-  readonly maxFailures?: number;
+  /** HMAC-SHA256 secret: messages are signed on add and checked on get; unsigned/forged → dead letter. */
+  readonly signingSecret?: string;
   /** Max keys of one cluster held at once (fleet-wide); default unlimited. Per-cluster overrides by name. */
   readonly clusterConcurrency?: number;
   readonly clusterConcurrencyOverrides?: Readonly<Record<string, number>>;
@@ -69,12 +75,19 @@ export interface WorkQueue {
   addAfter(key: ReconcileKey, delayMs: number): Promise<void>;
   /** Waits up to waitMs for a ready key; null when none. */
   get(waitMs?: number): Promise<Lease | null>;
-  /** Success: forgets the key's backoff; if it was re-added while held, it is enqueued again. */
-  done(lease: Lease): Promise<void>;
-  /** Failure: requeue with backoff, or dead-letter after maxFailures. */
-  retry(lease: Lease, error: unknown): Promise<RetryOutcome>;
+  /**
+   * Success: forgets the key's backoff; if it was re-added while held, it is enqueued again. With
+   * requeueAfterMs, the key is also scheduled that far ahead, in the same atomic step.
+   */
+  done(lease: Lease, requeueAfterMs?: number): Promise<void>;
+  /** Transient failure (or a conflict): requeue with the key's backoff, without end. */
+  retry(lease: Lease, error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome>;
   /** Terminal failure: park the key in the dead-letter list now. */
   deadLetter(lease: Lease, reason: string): Promise<void>;
+  /** Record something that never became a valid key (raw text, e.g. an object's identity) as a dead letter. */
+  parkInvalid(raw: string, reason: string): Promise<void>;
+  /** Keys waiting out a backoff (failures > 0, not held), by cluster: the keys-in-backoff gauge. */
+  backoffBreakdown(): Promise<Array<{ cluster: string; keys: number }>>;
   /** Extends the lease; false when it was lost (the holder must stop writing). */
   renew(lease: Lease): Promise<boolean>;
   /** Keys parked with their last error, oldest first. */
@@ -90,7 +103,6 @@ export const DEFAULT_QUEUE_OPTIONS = {
   leaseMs: 30_000,
   baseDelayMs: 5,
   maxDelayMs: 1_000_000,
-  maxFailures: 15,
 } as const;
 
 /** client-go's ItemExponentialFailureRateLimiter: base * 2^failures, capped. */

@@ -59,13 +59,16 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease): Promise<O
       outcome = r.outcome === 'retried' ? 'retried' : r.outcome;
     }
   }
-  deps.onOutcome?.({ cluster: key.cluster, kind: key.kind, outcome, seconds: (Date.now() - started) / 1000 });
+  const ended = Date.now();
+  // One line per run with its fencing token and times: the chaos suite's run log (no two runs of a key overlap).
+  logger.info('Reconcile finished', { token: lease.token, startedAt: started, endedAt: ended, outcome });
+  deps.onOutcome?.({ cluster: key.cluster, kind: key.kind, outcome, seconds: (ended - started) / 1000 });
   return outcome;
 }
 
 async function run(deps: ReconcileDeps, lease: Lease, logger: Logger): Promise<Outcome> {
   const { key } = lease;
-  logger.debug('Reconcile started', { failures: lease.failures });
+  logger.debug('Reconcile started', { token: lease.token, failures: lease.failures });
   if (!deps.registry.get(key.cluster))
     throw new TerminalError('UnknownCluster', `cluster ${key.cluster} is not in the registry`);
   const controller = deps.controllers.get(key.kind);
@@ -78,6 +81,7 @@ async function run(deps: ReconcileDeps, lease: Lease, logger: Logger): Promise<O
   const result = controller.plan(observed, deps.now());
   logger.info('Plan computed', { actions: countByType(result.actions), requeueAfter: result.requeueAfter });
   logger.debug('Plan', { plan: result });
+  if (controller.preflight) await controller.preflight(view, key, observed, result);
   const fence = () => deps.queue.renew(lease);
   try {
     await applyActions(rest, result.actions, fence);
