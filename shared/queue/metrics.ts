@@ -2,7 +2,10 @@
 // wraps a WorkQueue. Labels: name (queue), cluster, kind. Counts and durations are this process's;
 // workqueue_depth is the queue's own (every process reports the same value), by cluster/kind when the driver
 // can break it down (memory, bullmq) and as cluster="" kind="" otherwise (sqs).
-// adds_total counts add/addAfter calls (requests; the drivers dedup them).
+// adds_total counts add/addAfter calls (requests; the drivers dedup them). retries_total counts failure
+// retries; a conflict retry (same backoff, client-go's rate-limited requeue after a 409) is counted in
+// fleetq_workqueue_conflict_retries_total instead, so a persistent conflict does not look like a failing key.
+// fleetq_keys_in_backoff{name,cluster} is read from the driver at scrape time (backoffBreakdown), like depth.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ReconcileKey } from '../kube/key.js';
 import type { DeadLetter, Lease, RetryOutcome, WorkQueue } from './work-queue.js';
@@ -57,6 +60,28 @@ function metricsFor(registry: Registry) {
         labelNames: LABELS,
         buckets: BUCKETS,
         registers,
+      }),
+    conflicts:
+      existing<Counter>('fleetq_workqueue_conflict_retries_total') ??
+      new Counter({
+        name: 'fleetq_workqueue_conflict_retries_total',
+        help: 'Retries after a conflict (409): re-read with the key backoff, not counted as failures',
+        labelNames: LABELS,
+        registers,
+      }),
+    inBackoff:
+      existing<Gauge>('fleetq_keys_in_backoff') ??
+      new Gauge({
+        name: 'fleetq_keys_in_backoff',
+        help: 'Keys waiting out a retry backoff (failed at least once since their last success), not held',
+        labelNames: ['name', 'cluster'],
+        registers,
+        async collect() {
+          this.reset();
+          for (const s of all()) {
+            for (const b of await s.queue.backoffBreakdown()) this.set({ name: s.name, cluster: b.cluster }, b.keys);
+          }
+        },
       }),
     depth:
       existing<Gauge>('workqueue_depth') ??
@@ -130,14 +155,15 @@ export function instrument(queue: WorkQueue, registry: Registry, name: string): 
       }
       return lease;
     },
-    async done(lease) {
+    async done(lease, requeueAfterMs) {
       finish(lease);
-      await queue.done(lease);
+      if (requeueAfterMs !== undefined) m.adds.inc(labels(lease.key));
+      await queue.done(lease, requeueAfterMs);
     },
-    async retry(lease, error): Promise<RetryOutcome> {
+    async retry(lease, error, options): Promise<RetryOutcome> {
       finish(lease);
-      const outcome = await queue.retry(lease, error);
-      if (outcome.outcome === 'retried') m.retries.inc(labels(lease.key));
+      const outcome = await queue.retry(lease, error, options);
+      if (outcome.outcome === 'retried') (options?.conflict ? m.conflicts : m.retries).inc(labels(lease.key));
       return outcome;
     },
     async deadLetter(lease, reason) {
@@ -149,6 +175,8 @@ export function instrument(queue: WorkQueue, registry: Registry, name: string): 
       if (!ok) source.inflight.delete(lease.token);
       return ok;
     },
+    parkInvalid: (raw, reason) => queue.parkInvalid(raw, reason),
+    backoffBreakdown: () => queue.backoffBreakdown(),
     deadLetters: (): Promise<DeadLetter[]> => queue.deadLetters(),
     redrive: (match) => queue.redrive(match),
     depth: () => queue.depth(),

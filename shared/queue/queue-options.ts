@@ -7,7 +7,8 @@ export type ResolvedQueueOptions = {
   readonly leaseMs: number;
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
-  readonly maxFailures: number;
+  /** HMAC secret; undefined when messages are not signed. */
+  readonly signingSecret: string | undefined;
   /** Infinity when unlimited. */
   readonly clusterConcurrency: number;
   readonly clusterConcurrencyOverrides: Readonly<Record<string, number>>;
@@ -18,12 +19,15 @@ export function resolveQueueOptions(options: QueueOptions = {}): ResolvedQueueOp
     leaseMs: options.leaseMs ?? DEFAULT_QUEUE_OPTIONS.leaseMs,
     baseDelayMs: options.baseDelayMs ?? DEFAULT_QUEUE_OPTIONS.baseDelayMs,
     maxDelayMs: options.maxDelayMs ?? DEFAULT_QUEUE_OPTIONS.maxDelayMs,
-    maxFailures: options.maxFailures ?? DEFAULT_QUEUE_OPTIONS.maxFailures,
+    signingSecret: options.signingSecret === '' ? undefined : options.signingSecret,
     clusterConcurrency: options.clusterConcurrency ?? Number.POSITIVE_INFINITY,
     clusterConcurrencyOverrides: options.clusterConcurrencyOverrides ?? {},
   };
   if (!(resolved.leaseMs > 0)) throw new RangeError(`leaseMs must be > 0, got ${resolved.leaseMs}`);
-  if (!(resolved.maxFailures >= 1)) throw new RangeError(`maxFailures must be >= 1, got ${resolved.maxFailures}`);
+  if (!(resolved.baseDelayMs > 0)) throw new RangeError(`baseDelayMs must be > 0, got ${resolved.baseDelayMs}`);
+  if (!(resolved.maxDelayMs >= resolved.baseDelayMs)) {
+    throw new RangeError(`maxDelayMs must be >= baseDelayMs, got ${resolved.maxDelayMs}`);
+  }
   if (!(resolved.clusterConcurrency >= 1)) {
     throw new RangeError(`clusterConcurrency must be >= 1, got ${resolved.clusterConcurrency}`);
   }

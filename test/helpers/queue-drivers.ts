@@ -13,8 +13,11 @@ import { sqsClient, startSqsEmulator, type SqsEmulator } from './sqs.js';
 
 export type TestQueue = {
   readonly queue: WorkQueue;
-  /** Puts a message whose body is not a key straight into the driver's store. */
-  injectRaw(raw: string): Promise<void>;
+  /**
+   * Puts a message straight into the driver's store, bypassing add(): a body that is not a key, or a key
+   * with no signature (or the given, forged one) when the queue signs messages.
+   */
+  injectRaw(raw: string, signature?: string): Promise<void>;
   dispose(): Promise<void>;
 };
 
@@ -50,7 +53,7 @@ const memory: DriverHarness = {
   stop: async () => {},
   async create(options) {
     const queue = new MemoryQueue(options);
-    return { queue, injectRaw: async (raw) => queue.addRaw(raw), dispose: () => queue.close() };
+    return { queue, injectRaw: async (raw, signature) => queue.addRaw(raw, signature), dispose: () => queue.close() };
   },
 };
 
@@ -63,11 +66,14 @@ const bullmq: DriverHarness = {
     const keys = redisKeys(queue.prefix);
     return {
       queue,
-      async injectRaw(raw) {
-        // What a corrupt writer would leave: a pending entry, a ready-list entry and its cluster in rotation.
+      async injectRaw(raw, signature) {
+        // What a corrupt or forging writer would leave: a pending entry, a ready-list entry and its cluster in
+        // rotation (the cluster as the scripts derive it: the text before the first '/'), and maybe a signature.
+        const cluster = /^([^/]*)\//.exec(raw)?.[1] ?? raw;
         await redis.hset(keys.pending, raw, Date.now());
-        await redis.rpush(keys.ready('corrupt'), raw);
-        await redis.rpush(keys.rotation, 'corrupt');
+        await redis.rpush(keys.ready(cluster), raw);
+        await redis.rpush(keys.rotation, cluster);
+        if (signature !== undefined) await redis.hset(keys.signatures, raw, signature);
       },
       async dispose() {
         await queue.close();

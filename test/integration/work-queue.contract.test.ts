@@ -4,8 +4,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Registry } from 'prom-client';
 import type { ReconcileKey } from '../../shared/kube/key.js';
+import { BAD_SIGNATURE, signKey } from '../../shared/queue/message-signing.js';
 import { instrument } from '../../shared/queue/metrics.js';
-import { backoffDelay, type Lease, type QueueOptions, type WorkQueue } from '../../shared/queue/work-queue.js';
+import {
+  backoffDelay,
+  type Lease,
+  type QueueOptions,
+  type RetryOutcome,
+  type WorkQueue,
+} from '../../shared/queue/work-queue.js';
 import { allDrivers, type TestQueue } from '../helpers/queue-drivers.js';
 
 jest.setTimeout(60_000);
@@ -87,7 +94,7 @@ describe.each(allDrivers())('WorkQueue contract: $name', (h) => {
   });
 
   it('backs off exponentially on retry and resets on done', async () => {
-    const q = await open({ maxFailures: 10 });
+    const q = await open();
     await q.add(key('a', 'web'));
     let lease = await mustGet(q);
     const delays: number[] = [];
@@ -108,20 +115,128 @@ describe.each(allDrivers())('WorkQueue contract: $name', (h) => {
     expect((await mustGet(q)).failures).toBe(0);
   });
 
-  it('dead-letters after maxFailures with the last error', async () => {
-    const q = await open({ maxFailures: 3, baseDelayMs: h.name === 'sqs' ? 1 : 5 });
+  it('retries without end: a key that failed 20 times is retried again, with the capped delay', async () => {
+    const maxDelayMs = 8;
+    const q = await open({ baseDelayMs: 1, maxDelayMs });
     await q.add(key('a', 'web'));
-    const outcomes: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const lease = await mustGet(q);
-      outcomes.push((await q.retry(lease, new Error(`boom ${i}`))).outcome);
+    let last: RetryOutcome | undefined;
+    for (let i = 0; i < 20; i++) {
+      const lease = await mustGet(q, 10_000);
+      expect(lease.failures).toBe(i);
+      last = await q.retry(lease, new Error(`boom ${i}`));
+      expect(last.outcome).toBe('retried');
     }
-    expect(outcomes).toEqual(['retried', 'retried', 'dead-lettered']);
-    const letters = await q.deadLetters();
-    expect(letters).toHaveLength(1);
-    expect(letters[0]).toMatchObject({ key: key('a', 'web'), failures: 3 });
-    expect(letters[0]?.reason).toContain('boom 2');
+    expect(last).toEqual({ outcome: 'retried', delayMs: h.roundDelay(maxDelayMs) });
+    const lease = await mustGet(q, 10_000);
+    expect(lease.failures).toBe(20);
+    expect(await q.deadLetters()).toEqual([]);
+    await q.done(lease);
+    await q.add(key('a', 'web'));
+    expect((await mustGet(q)).failures).toBe(0);
+  });
+
+  it('retries a conflict with the key backoff, counted as a failure for the delay', async () => {
+    const q = await open();
+    await q.add(key('a', 'web'));
+    const first = await mustGet(q);
+    const want0 = h.roundDelay(backoffDelay(0, h.baseDelayMs, 1_000_000));
+    expect(await q.retry(first, new Error('409'), { conflict: true })).toEqual({ outcome: 'retried', delayMs: want0 });
+    const early = await getWithin(q, Math.max(0, want0 - 100));
+    expect(early.lease).toBeNull();
+    const second = await mustGet(q, want0 * 4 + 2_000);
+    expect(second.failures).toBe(1);
+    const want1 = h.roundDelay(backoffDelay(1, h.baseDelayMs, 1_000_000));
+    expect(await q.retry(second, new Error('409'), { conflict: true })).toEqual({ outcome: 'retried', delayMs: want1 });
+    expect(await q.deadLetters()).toEqual([]);
+  });
+
+  it('done with requeueAfter releases and schedules the next run in one step', async () => {
+    const q = await open();
+    await q.add(key('a', 'web'));
+    const after = h.roundDelay(h.baseDelayMs * 10);
+    const lease = await mustGet(q);
+    await q.done(lease, after);
+    expect(await q.depth()).toBe(1);
+    const { lease: next, tookMs } = await getWithin(q, after * 4 + 2_000);
+    expect(next?.id).toBe(lease.id);
+    expect(next?.token).not.toBe(lease.token);
+    expect(next?.failures).toBe(0);
+    expect(tookMs).toBeGreaterThanOrEqual(after - 50);
+    await q.done(next as Lease);
     expect((await getWithin(q, short)).lease).toBeNull();
+  });
+
+  it('done with requeueAfter: an add made during the run still runs at once (the earlier time wins)', async () => {
+    const q = await open();
+    await q.add(key('a', 'web'));
+    const lease = await mustGet(q);
+    await q.add(key('a', 'web'));
+    await q.done(lease, 600_000);
+    const { lease: next, tookMs } = await getWithin(q, 5_000);
+    expect(next?.id).toBe(lease.id);
+    expect(tookMs).toBeLessThan(h.name === 'sqs' ? 4_000 : 1_000);
+  });
+
+  it('parkInvalid records what never became a key; redrive leaves it parked', async () => {
+    const q = await open();
+    await q.parkInvalid('eu-1/Pod/ns/Bad_Owner', 'owner name "Bad_Owner" is not a valid name');
+    const letters = await q.deadLetters();
+    expect(letters).toEqual([
+      expect.objectContaining({
+        key: null,
+        raw: 'eu-1/Pod/ns/Bad_Owner',
+        reason: expect.stringContaining('Bad_Owner'),
+      }),
+    ]);
+    expect(await q.redrive()).toBe(0);
+    expect(await q.deadLetters()).toHaveLength(1);
+    expect((await getWithin(q, short)).lease).toBeNull();
+  });
+
+  it('reports keys in backoff by cluster: failed, waiting, not held', async () => {
+    const q = await open({ baseDelayMs: 600_000, maxDelayMs: 600_000 });
+    await q.add(key('a', 'web'));
+    await q.add(key('a', 'api'));
+    await q.add(key('b', 'db'));
+    const held: Lease[] = [];
+    for (let i = 0; i < 3; i++) held.push(await mustGet(q));
+    const byId = (id: string) => held.find((l) => l.id === id) as Lease;
+    await q.retry(byId('a/Deployment/default/web'), new Error('boom'));
+    await q.retry(byId('b/Deployment/default/db'), new Error('boom'));
+    await q.done(byId('a/Deployment/default/api'));
+    await q.add(key('a', 'api')); // waiting without a failure: not in backoff
+    const sorted = (await q.backoffBreakdown()).sort((x, y) => x.cluster.localeCompare(y.cluster));
+    expect(sorted).toEqual([
+      { cluster: 'a', keys: 1 },
+      { cluster: 'b', keys: 1 },
+    ]);
+  });
+
+  it('with a signing secret, signed keys run and a forged or unsigned message is dead-lettered, never handed out', async () => {
+    const tq = await h.create({ leaseMs: h.leaseMs * 10, signingSecret: 'contract-secret' });
+    opened.push(tq);
+    await tq.injectRaw('a/Deployment/default/unsigned');
+    await tq.injectRaw('a/Deployment/default/forged', signKey('another-secret', 'a/Deployment/default/forged'));
+    await tq.queue.add(key('a', 'web'));
+    const lease = await mustGet(tq.queue);
+    expect(lease.id).toBe('a/Deployment/default/web');
+    expect((await getWithin(tq.queue, short)).lease).toBeNull();
+    await tq.queue.done(lease);
+    const letters = await tq.queue.deadLetters();
+    expect(
+      letters
+        .map((d) => ({ key: d.key, raw: d.raw, reason: d.reason }))
+        .sort((x, y) => String(x.raw).localeCompare(String(y.raw))),
+    ).toEqual([
+      { key: null, raw: 'a/Deployment/default/forged', reason: BAD_SIGNATURE },
+      { key: null, raw: 'a/Deployment/default/unsigned', reason: BAD_SIGNATURE },
+    ]);
+    expect(await tq.queue.redrive()).toBe(0);
+    // A redrive of a signed key's dead letter is signed again and runs.
+    await tq.queue.add(key('a', 'web'));
+    await tq.queue.deadLetter(await mustGet(tq.queue), 'terminal');
+    expect(await tq.queue.redrive()).toBe(1);
+    expect((await mustGet(tq.queue)).id).toBe('a/Deployment/default/web');
   });
 
   it('redrives dead letters back to ready with the failure count reset', async () => {
@@ -203,10 +318,15 @@ describe.each(allDrivers())('WorkQueue contract: $name', (h) => {
 
   it('exports client-go workqueue metrics through instrument()', async () => {
     const registry = new Registry();
-    const q = instrument(await open(), registry, 'contract');
+    const q = instrument(await open({ baseDelayMs: 600_000, maxDelayMs: 600_000 }), registry, 'contract');
     await q.add(key('a', 'web'));
     await q.done(await mustGet(q));
+    await q.add(key('b', 'api'));
+    await q.retry(await mustGet(q), new Error('409'), { conflict: true });
     const text = await registry.metrics();
+    expect(text).toContain('fleetq_workqueue_conflict_retries_total{name="contract",cluster="b",kind="Deployment"} 1');
+    expect(text).not.toMatch(/workqueue_retries_total\{name="contract"/);
+    expect(text).toContain('fleetq_keys_in_backoff{name="contract",cluster="b"} 1');
     expect(text).toContain('workqueue_adds_total{name="contract",cluster="a",kind="Deployment"} 1');
     expect(text).toMatch(/workqueue_queue_duration_seconds_count\{name="contract",cluster="a",kind="Deployment"\} 1/);
     expect(text).toMatch(/workqueue_work_duration_seconds_count\{name="contract",cluster="a",kind="Deployment"\} 1/);

@@ -38,6 +38,12 @@ export function redisKeys(p: string) {
     sequence: `${p}seq`,
     /** LIST of wake-up marks for blocked get() calls. */
     wake: `${p}wake`,
+    /** HASH id → HMAC-SHA256 of the id (only with a signingSecret), kept while the key is pending or held. */
+    signatures: `${p}sig`,
+    /** STRING with a TTL: present while the last rotation heal is recent (get heals at most once per TTL). */
+    healCheck: `${p}healchk`,
+    /** STRING: a random id written at start; its absence means the data was lost (see redis-loss.ts). */
+    epoch: `${p}epoch`,
   };
 }
 

@@ -12,11 +12,19 @@
 // ourselves; see lua-common.ts for the transitions and redis-keys.ts for the layout. Expired leases are
 // reclaimed by every get() (and by any done/retry/renew that meets one), so no process is special.
 //
+// Signing: with a signingSecret, add() sends HMAC-SHA256(id) and the scripts keep it in the `sig` hash while the
+// key is pending or held; get() returns it with each lease and this client checks it (Lua has no HMAC). A key
+// without a valid one (a forged or corrupt entry) is dead-lettered as "bad signature", never handed out.
+//
+// Redis is treated as a cache that can vanish (FLUSHALL, a restart without persistence, eviction): the
+// rotation heals itself in get(), and redis-loss.ts notices a lost dataset so the forwarders resync.
+//
 // Blocked get() calls wait on a BLPOP of a small wake list (one connection per concurrent waiter) with a
 // timeout no longer than the next delayed/lease deadline the script reports, capped at 200 ms.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
+import { Redis, type RedisOptions } from 'ioredis';
+import { keyString, MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
+import { BAD_SIGNATURE, signKey, verifyKey } from '../message-signing.js';
 import type { DeadLetter, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
 import {
   checkedKeyString,
@@ -37,6 +45,10 @@ export type RedisQueueOptions = QueueOptions & {
   readonly prefix?: string;
   /** Keys taken per round trip; extras wait in this process (their lease is running). Default 1. */
   readonly prefetch?: number;
+  /** get() re-checks the rotation against the pending keys at most this often; default 5 000. */
+  readonly healEveryMs?: number;
+  /** ioredis options for a URL (e.g. `tls: { ca }` for rediss://); see redis-connection.ts. */
+  readonly redisOptions?: RedisOptions;
 };
 
 const MAX_BLOCK_MS = 200;
@@ -54,6 +66,7 @@ export class RedisQueue implements WorkQueue {
   private readonly blockersInUse = new Set<Redis>();
   private readonly buffer: LeaseBuffer;
   private readonly capArgs: [number, string];
+  private readonly healEveryMs: number;
   private closed = false;
   /** Fencing tokens are `${instance}.${call}.${n}`: unique without a Redis counter. */
   private readonly instance = randomUUID();
@@ -68,10 +81,15 @@ export class RedisQueue implements WorkQueue {
     this.redis =
       options.redis instanceof Redis
         ? options.redis
-        : new Redis(options.redis ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
+        : new Redis(options.redis ?? 'redis://127.0.0.1:6379', {
+            ...options.redisOptions,
+            enableAutoPipelining: true,
+          });
     const o = this.options;
     const hasCaps = Number.isFinite(o.clusterConcurrency) || Object.keys(o.clusterConcurrencyOverrides).length > 0;
-    const header = [this.prefix, o.leaseMs, o.maxFailures, o.baseDelayMs, o.maxDelayMs, hasCaps ? '1' : '0'];
+    const signed = o.signingSecret === undefined ? '0' : '1';
+    const header = [this.prefix, o.leaseMs, signed, o.baseDelayMs, o.maxDelayMs, hasCaps ? '1' : '0'];
+    this.healEveryMs = Math.max(1, Math.floor(options.healEveryMs ?? 5_000));
     this.scripts = new ScriptRunner(this.redis, this.keys.pending, header);
     const cap = Number.isFinite(o.clusterConcurrency) ? o.clusterConcurrency : -1;
     this.capArgs = [cap, JSON.stringify(o.clusterConcurrencyOverrides)];
@@ -79,11 +97,13 @@ export class RedisQueue implements WorkQueue {
   }
 
   async add(key: ReconcileKey): Promise<void> {
-    await this.scripts.run('add', checkedKeyString(key), 0);
+    const id = checkedKeyString(key);
+    await this.scripts.run('add', id, 0, this.signature(id));
   }
 
   async addAfter(key: ReconcileKey, delayMs: number): Promise<void> {
-    await this.scripts.run('add', checkedKeyString(key), Math.max(0, Math.floor(delayMs)));
+    const id = checkedKeyString(key);
+    await this.scripts.run('add', id, Math.max(0, Math.floor(delayMs)), this.signature(id));
   }
 
   async get(waitMs = 0): Promise<Lease | null> {
@@ -105,14 +125,43 @@ export class RedisQueue implements WorkQueue {
     }
   }
 
-  async done(lease: Lease): Promise<void> {
-    await this.scripts.run('done', lease.id, lease.token);
+  async done(lease: Lease, requeueAfterMs?: number): Promise<void> {
+    const after = requeueAfterMs === undefined ? '' : Math.max(0, Math.floor(requeueAfterMs));
+    await this.scripts.run('done', lease.id, lease.token, after);
   }
 
-  async retry(lease: Lease, error: unknown): Promise<RetryOutcome> {
-    const reply = (await this.scripts.run('retry', lease.id, lease.token, errorReason(error))) as string[];
+  /** A conflict backs off exactly like a failure here; only the metrics (metrics.ts) tell them apart. */
+  async retry(lease: Lease, _error: unknown, _options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {
+    const reply = (await this.scripts.run('retry', lease.id, lease.token)) as string[];
     if (reply[0] === 'retried') return { outcome: 'retried', delayMs: Number(reply[1]) };
-    return reply[0] === 'dead-lettered' ? { outcome: 'dead-lettered' } : { outcome: 'lease-lost' };
+    return { outcome: 'lease-lost' };
+  }
+
+  async parkInvalid(raw: string, reason: string): Promise<void> {
+    await this.scripts.run('parkInvalid', raw, errorReason(reason));
+  }
+
+  /**
+   * Keys waiting out a backoff (a failure count, pending, not held) by cluster: an HSCAN of the failure hash
+   * at scrape time, and one HMGET of pending per page.
+   */
+  async backoffBreakdown(): Promise<Array<{ cluster: string; keys: number }>> {
+    const counts = new Map<string, number>();
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.redis.hscan(this.keys.failures, cursor, 'COUNT', 1000);
+      cursor = next;
+      const ids: string[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) if (Number(flat[i + 1]) > 0) ids.push(flat[i] as string);
+      if (ids.length === 0) continue;
+      const pending = await this.redis.hmget(this.keys.pending, ...ids);
+      ids.forEach((id, i) => {
+        if (pending[i] === null) return;
+        const { cluster } = clusterAndKind(id);
+        counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
+      });
+    } while (cursor !== '0');
+    return [...counts].map(([cluster, keys]) => ({ cluster, keys }));
   }
 
   async deadLetter(lease: Lease, reason: string): Promise<void> {
@@ -131,7 +180,7 @@ export class RedisQueue implements WorkQueue {
     let moved = 0;
     for (const { entryId, letter } of await this.deadLetterEntries()) {
       if (letter.key === null || (match && !match(letter))) continue;
-      moved += Number(await this.scripts.run('redrive', entryId));
+      moved += Number(await this.scripts.run('redrive', entryId, this.signature(keyString(letter.key))));
     }
     return moved;
   }
@@ -171,21 +220,35 @@ export class RedisQueue implements WorkQueue {
   /** One round trip: up to `count` leases; malformed ids are dead-lettered here and never handed out. */
   private async fetch(count: number): Promise<{ leases: Lease[]; waitHintMs: number; discarded: number }> {
     const tokenPrefix = `${this.instance}.${++this.calls}.`;
-    const reply = (await this.scripts.run('get', count, ...this.capArgs, tokenPrefix)) as string[];
+    const reply = (await this.scripts.run('get', count, ...this.capArgs, tokenPrefix, this.healEveryMs)) as string[];
     const leases: Lease[] = [];
     let discarded = 0;
-    for (let i = 1; i + 3 < reply.length; i += 4) {
-      const [id, token, readyAt, failures] = reply.slice(i, i + 4) as [string, string, string, string];
+    const secret = this.options.signingSecret;
+    for (let i = 1; i + 4 < reply.length; i += 5) {
+      const [id, token, readyAt, failures, sig] = reply.slice(i, i + 5) as [string, string, string, string, string];
+      let reason: string | undefined;
+      let key: ReconcileKey | undefined;
       try {
-        leases.push({ key: parseKey(id), id, token, readyAt: Number(readyAt), failures: Number(failures) });
+        key = parseKey(id);
       } catch (err) {
         if (!(err instanceof MalformedKeyError)) throw err;
-        await this.scripts.run('deadLetter', id, token, err.message, '1');
-        this.onMalformed?.(id, err.message);
-        discarded++;
+        reason = err.message;
       }
+      if (key !== undefined && secret !== undefined && !verifyKey(secret, id, sig)) reason = BAD_SIGNATURE;
+      if (key === undefined || reason !== undefined) {
+        const why = reason ?? 'malformed reconcile key';
+        await this.scripts.run('deadLetter', id, token, why, '1');
+        this.onMalformed?.(id, why);
+        discarded++;
+        continue;
+      }
+      leases.push({ key, id, token, readyAt: Number(readyAt), failures: Number(failures) });
     }
     return { leases, waitHintMs: Number(reply[0]), discarded };
+  }
+
+  private signature(id: string): string {
+    return this.options.signingSecret === undefined ? '' : signKey(this.options.signingSecret, id);
   }
 
   private async block(ms: number): Promise<void> {

@@ -3,16 +3,19 @@
 import { LUA_PRELUDE } from './lua-common.js';
 
 const body = {
-  /** ARGV 7 id, 8 delayMs. */
+  /** ARGV 7 id, 8 delayMs, 9 signature ('' when unsigned). */
   add: `
+if ARGV[9] ~= '' then redis.call('HSET', P .. 'sig', ARGV[7], ARGV[9]) end
 schedule(ARGV[7], NOW + math.max(0, math.floor(tonumber(ARGV[8]))))
 return 1`,
 
   /**
    * ARGV 7 max leases, 8 default cluster cap (-1 = none), 9 JSON cap overrides, 10 token prefix (unique per
-   * call; the n-th lease gets token prefix .. n).
-   * Reclaims expired leases, promotes due delayed keys, then hands out up to ARGV[7] keys round-robin over
-   * clusters, skipping clusters at their cap. Returns {waitHintMs, id, token, readyAt, failures, ...}.
+   * call; the n-th lease gets token prefix .. n), 11 heal period ms.
+   * Reclaims expired leases, promotes due delayed keys, heals the rotation if it was lost (at once when it is
+   * empty while ready keys exist, else at most once per heal period), then hands out up to ARGV[7] keys
+   * round-robin over clusters, skipping clusters at their cap.
+   * Returns {waitHintMs, id, token, readyAt, failures, signature, ...} (signature '' when none is stored).
    */
   get: `
 reclaim_expired(100)
@@ -20,6 +23,10 @@ local due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', NOW, 'LIMIT', 0,
 for _, id in ipairs(due) do
   redis.call('ZREM', P .. 'delayed', id)
   push_ready(id)
+end
+if (redis.call('LLEN', P .. 'rot') == 0 and redis.call('HLEN', P .. 'pending') > redis.call('ZCARD', P .. 'delayed'))
+  or redis.call('SET', P .. 'healchk', '1', 'NX', 'PX', ARGV[11]) then
+  heal_rotation()
 end
 local want = tonumber(ARGV[7])
 local default_cap = tonumber(ARGV[8])
@@ -40,18 +47,23 @@ while got < want and skipped < n do
       redis.call('SREM', P .. 'rotset', c)
       n = n - 1
     else
-      local ready_at = redis.call('HGET', P .. 'pending', id) or tostring(NOW)
-      redis.call('HDEL', P .. 'pending', id)
-      local token = ARGV[10] .. got
-      redis.call('HSET', P .. 'held', id, token .. '|' .. ready_at)
-      redis.call('ZADD', P .. 'leases', NOW + LEASE_MS, id)
-      redis.call('HINCRBY', P .. 'hc', cluster_of(id), 1)
-      out[#out + 1] = id
-      out[#out + 1] = token
-      out[#out + 1] = ready_at
-      out[#out + 1] = redis.call('HGET', P .. 'fail', id) or '0'
-      got = got + 1
-      skipped = 0
+      local ready_at = redis.call('HGET', P .. 'pending', id)
+      -- A list entry of an id that is not pending-and-ready is stale (a duplicate left by a rotation heal,
+      -- or a corrupt write): skip it.
+      if ready_at and not redis.call('ZSCORE', P .. 'delayed', id) then
+        redis.call('HDEL', P .. 'pending', id)
+        local token = ARGV[10] .. got
+        redis.call('HSET', P .. 'held', id, token .. '|' .. ready_at)
+        redis.call('ZADD', P .. 'leases', NOW + LEASE_MS, id)
+        redis.call('HINCRBY', P .. 'hc', cluster_of(id), 1)
+        out[#out + 1] = id
+        out[#out + 1] = token
+        out[#out + 1] = ready_at
+        out[#out + 1] = redis.call('HGET', P .. 'fail', id) or '0'
+        out[#out + 1] = SIGNED and (redis.call('HGET', P .. 'sig', id) or '') or ''
+        got = got + 1
+        skipped = 0
+      end
     end
   end
 end
@@ -65,27 +77,24 @@ if got == 0 then
 end
 return out`,
 
-  /** ARGV 7 id, 8 token. */
+  /** ARGV 7 id, 8 token, 9 requeueAfterMs ('' = none): release, dirty run and requeue in one step. */
   done: `
 local id = ARGV[7]
 if not current(id, ARGV[8]) then return 0 end
 release(id)
 redis.call('HDEL', P .. 'fail', id)
 reschedule_dirty(id)
+if ARGV[9] ~= '' then schedule(id, NOW + math.max(0, math.floor(tonumber(ARGV[9])))) end
+forget_signature(id)
 return 1`,
 
-  /** ARGV 7 id, 8 token, 9 reason. Returns {'retried', delayMs} | {'dead-lettered'} | {'lease-lost'}. */
+  /** ARGV 7 id, 8 token. Returns {'retried', delayMs} | {'lease-lost'}; never dead-letters. */
   retry: `
 local id = ARGV[7]
 if not current(id, ARGV[8]) then return { 'lease-lost' } end
 local prev = tonumber(redis.call('HGET', P .. 'fail', id) or '0')
 release(id)
-local f = prev + 1
-if f >= MAX_FAILURES then
-  park(id, id, false, ARGV[9], f)
-  return { 'dead-lettered' }
-end
-redis.call('HSET', P .. 'fail', id, f)
+redis.call('HSET', P .. 'fail', id, prev + 1)
 redis.call('HDEL', P .. 'dirty', id)
 local delay = math.floor(math.min(BASE_MS * 2 ^ math.min(prev, 40), MAX_MS))
 schedule(id, NOW + delay)
@@ -98,8 +107,7 @@ if not current(id, ARGV[8]) then return 0 end
 local prev = tonumber(redis.call('HGET', P .. 'fail', id) or '0')
 release(id)
 if ARGV[10] == '1' then
-  redis.call('HDEL', P .. 'fail', id)
-  park(nil, id, true, ARGV[9], prev)
+  park(nil, id, true, ARGV[9], 0)
 else
   park(id, id, false, ARGV[9], prev)
 end
@@ -122,7 +130,7 @@ redis.call('HDEL', P .. 'dirty', id)
 schedule(id, ready_at)
 return 1`,
 
-  /** ARGV 7 dead-letter entry id. Raw (unparseable) entries stay parked. */
+  /** ARGV 7 dead-letter entry id, 8 its key's signature ('' when unsigned). Raw entries stay parked. */
   redrive: `
 local e = redis.call('HGET', P .. 'dl', ARGV[7])
 if not e then return 0 end
@@ -130,7 +138,13 @@ local d = cjson.decode(e)
 if type(d.id) ~= 'string' then return 0 end
 redis.call('HDEL', P .. 'dl', ARGV[7])
 if redis.call('HEXISTS', P .. 'held', d.id) == 0 then redis.call('HDEL', P .. 'fail', d.id) end
+if ARGV[8] ~= '' then redis.call('HSET', P .. 'sig', d.id, ARGV[8]) end
 schedule(d.id, NOW)
+return 1`,
+
+  /** ARGV 7 raw text, 8 reason: a dead letter for something that never became a key. */
+  parkInvalid: `
+record_dead(nil, ARGV[7], true, ARGV[8], 0)
 return 1`,
 } as const;
 

@@ -4,20 +4,24 @@
 // held. Ready ids sit in one FIFO per cluster; get() rotates over clusters with ready ids and skips clusters at
 // their concurrency cap. Rules shared with the other drivers (see work-queue.ts):
 // - add = addAfter(0); the earlier ready time wins, including for the dirty time of a held key.
-// - retry: the key comes back after its backoff; a dirty mark is consumed by that retry run (it starts after
-//   the add, so it reads the fresher state). Backoff wins over an earlier dirty time, as in the SQS driver.
+// - retry: the key comes back after its backoff, without end (no failure count dead-letters a key); a dirty
+//   mark is consumed by that retry run (it starts after the add, so it reads the fresher state). Backoff wins
+//   over an earlier dirty time, as in the SQS driver. A conflict retry backs off the same way.
+// - done(lease, requeueAfterMs): release, then the dirty time and the requeue time compete (earlier wins).
 // - a lease not renewed within leaseMs is lost: the key is ready again at once and the loss counts as a
-//   failure (a handler that crashes on a key must not loop forever); done/retry/renew with its token do nothing.
+//   failure for the backoff; done/retry/renew with its token do nothing.
 // - dead-lettering resets the failure count; a key re-added while held still runs once more (no lost update).
+// - with signingSecret, add() stores the key's HMAC beside it and get() checks it: an id without a valid one
+//   (addRaw, the test hook for a corrupt store) is dead-lettered as "bad signature" and never handed out.
 import { randomUUID } from 'node:crypto';
 import { MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
 import { backoffDelay, type DeadLetter, type Lease, type RetryOutcome, type WorkQueue } from '../work-queue.js';
+import { BAD_SIGNATURE, signKey, verifyKey } from '../message-signing.js';
 import type { QueueOptions } from '../work-queue.js';
 import {
   checkedKeyString,
   clusterAndKind,
   clusterCap,
-  errorReason,
   resolveQueueOptions,
   type ResolvedQueueOptions,
 } from '../queue-options.js';
@@ -43,6 +47,8 @@ export class MemoryQueue implements WorkQueue {
   private readonly dirty = new Map<string, number>();
   private readonly failures = new Map<string, number>();
   private readonly dead = new Map<string, DeadLetter>();
+  /** id → HMAC given on add (only with signingSecret); kept while the key is pending or held. */
+  private readonly signatures = new Map<string, string>();
   private readonly waiters = new MemoryWaiters();
   private readonly instance = randomUUID().slice(0, 8);
   private sequence = 0;
@@ -55,15 +61,19 @@ export class MemoryQueue implements WorkQueue {
   }
 
   async add(key: ReconcileKey): Promise<void> {
-    this.schedule(checkedKeyString(key), this.now());
+    this.schedule(this.signed(checkedKeyString(key)), this.now());
   }
 
   async addAfter(key: ReconcileKey, delayMs: number): Promise<void> {
-    this.schedule(checkedKeyString(key), this.now() + Math.max(0, delayMs));
+    this.schedule(this.signed(checkedKeyString(key)), this.now() + Math.max(0, delayMs));
   }
 
-  /** Test hook standing in for a corrupt message in the store: enqueues a raw id without validation. */
-  addRaw(raw: string): void {
+  /**
+   * Test hook standing in for a corrupt or forged message in the store: enqueues a raw id without validation,
+   * with the given signature (none by default).
+   */
+  addRaw(raw: string, signature?: string): void {
+    if (signature !== undefined) this.signatures.set(raw, signature);
     this.schedule(raw, this.now());
   }
 
@@ -79,23 +89,21 @@ export class MemoryQueue implements WorkQueue {
     }
   }
 
-  async done(lease: Lease): Promise<void> {
+  async done(lease: Lease, requeueAfterMs?: number): Promise<void> {
     const held = this.current(lease);
     if (!held) return;
     this.release(held);
     this.failures.delete(lease.id);
     this.rescheduleDirty(lease.id);
+    if (requeueAfterMs !== undefined) this.schedule(lease.id, this.now() + Math.max(0, requeueAfterMs));
+    if (!this.pending.has(lease.id)) this.signatures.delete(lease.id);
   }
 
-  async retry(lease: Lease, error: unknown): Promise<RetryOutcome> {
+  async retry(lease: Lease, _error: unknown): Promise<RetryOutcome> {
     const held = this.current(lease);
     if (!held) return { outcome: 'lease-lost' };
     this.release(held);
     const failures = held.lease.failures + 1;
-    if (failures >= this.options.maxFailures) {
-      this.park(lease.id, lease.key, null, errorReason(error), failures);
-      return { outcome: 'dead-lettered' };
-    }
     this.failures.set(lease.id, failures);
     this.dirty.delete(lease.id);
     const delayMs = backoffDelay(held.lease.failures, this.options.baseDelayMs, this.options.maxDelayMs);
@@ -108,6 +116,21 @@ export class MemoryQueue implements WorkQueue {
     if (!held) return;
     this.release(held);
     this.park(lease.id, lease.key, null, reason, held.lease.failures);
+  }
+
+  async parkInvalid(raw: string, reason: string): Promise<void> {
+    this.park(`raw:${++this.sequence}`, null, raw, reason, 0);
+  }
+
+  async backoffBreakdown(): Promise<Array<{ cluster: string; keys: number }>> {
+    this.reclaimExpired();
+    const counts = new Map<string, number>();
+    for (const [id, failures] of this.failures) {
+      if (failures <= 0 || !this.pending.has(id)) continue;
+      const { cluster } = clusterAndKind(id);
+      counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
+    }
+    return [...counts].map(([cluster, keys]) => ({ cluster, keys }));
   }
 
   async renew(lease: Lease): Promise<boolean> {
@@ -127,7 +150,7 @@ export class MemoryQueue implements WorkQueue {
       if (letter.key === null || (match && !match(letter))) continue;
       this.dead.delete(entryId);
       this.failures.delete(entryId);
-      this.schedule(entryId, this.now());
+      this.schedule(this.signed(entryId), this.now());
       moved++;
     }
     return moved;
@@ -230,8 +253,12 @@ export class MemoryQueue implements WorkQueue {
       key = parseKey(id);
     } catch (err) {
       if (!(err instanceof MalformedKeyError)) throw err;
-      this.park(`raw:${++this.sequence}`, null, id, err.message, 0);
-      this.onMalformed?.(id, err.message);
+      this.discard(id, err.message);
+      return null;
+    }
+    const secret = this.options.signingSecret;
+    if (secret !== undefined && !verifyKey(secret, id, this.signatures.get(id))) {
+      this.discard(id, BAD_SIGNATURE);
       return null;
     }
     const token = `${this.instance}-${++this.sequence}`;
@@ -239,6 +266,21 @@ export class MemoryQueue implements WorkQueue {
     this.held.set(id, { lease, cluster, expiresAt: now + this.options.leaseMs });
     this.heldPerCluster.set(cluster, (this.heldPerCluster.get(cluster) ?? 0) + 1);
     return lease;
+  }
+
+  /** A message that never became a valid key: parked raw, its failure count and signature forgotten. */
+  private discard(id: string, reason: string): void {
+    this.park(`raw:${++this.sequence}`, null, id, reason, 0);
+    this.failures.delete(id);
+    this.dirty.delete(id);
+    this.signatures.delete(id);
+    this.onMalformed?.(id, reason);
+  }
+
+  private signed(id: string): string {
+    const secret = this.options.signingSecret;
+    if (secret !== undefined) this.signatures.set(id, signKey(secret, id));
+    return id;
   }
 
   private current(lease: Lease): Held | undefined {
@@ -262,12 +304,7 @@ export class MemoryQueue implements WorkQueue {
       if (held.expiresAt > now || this.held.get(held.lease.id) !== held) continue;
       const { id } = held.lease;
       this.release(held);
-      const failures = held.lease.failures + 1;
-      if (failures >= this.options.maxFailures) {
-        this.park(id, held.lease.key, null, `lease expired (not renewed within ${this.options.leaseMs} ms)`, failures);
-        continue;
-      }
-      this.failures.set(id, failures);
+      this.failures.set(id, held.lease.failures + 1);
       this.dirty.delete(id);
       this.schedule(id, held.expiresAt);
     }
@@ -281,6 +318,7 @@ export class MemoryQueue implements WorkQueue {
     if (key === null) return;
     this.failures.delete(entryId);
     this.rescheduleDirty(entryId);
+    if (!this.pending.has(entryId)) this.signatures.delete(entryId);
   }
 
   private rescheduleDirty(id: string): void {
