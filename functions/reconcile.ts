@@ -1,10 +1,13 @@
 // AWS Lambda handlers for the SQS driver.
-//   handler: SQS batches from the FIFO work queue → reconcileOne each key, partial batch failures.
+//   handler: SQS batches from the FIFO work queue → reconcileOne each key, partial batch failures. Fences
+//            never shorten a message's visibility below the queue's (SQS_VISIBILITY_MS, which must equal the
+//            work queue's VisibilityTimeout) or the invocation's remaining time.
 //   delay:   SQS batches from the delay queue → due keys to the work queue (addAfter, requeueAfter, backoff).
 // Configuration comes from the environment (README "Configuration"); SQS_WORK_URL, SQS_DELAY_URL and
-// SQS_DEAD_URL name the queues the stack created. Dependencies are built once per container and reused.
+// SQS_DEAD_URL name the queues the stack created; FLEETQ_SIGNING_SECRET, when set, makes every message carry an
+// HMAC of its key and dead-letters those that do not. Dependencies are built once per container and reused.
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSEvent } from 'aws-lambda';
+import type { Context, SQSEvent } from 'aws-lambda';
 import { SqsQueue } from '../shared/queue/sqs/sqs-queue.js';
 import { loadConfig } from '../shared/runtime/config.js';
 import { makeDeps } from '../shared/runtime/deps.js';
@@ -34,16 +37,22 @@ function deps(): Promise<SqsBatchDeps> {
       client,
       urls: { work: required('SQS_WORK_URL'), delay: required('SQS_DELAY_URL'), dead: required('SQS_DEAD_URL') },
       leaseMs: config.FLEETQ_LEASE_MS,
-      maxFailures: config.FLEETQ_MAX_FAILURES,
+      ...(process.env.FLEETQ_SIGNING_SECRET && { signingSecret: process.env.FLEETQ_SIGNING_SECRET }),
     });
     return { ...(await makeDeps(config, { service: 'fleetq-reconcile', queue })), queue };
   })();
   return depsPromise;
 }
 
-export const handler = async (event: SQSEvent): Promise<SqsBatchResponse> => {
+export const handler = async (
+  event: SQSEvent,
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<SqsBatchResponse> => {
   const d = await deps();
-  return processWorkBatch(d, event.Records, Number(process.env.SQS_VISIBILITY_MS ?? 900_000));
+  return processWorkBatch(d, event.Records, {
+    visibilityMs: Number(process.env.SQS_VISIBILITY_MS ?? 900_000),
+    remainingMs: () => context.getRemainingTimeInMillis(),
+  });
 };
 
 export const delay = async (event: SQSEvent): Promise<void> => {

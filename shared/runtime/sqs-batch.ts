@@ -1,65 +1,58 @@
-// The Lambda side of the SQS driver. A batch from the FIFO work queue: each record becomes a lease held by
-// the SqsQueue and goes through the same reconcileOne as a long-running worker. Records of one message
-// group (one key) run in order; groups run side by side. A record whose reconcile must be retried is
-// reported in batchItemFailures (its visibility already set to the key's backoff), and so is every later
-// record of its group in the batch, as SQS FIFO requires. A batch from the delay queue is routed: due
-// keys to the work queue, the rest another hop.
-import type { SqsQueue } from '../queue/sqs/sqs-queue.js';
+// The Lambda side of the SQS driver. A batch from the FIFO work queue is admitted by the queue by the same
+// rules as a worker's receive (SqsQueue.holdRecords): a body that is not a key or whose signature is bad is
+// dead-lettered and never reconciled; the records of one key become ONE lease (one run covers them all:
+// they were sent before it started), so a key never runs twice at once in one invocation. Keys run side by
+// side through the same reconcileOne as a long-running worker. A run's message is reported in
+// batchItemFailures when it must stay in the queue (retried: its visibility is already the key's backoff;
+// lease lost; or the run ended without an outcome); everything else, the coalesced records included, is left
+// for Lambda to delete. Records of a group after a failed one are NOT reported: they are the same key and
+// the retry run covers them (SQS FIFO's "report the rest of the group" rule exists to keep an order that
+// level-triggered keys do not need). Nothing is dead-lettered for its receive count. A batch from the delay
+// queue is routed: due keys to the work queue, the rest another hop.
+import type { LambdaTiming, SqsQueue } from '../queue/sqs/sqs-queue.js';
 import type { SqsRecordLike } from '../queue/sqs/sqs-record-lease.js';
 import { errorFields } from './logger.js';
-import { reconcileOne, type Outcome, type ReconcileDeps } from './reconcile-one.js';
+import { reconcileOne, type ReconcileDeps } from './reconcile-one.js';
 
-export type SqsEventRecord = SqsRecordLike & { readonly attributes: { readonly MessageGroupId?: string } };
+export type SqsEventRecord = SqsRecordLike;
 export type SqsBatchResponse = { batchItemFailures: Array<{ itemIdentifier: string }> };
 export type SqsBatchDeps = ReconcileDeps & { readonly queue: SqsQueue };
-
-const FAILED: ReadonlySet<Outcome | 'dropped' | 'error'> = new Set(['retried', 'lease-lost', 'error']);
 
 export async function processWorkBatch(
   deps: SqsBatchDeps,
   records: readonly SqsEventRecord[],
-  visibilityMs: number,
+  timing: LambdaTiming,
 ): Promise<SqsBatchResponse> {
-  const groups = new Map<string, SqsEventRecord[]>();
-  for (const r of records) {
-    const group = r.attributes.MessageGroupId ?? r.body;
-    groups.set(group, [...(groups.get(group) ?? []), r]);
-  }
   const failed: string[] = [];
+  let plans;
+  try {
+    plans = await deps.queue.holdRecords(records, timing);
+  } catch (err) {
+    deps.logger.error('Batch failed before reconcile', { records: records.length, error: errorFields(err) });
+    return { batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) };
+  }
   await Promise.all(
-    [...groups.values()].map(async (group) => {
-      for (const [i, record] of group.entries()) {
-        const outcome = await processRecord(deps, record, visibilityMs);
-        if (FAILED.has(outcome)) {
-          failed.push(...group.slice(i).map((r) => r.messageId));
-          return;
+    plans.map(async (plan) => {
+      if ('dropped' in plan) {
+        if (plan.dropped === 'invalid') {
+          const record = records.find((r) => r.messageId === plan.messageId);
+          deps.logger.error('Invalid message dead-lettered', {
+            messageId: plan.messageId,
+            body: record?.body.slice(0, 200),
+            reason: plan.reason,
+          });
         }
+        return;
       }
+      try {
+        await reconcileOne(deps, plan.lease);
+      } catch (err) {
+        deps.logger.error('Record failed outside reconcile', { messageId: plan.messageId, error: errorFields(err) });
+      }
+      if (deps.queue.settleRecord(plan.lease) === 'keep') failed.push(plan.messageId);
     }),
   );
   return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
-}
-
-async function processRecord(
-  deps: SqsBatchDeps,
-  record: SqsEventRecord,
-  visibilityMs: number,
-): Promise<Outcome | 'dropped' | 'error'> {
-  try {
-    const held = await deps.queue.holdRecord(record, visibilityMs);
-    if ('lease' in held) return await reconcileOne(deps, held.lease);
-    if (held.dropped === 'malformed') {
-      deps.logger.error('Malformed message dead-lettered', {
-        messageId: record.messageId,
-        body: record.body.slice(0, 200),
-        reason: held.reason,
-      });
-    }
-    return 'dropped';
-  } catch (err) {
-    deps.logger.error('Record failed before reconcile', { messageId: record.messageId, error: errorFields(err) });
-    return 'error';
-  }
 }
 
 export async function processDelayBatch(queue: SqsQueue, records: readonly SqsRecordLike[]): Promise<void> {

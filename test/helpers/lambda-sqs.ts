@@ -1,16 +1,31 @@
-// What the Lambda SQS event source mapping does, against a real SQS emulator: receive a batch, invoke the
-// handler with it as an SQSEvent, delete the records the handler did not report in batchItemFailures.
+// What the Lambda SQS event source mapping does, against a real SQS emulator: receive a batch (with the
+// queue's visibility timeout), invoke the handler with it as an SQSEvent and a context whose remaining time
+// counts down from the function timeout, delete the records the handler did not report in batchItemFailures.
 import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 
+export type LambdaContextLike = { getRemainingTimeInMillis(): number };
 export type BatchHandler = (
   event: SQSEvent,
+  context: LambdaContextLike,
 ) => Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> } | void>;
+
+/** A context whose remaining time counts down from `timeoutMs` (the function timeout). */
+export function lambdaContext(timeoutMs: number, start = Date.now()): LambdaContextLike {
+  return { getRemainingTimeInMillis: () => Math.max(0, start + timeoutMs - Date.now()) };
+}
 
 export type Invocation = { readonly records: SQSRecord[]; readonly failed: string[] };
 
-function toRecord(m: Message, queueArn: string): SQSRecord {
+export function toRecord(m: Message, queueArn: string): SQSRecord {
   const a = m.Attributes ?? {};
+  const messageAttributes: SQSMessageAttributes = {};
+  for (const [name, v] of Object.entries(m.MessageAttributes ?? {})) {
+    messageAttributes[name] = {
+      dataType: v.DataType ?? 'String',
+      ...(v.StringValue !== undefined && { stringValue: v.StringValue }),
+    };
+  }
   return {
     messageId: m.MessageId ?? '',
     receiptHandle: m.ReceiptHandle ?? '',
@@ -23,7 +38,7 @@ function toRecord(m: Message, queueArn: string): SQSRecord {
       ...(a.MessageGroupId !== undefined && { MessageGroupId: a.MessageGroupId }),
       ...(a.MessageDeduplicationId !== undefined && { MessageDeduplicationId: a.MessageDeduplicationId }),
     },
-    messageAttributes: {},
+    messageAttributes,
     md5OfBody: m.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,
@@ -37,6 +52,7 @@ export async function pollOnce(
   queueUrl: string,
   handler: BatchHandler,
   visibilitySeconds = 30,
+  timeoutMs = visibilitySeconds * 1000,
 ): Promise<Invocation | null> {
   const out = await client.send(
     new ReceiveMessageCommand({
@@ -45,6 +61,7 @@ export async function pollOnce(
       WaitTimeSeconds: 0,
       VisibilityTimeout: visibilitySeconds,
       MessageSystemAttributeNames: ['All'],
+      MessageAttributeNames: ['All'],
     }),
   );
   const messages = out.Messages ?? [];
@@ -52,7 +69,7 @@ export async function pollOnce(
   const records = messages.map((m) =>
     toRecord(m, `arn:aws:sqs:us-east-1:000000000000:${queueUrl.split('/').pop() ?? ''}`),
   );
-  const response = await handler({ Records: records });
+  const response = await handler({ Records: records }, lambdaContext(timeoutMs));
   const failed = response ? response.batchItemFailures.map((f) => f.itemIdentifier) : [];
   for (const r of records) {
     if (!failed.includes(r.messageId)) {

@@ -1,8 +1,11 @@
 // addAfter for SQS. FIFO queues have no per-message DelaySeconds and SQS caps a delay at 900 s, so a delayed
-// add goes to a standard "delay" queue as JSON {id, due} with DelaySeconds = min(900, ceil(remaining s)).
-// pump() (called from get(), rate-limited, in any process) receives the visible ones: those due go to the
-// FIFO queue as an ordinary add, those still far off are re-sent for another hop. Delays are rounded up to
-// whole seconds: a requeueAfter never fires early, and at most ~1 s (plus the pump interval) late.
+// add goes to a standard "delay" queue as JSON {id, due, failures?, sig?} with DelaySeconds =
+// min(900, ceil(remaining s)). pump() (called from get(), rate-limited, in any process) receives the visible
+// ones: those due go to the FIFO queue as an ordinary add (carrying `failures`, for a retry that had to hop
+// here), those still far off are re-sent for another hop. Delays are rounded up to whole seconds: a
+// requeueAfter never fires early, and at most ~1 s (plus the pump interval) late. With a signingSecret the
+// delayed message is signed too and checked before it is forwarded: the pump would otherwise launder a
+// forged delay message into a signed work message.
 import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
@@ -11,14 +14,19 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
+import { BAD_SIGNATURE, signKey } from '../message-signing.js';
+import { isSignedBy, messageAttributes, messageGroupId } from './sqs-message.js';
 
 export const MAX_DELAY_SECONDS = 900;
 const PUMP_INTERVAL_MS = 250;
 
 export type ForwardTarget = {
   readonly workUrl: string;
+  readonly signingSecret?: string | undefined;
   readonly onMalformed: (raw: string, reason: string) => Promise<void>;
 };
+
+type Delayed = { id: string; due: number; failures?: number; sig?: string };
 
 export class SqsDelayPump {
   private nextPumpAt = 0;
@@ -29,10 +37,18 @@ export class SqsDelayPump {
     private readonly target: ForwardTarget,
   ) {}
 
-  async send(id: string, due: number): Promise<void> {
+  /** Schedules `id` for `due`; `failures` is carried to the work message (a retry's backoff hop). */
+  async send(id: string, due: number, failures = 0): Promise<void> {
     const DelaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((due - Date.now()) / 1000)));
+    const secret = this.target.signingSecret;
+    const body: Delayed = {
+      id,
+      due,
+      ...(failures > 0 && { failures }),
+      ...(secret !== undefined && { sig: signKey(secret, id) }),
+    };
     await this.client.send(
-      new SendMessageCommand({ QueueUrl: this.delayUrl, MessageBody: JSON.stringify({ id, due }), DelaySeconds }),
+      new SendMessageCommand({ QueueUrl: this.delayUrl, MessageBody: JSON.stringify(body), DelaySeconds }),
     );
   }
 
@@ -52,20 +68,25 @@ export class SqsDelayPump {
    * hop, malformed ones are parked. The Lambda subscribed to the delay queue calls this with its batch.
    */
   async route(bodies: readonly string[]): Promise<void> {
-    const forward: string[] = [];
+    const forward: Array<{ id: string; failures: number }> = [];
     for (const body of bodies) {
-      let parsed: { id?: unknown; due?: unknown };
+      let parsed: { id?: unknown; due?: unknown; failures?: unknown; sig?: unknown };
       try {
-        parsed = JSON.parse(body) as { id?: unknown; due?: unknown };
+        parsed = JSON.parse(body) as typeof parsed;
       } catch {
         parsed = {};
       }
+      const failures = typeof parsed.failures === 'number' && parsed.failures > 0 ? Math.floor(parsed.failures) : 0;
       if (typeof parsed.id !== 'string' || typeof parsed.due !== 'number') {
         await this.target.onMalformed(body, 'delay message is not {"id": string, "due": number}');
+      } else if (
+        !isSignedBy(this.target.signingSecret, parsed.id, typeof parsed.sig === 'string' ? parsed.sig : undefined)
+      ) {
+        await this.target.onMalformed(body, BAD_SIGNATURE);
       } else if (parsed.due - Date.now() > 1000) {
-        await this.send(parsed.id, parsed.due); // another hop
+        await this.send(parsed.id, parsed.due, failures); // another hop
       } else {
-        forward.push(parsed.id);
+        forward.push({ id: parsed.id, failures });
       }
     }
     for (let i = 0; i < forward.length; i += 10) {
@@ -73,11 +94,12 @@ export class SqsDelayPump {
       const sent = await this.client.send(
         new SendMessageBatchCommand({
           QueueUrl: this.target.workUrl,
-          Entries: batch.map((id, j) => ({
+          Entries: batch.map(({ id, failures }, j) => ({
             Id: String(j),
             MessageBody: id,
-            MessageGroupId: id,
+            MessageGroupId: messageGroupId(id),
             MessageDeduplicationId: randomUUID(),
+            ...messageAttributes(id, failures, this.target.signingSecret),
           })),
         }),
       );

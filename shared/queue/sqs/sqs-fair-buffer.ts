@@ -1,7 +1,8 @@
-// Received-but-not-yet-handed-out SQS messages of one process, and the per-cluster fairness we can offer on
-// SQS: best effort. A receive returns up to 10 messages (distinct keys: a FIFO group is locked while one of
-// its messages is in flight) in the queue's order; we hand them out least-recently-served cluster first and
-// hold back clusters at their cap. So a quiet cluster overtakes a busy one only within what has been
+// Received-but-not-yet-handed-out SQS messages of one process, at most one per key (further messages of a
+// buffered key are coalesced by the driver), and the per-cluster fairness we can offer on SQS: best effort.
+// A receive returns up to 10 messages in the queue's order (real SQS returns as many messages of one group
+// as it can; the driver keeps one per key); we hand them out least-recently-served cluster first and
+// hold back clusters at their cap. Held-back messages are kept invisible (extended), never left to go stale. So a quiet cluster overtakes a busy one only within what has been
 // received (10 per receive, plus what is already buffered); behind 500 messages of another cluster it waits
 // for them to drain. Real fleet-wide fairness needs the Redis driver.
 import type { ReconcileKey } from '../../kube/key.js';
@@ -10,12 +11,13 @@ export type Received = {
   readonly key: ReconcileKey;
   readonly id: string;
   readonly cluster: string;
-  readonly receiptHandle: string;
+  readonly messageId: string;
+  receiptHandle: string;
   /** SentTimestamp (server clock). */
   readonly sentAt: number;
   /** ApproximateFirstReceiveTimestamp (server clock). */
   readonly runStart: number;
-  readonly failures: number;
+  failures: number;
   /** Local clock, taken before the receive request: conservative. */
   receivedAt: number;
   /** Local time by which the message becomes visible again (conservative). */
@@ -35,14 +37,19 @@ export class SqsFairBuffer {
     this.items.push(item);
   }
 
-  /** Removes and returns messages whose visibility ends within marginMs: they will be redelivered. */
-  dropStale(now: number, marginMs: number, only: (item: Received) => boolean = () => true): Received[] {
-    const stale: Received[] = [];
-    for (let i = this.items.length - 1; i >= 0; i--) {
-      const item = this.items[i] as Received;
-      if (item.deadline - marginMs <= now && only(item)) stale.push(...this.items.splice(i, 1));
-    }
-    return stale;
+  /** The buffered message of key `id`, if any. */
+  find(id: string): Received | undefined {
+    return this.items.find((item) => item.id === id);
+  }
+
+  remove(item: Received): void {
+    const i = this.items.indexOf(item);
+    if (i >= 0) this.items.splice(i, 1);
+  }
+
+  /** Messages whose visibility ends within marginMs (to be extended before SQS redelivers them). */
+  expiring(now: number, marginMs: number): Received[] {
+    return this.items.filter((item) => item.deadline - marginMs <= now);
   }
 
   /** Messages received by a request sent at `receivedAt`. */

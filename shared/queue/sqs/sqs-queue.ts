@@ -1,17 +1,34 @@
-// The SQS WorkQueue: a FIFO queue with MessageGroupId = keyString(key) (so a key is never in flight twice),
-// a standard delay queue for addAfter (sqs-delay-pump.ts) and a standard dead-letter queue (sqs-dead-letters.ts).
+// The SQS WorkQueue: a FIFO queue whose MessageGroupId is the key (sqs-message.ts: hashed past 128
+// characters), so a key is never in flight twice fleet-wide; a standard delay queue for addAfter
+// (sqs-delay-pump.ts) and a standard dead-letter queue (sqs-dead-letters.ts).
 //
-// - add sends one message with a unique MessageDeduplicationId; duplicates are coalesced on receive
-//   (sqs-run-history.ts). Within one process that gives "N adds while waiting → 1 run"; across processes a
-//   duplicate may cost one extra reconcile.
+// - add sends one message with a unique MessageDeduplicationId. An add made while the key is held waits
+//   behind the held message in its group (the group is locked while a message is in flight): that is the
+//   dirty mark, run once more after done.
+// - One lease per key per process, whatever a receive returns. Real SQS returns as many messages of one
+//   group as it can in one receive (fauxqs returns one per group): the first is the key's message, the
+//   others were sent before any run that has not started yet, so they are covered by that run and deleted.
+//   A message of a key already held (possible only once the held message's visibility lapsed) is handed
+//   back as a fresh copy so that it runs after the current run. Messages sent before the start of a
+//   completed run of their key are redundant and deleted (sqs-run-history.ts).
 // - lease = receipt handle (the token; new on every receive) + visibility timeout; renew =
 //   ChangeMessageVisibility. leaseMs is rounded up to whole seconds. A lease is treated as lost once its
 //   local deadline (measured from before the receive) has passed: done/retry/renew then do nothing, because
 //   fauxqs accepts stale receipt handles silently and real SQS may already have redelivered the message.
-// - retry = ChangeMessageVisibility(backoff, rounded up to whole seconds) on the held message: the group stays
-//   locked, so adds that arrive meanwhile wait for the retry run (which covers them). failures =
-//   ApproximateReceiveCount - 1, so done (delete) resets it and a lost lease counts as a failure, as in the
-//   other drivers. A message released unhanded (close, a buffered message gone stale) also counts as one.
+// - failures: carried in a message attribute plus receives that did not end in a delete (sqs-message.ts).
+//   Buffered messages (received, not handed out: e.g. their cluster is at its cap) are kept invisible with
+//   ChangeMessageVisibility and handed back unrun as a fresh copy on close, so a receive that never ran is
+//   never counted as a failure, and nothing is ever dead-lettered for its receive count.
+// - retry = ChangeMessageVisibility(backoff, whole seconds) on the held message, without end: the group
+//   stays locked, so adds made during the failed run wait for the retry run, which covers them. A backoff
+//   past what ChangeMessageVisibility allows (12 h from the receive) hops through the delay queue instead,
+//   carrying the failure count.
+// - done(lease, requeueAfterMs) sends the requeue first and deletes the held message second: a crash in
+//   between costs one extra run, never a lost requeue.
+// - the Lambda path (holdRecords): the event source mapping received the batch with the queue's visibility
+//   timeout; renewals extend to at least that and to the function's remaining time, never shorter.
+// - backoffBreakdown() is what this process knows: keys it retried whose backoff has not ended and which it
+//   has not received since. Other processes' retries are not seen (best effort).
 // - per-cluster fairness and caps are per process and best effort (sqs-fair-buffer.ts).
 // - depth counts messages, not keys (duplicates waiting to be coalesced count), and misses retry backoffs.
 import {
@@ -25,9 +42,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
+import { BAD_SIGNATURE } from '../message-signing.js';
 import type { DeadLetter, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
 import { backoffDelay } from '../work-queue.js';
-import { checkedKeyString, clusterCap, errorReason, resolveQueueOptions } from '../queue-options.js';
+import { checkedKeyString, clusterCap, resolveQueueOptions } from '../queue-options.js';
 import type { ResolvedQueueOptions } from '../queue-options.js';
 import type { SqsQueueUrls } from './sqs-setup.js';
 import type { SqsRecordLike } from './sqs-record-lease.js';
@@ -35,6 +53,15 @@ import { SqsDelayPump } from './sqs-delay-pump.js';
 import { SqsDeadLetters } from './sqs-dead-letters.js';
 import { SqsRunHistory } from './sqs-run-history.js';
 import { SqsFairBuffer, type Received } from './sqs-fair-buffer.js';
+import {
+  SIGNATURE_ATTRIBUTE,
+  attribute,
+  deliveredFailures,
+  isSignedBy,
+  messageAttributes,
+  messageGroupId,
+  type AttributeBag,
+} from './sqs-message.js';
 
 export type SqsQueueOptions = QueueOptions & {
   readonly client: SQSClient;
@@ -43,24 +70,43 @@ export type SqsQueueOptions = QueueOptions & {
   readonly ownsClient?: boolean;
 };
 
-/** What holdRecord made of a Lambda event record. */
-export type HeldRecord =
-  | { readonly lease: Lease }
-  | { readonly dropped: 'malformed'; readonly reason: string }
-  | { readonly dropped: 'redundant' }
-  | { readonly dropped: 'expired' };
+/** How long Lambda holds a batch: the queue's visibility timeout, and the invocation's remaining time. */
+export type LambdaTiming = {
+  /** The work queue's VisibilityTimeout (what the event source mapping received the batch with). */
+  readonly visibilityMs: number;
+  /** context.getRemainingTimeInMillis() */
+  readonly remainingMs: () => number;
+};
+
+/** What holdRecords made of one key's records in a Lambda batch. */
+export type RecordPlan =
+  /** Run this lease; `coalesced` records (same key, covered by this run) may be deleted whatever it does. */
+  | { readonly lease: Lease; readonly messageId: string; readonly coalesced: readonly string[] }
+  /** Not a valid key, or a bad signature: dead-lettered and deleted here. */
+  | { readonly dropped: 'invalid'; readonly messageId: string; readonly reason: string }
+  /** Covered by a completed run: deleted here. */
+  | { readonly dropped: 'redundant'; readonly messageId: string }
+  /** Its key is held by a run of this process that has not ended: sent again as a fresh copy, deleted here. */
+  | { readonly dropped: 'requeued'; readonly messageId: string };
 
 /** A work message as SQS delivered it, to a receive of ours or to Lambda. */
 type Delivered = {
+  readonly messageId: string;
   readonly body: string;
   readonly receiptHandle: string;
   readonly sentAt: number;
   readonly runStart: number;
   readonly failures: number;
+  readonly signature: string | undefined;
 };
+
+type Held = Received & { readonly lambda?: LambdaTiming };
+type Dropped = { readonly dropped: 'invalid'; readonly reason: string } | { readonly dropped: 'redundant' };
 
 const MAX_BUFFER = 20;
 const IDLE_POLL_MS = 50;
+/** ChangeMessageVisibility's limit (and the limit on a message's total visibility from its receive). */
+const MAX_VISIBILITY_S = 43_200;
 
 export class SqsQueue implements WorkQueue {
   readonly driver = 'sqs' as const;
@@ -72,18 +118,25 @@ export class SqsQueue implements WorkQueue {
   private readonly dead: SqsDeadLetters;
   private readonly history = new SqsRunHistory();
   private readonly buffer = new SqsFairBuffer();
-  private readonly held = new Map<string, Received>();
+  /** Held leases by token (receipt handle), and by key id. */
+  private readonly held = new Map<string, Held>();
+  private readonly heldById = new Map<string, Held>();
   private readonly heldPerCluster = new Map<string, number>();
+  /** Keys this process retried, until their backoff ends or they are received again. */
+  private readonly backingOff = new Map<string, { cluster: string; until: number }>();
+  /** Lambda leases whose message was deleted (done, dead-lettered) or kept (retried) by the run. */
+  private readonly settled = new Map<string, 'deleted' | 'kept'>();
   private closed = false;
 
   constructor(private readonly config: SqsQueueOptions) {
     this.options = resolveQueueOptions(config);
     this.client = config.client;
     this.urls = config.urls;
-    this.leaseSeconds = Math.min(43_200, Math.max(1, Math.ceil(this.options.leaseMs / 1000)));
+    this.leaseSeconds = Math.min(MAX_VISIBILITY_S, Math.max(1, Math.ceil(this.options.leaseMs / 1000)));
     this.dead = new SqsDeadLetters(this.client, this.urls.dead);
     this.delay = new SqsDelayPump(this.client, this.urls.delay, {
       workUrl: this.urls.work,
+      signingSecret: this.options.signingSecret,
       onMalformed: async (raw, reason) => {
         await this.dead.park(null, raw, reason, 0);
         config.onMalformed?.(raw, reason);
@@ -107,57 +160,84 @@ export class SqsQueue implements WorkQueue {
       if (this.closed) return null;
       this.sweepExpired();
       await this.delay.pumpIfDue();
+      await this.keepBufferedVisible();
       const lease = await this.takeBuffered();
       if (lease) return lease;
       const remaining = deadline - Date.now();
       if (remaining <= 0) return null;
       if (this.buffer.size >= MAX_BUFFER || (await this.receive(remaining >= 1000 ? 1 : 0)) === 0) {
-        if (remaining < 1000) await sleep(Math.min(remaining, IDLE_POLL_MS));
+        if (remaining < 1000 || this.buffer.size >= MAX_BUFFER) await sleep(Math.min(remaining, IDLE_POLL_MS));
       }
     }
   }
 
-  async done(lease: Lease): Promise<void> {
+  async done(lease: Lease, requeueAfterMs?: number): Promise<void> {
     const held = this.release(lease);
     if (!held) return;
-    await this.client.send(new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: held.receiptHandle }));
+    // The requeue first, the delete second: a crash in between runs the key once more, never loses it.
+    if (requeueAfterMs !== undefined) {
+      if (requeueAfterMs > 0) await this.delay.send(held.id, Date.now() + requeueAfterMs);
+      else await this.send(held.id);
+    }
+    await this.deleteWork(held.receiptHandle);
+    this.settle(held, 'deleted');
+    this.backingOff.delete(held.id);
     this.history.completed(held.id, held.runStart);
   }
 
-  async retry(lease: Lease, error: unknown): Promise<RetryOutcome> {
+  async retry(lease: Lease, _error: unknown, _options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {
     const held = this.release(lease);
     if (!held) return { outcome: 'lease-lost' };
-    const failures = held.failures + 1;
-    if (failures >= this.options.maxFailures) {
-      await this.park(held, errorReason(error), failures);
-      return { outcome: 'dead-lettered' };
+    const delayMs = backoffDelay(held.failures, this.options.baseDelayMs, this.options.maxDelayMs);
+    const seconds = Math.max(1, Math.ceil(delayMs / 1000));
+    if (seconds <= MAX_VISIBILITY_S) {
+      try {
+        await this.client.send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: this.urls.work,
+            ReceiptHandle: held.receiptHandle,
+            VisibilityTimeout: seconds,
+          }),
+        );
+        return this.retried(held, seconds * 1000, 'kept');
+      } catch (err) {
+        // Past the 12 h a message may stay invisible from its receive: hop through the delay queue below.
+        if (errorName(err) !== 'InvalidParameterValue') return { outcome: 'lease-lost' };
+      }
     }
-    const seconds = Math.ceil(backoffDelay(held.failures, this.options.baseDelayMs, this.options.maxDelayMs) / 1000);
-    const visibility = Math.min(43_200, Math.max(1, seconds));
-    try {
-      await this.client.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: this.urls.work,
-          ReceiptHandle: held.receiptHandle,
-          VisibilityTimeout: visibility,
-        }),
-      );
-    } catch {
-      return { outcome: 'lease-lost' };
-    }
-    return { outcome: 'retried', delayMs: visibility * 1000 };
+    await this.delay.send(held.id, Date.now() + seconds * 1000, held.failures + 1);
+    await this.deleteWork(held.receiptHandle);
+    return this.retried(held, seconds * 1000, 'deleted');
   }
 
   async deadLetter(lease: Lease, reason: string): Promise<void> {
     const held = this.release(lease);
-    if (held) await this.park(held, reason, held.failures);
+    if (!held) return;
+    await this.dead.park(held.id, undefined, reason, held.failures);
+    await this.deleteWork(held.receiptHandle);
+    this.settle(held, 'deleted');
+    this.backingOff.delete(held.id);
+  }
+
+  async parkInvalid(raw: string, reason: string): Promise<void> {
+    await this.dead.park(null, raw, reason, 0);
+  }
+
+  async backoffBreakdown(): Promise<Array<{ cluster: string; keys: number }>> {
+    const now = Date.now();
+    const counts = new Map<string, number>();
+    for (const [id, { cluster, until }] of [...this.backingOff]) {
+      if (until <= now) this.backingOff.delete(id);
+      else counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
+    }
+    return [...counts].map(([cluster, keys]) => ({ cluster, keys }));
   }
 
   async renew(lease: Lease): Promise<boolean> {
     const held = this.held.get(lease.token);
     if (!held || held.id !== lease.id) return false;
     const before = Date.now();
-    if (before >= held.deadline || !(await this.extend(held, before))) {
+    if (before >= held.deadline || !(await this.extend(held, before, this.visibilitySeconds(held)))) {
       this.release(lease);
       return false;
     }
@@ -169,61 +249,56 @@ export class SqsQueue implements WorkQueue {
   }
 
   /**
-   * The Lambda path: a work-queue message that Lambda received (an event record) becomes a lease held by this
-   * queue, so done/retry/deadLetter act on it exactly as on one get() received. `visibilityMs` is how long
-   * the message stays invisible (the queue's visibility timeout). A malformed body is dead-lettered and
-   * deleted here, and a message made redundant by a later completed run is deleted: neither is handed out.
+   * The Lambda path: a batch the event source mapping received from the work queue. Each record is admitted
+   * by the same rule as our own receives (invalid → dead letter, redundant → deleted); the valid records of
+   * one key become ONE lease (the first record), the others are coalesced into it: they were all sent before
+   * the run starts. Leases are held until settle(); renewals never shorten Lambda's visibility.
    */
-  async holdRecord(record: SqsRecordLike, visibilityMs: number): Promise<HeldRecord> {
+  async holdRecords(records: readonly SqsRecordLike[], timing: LambdaTiming): Promise<RecordPlan[]> {
     const before = Date.now();
-    const sentAt = Number(record.attributes.SentTimestamp);
-    const delivered: Delivered = {
-      body: record.body,
-      receiptHandle: record.receiptHandle ?? '',
-      sentAt,
-      runStart: Number(record.attributes.ApproximateFirstReceiveTimestamp ?? sentAt),
-      failures: Math.max(0, Number(record.attributes.ApproximateReceiveCount) - 1),
-    };
-    const item = await this.admit(delivered, before, before + visibilityMs);
-    if ('dropped' in item) {
-      await this.client.send(
-        new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: delivered.receiptHandle }),
-      );
-      return item;
+    const deadline = before + timing.visibilityMs;
+    const plans: RecordPlan[] = [];
+    const leases = new Map<string, { lease: Lease; messageId: string; coalesced: string[] }>();
+    const discard: string[] = [];
+    for (const record of records) {
+      const item = await this.admit(fromRecord(record), before, deadline);
+      if ('dropped' in item) {
+        discard.push(record.receiptHandle ?? '');
+        plans.push({ ...item, messageId: record.messageId });
+        continue;
+      }
+      const first = leases.get(item.id);
+      if (first) {
+        first.coalesced.push(record.messageId);
+        continue;
+      }
+      if (this.heldById.has(item.id)) {
+        // Held by an unfinished run of this process: a fresh copy runs after it.
+        await this.handBack(item);
+        plans.push({ dropped: 'requeued', messageId: record.messageId });
+        continue;
+      }
+      const held: Held = { ...item, lambda: timing };
+      this.hold(held);
+      const entry = { lease: leaseOf(held), messageId: record.messageId, coalesced: [] as string[] };
+      leases.set(item.id, entry);
+      plans.push(entry);
     }
-    this.held.set(item.receiptHandle, item);
-    this.heldPerCluster.set(item.cluster, (this.heldPerCluster.get(item.cluster) ?? 0) + 1);
-    return {
-      lease: { key: item.key, id: item.id, token: item.receiptHandle, readyAt: item.sentAt, failures: item.failures },
-    };
+    await this.deleteWorkBatch(discard);
+    return plans;
   }
 
   /**
-   * The one rule for a delivered work message: a malformed body is dead-lettered (and reported); one sent
-   * before a completed run of its key started is redundant; one received maxFailures times (its holders kept
-   * losing the lease) is dead-lettered; anything else becomes a Received item. Deleting a dropped message is
-   * the caller's (batched on our own receives).
+   * After a Lambda record's run: 'delete' when the run deleted its message (done, dead-lettered, or a retry
+   * that hopped through the delay queue) so Lambda may delete it too; 'keep' when the message must stay
+   * (retried with its visibility set to the backoff, lease lost, or the run ended without done/retry): report
+   * it in batchItemFailures.
    */
-  private async admit(
-    m: Delivered,
-    receivedAt: number,
-    deadline: number,
-  ): Promise<Received | Extract<HeldRecord, { dropped: string }>> {
-    let key: ReconcileKey;
-    try {
-      key = parseKey(m.body);
-    } catch (err) {
-      if (!(err instanceof MalformedKeyError)) throw err;
-      await this.dead.park(null, m.body, err.message, m.failures);
-      this.config.onMalformed?.(m.body, err.message);
-      return { dropped: 'malformed', reason: err.message };
-    }
-    if (this.history.isRedundant(m.body, m.sentAt)) return { dropped: 'redundant' };
-    if (m.failures >= this.options.maxFailures) {
-      await this.dead.park(m.body, undefined, `lease expired (not renewed within ${this.leaseSeconds} s)`, m.failures);
-      return { dropped: 'expired' };
-    }
-    return { key, id: m.body, cluster: key.cluster, ...m, receivedAt, deadline };
+  settleRecord(lease: Lease): 'delete' | 'keep' {
+    const outcome = this.settled.get(lease.token);
+    this.settled.delete(lease.token);
+    if (this.held.get(lease.token)?.id === lease.id) this.release(lease);
+    return outcome === 'deleted' ? 'delete' : 'keep';
   }
 
   /** The Lambda subscribed to the delay queue: move due delayed adds to the work queue, re-hop the rest. */
@@ -248,23 +323,31 @@ export class SqsQueue implements WorkQueue {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Buffered messages never ran: hand them back as fresh copies, so their receive is not a failure.
     const buffered = this.buffer.drain();
-    await Promise.all(buffered.map((item) => this.changeVisibility(item.receiptHandle, 0)));
+    await Promise.all(buffered.map((item) => this.handBack(item).catch(() => undefined)));
     if (this.config.ownsClient) this.client.destroy();
   }
 
-  private async send(id: string): Promise<void> {
+  private async send(id: string, failures = 0): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.urls.work,
         MessageBody: id,
-        MessageGroupId: id,
+        MessageGroupId: messageGroupId(id),
         MessageDeduplicationId: randomUUID(),
+        ...messageAttributes(id, failures, this.options.signingSecret),
       }),
     );
   }
 
-  /** One ReceiveMessage; returns how many messages came back (including those dropped as redundant). */
+  /** A received message that will not run now goes back as a fresh copy (its failures carried), then is deleted. */
+  private async handBack(item: Received): Promise<void> {
+    await this.send(item.id, item.failures);
+    await this.deleteWork(item.receiptHandle);
+  }
+
+  /** One ReceiveMessage; returns how many messages came back (including those dropped or coalesced). */
   private async receive(waitSeconds: number): Promise<number> {
     const before = Date.now();
     const out = await this.client.send(
@@ -274,57 +357,133 @@ export class SqsQueue implements WorkQueue {
         VisibilityTimeout: this.leaseSeconds,
         WaitTimeSeconds: waitSeconds,
         MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount', 'ApproximateFirstReceiveTimestamp'],
+        MessageAttributeNames: ['All'],
       }),
     );
     const messages = out.Messages ?? [];
     const discard: string[] = [];
+    const fresh: Received[] = [];
+    this.sweepExpired();
     for (const m of messages) {
-      const sentAt = Number(m.Attributes?.SentTimestamp ?? 0);
       const delivered: Delivered = {
+        messageId: m.MessageId ?? '',
         body: m.Body ?? '',
         receiptHandle: m.ReceiptHandle ?? '',
-        sentAt,
+        sentAt: Number(m.Attributes?.SentTimestamp ?? 0),
         runStart: Number(m.Attributes?.ApproximateFirstReceiveTimestamp ?? 0),
-        failures: Math.max(0, Number(m.Attributes?.ApproximateReceiveCount ?? 1) - 1),
+        failures: deliveredFailures(m.MessageAttributes, m.Attributes?.ApproximateReceiveCount),
+        signature: attribute(m.MessageAttributes, SIGNATURE_ATTRIBUTE),
       };
       const item = await this.admit(delivered, before, before + this.leaseSeconds * 1000);
-      if ('dropped' in item) discard.push(delivered.receiptHandle);
-      else this.buffer.push(item);
+      if ('dropped' in item) {
+        discard.push(delivered.receiptHandle);
+        continue;
+      }
+      this.backingOff.delete(item.id);
+      const held = this.heldById.get(item.id);
+      const buffered = this.buffer.find(item.id);
+      if (held?.messageId === item.messageId || buffered?.messageId === item.messageId) {
+        // Our own message again: its visibility lapsed and SQS redelivered it; the old handle is dead.
+        if (held) this.release(leaseOf(held));
+        if (buffered) this.buffer.remove(buffered);
+        this.buffer.push(item);
+        fresh.push(item);
+      } else if (held) {
+        // Sent while the key is held (the held message's group lock lapsed): run it after the current run.
+        await this.handBack(item);
+      } else if (buffered) {
+        // Another message of a buffered key: its run has not started, so it covers this add.
+        discard.push(delivered.receiptHandle);
+      } else {
+        this.buffer.push(item);
+        fresh.push(item);
+      }
     }
     if (Date.now() - before > (this.leaseSeconds * 1000) / 4) {
       // A long poll: the messages may have been received late in it, so restart their visibility now
       // rather than trust a deadline counted from before the poll.
-      const fresh = this.buffer.recent(before);
       const now = Date.now();
-      const kept = await Promise.all(fresh.map((item) => this.extend(item, now)));
-      const lost = fresh.filter((_, i) => !kept[i]);
-      if (lost.length > 0) this.buffer.dropStale(Number.POSITIVE_INFINITY, 0, (item) => lost.includes(item));
+      const kept = await Promise.all(fresh.map((item) => this.extend(item, now, this.leaseSeconds)));
+      for (const [i, item] of fresh.entries()) if (!kept[i]) this.buffer.remove(item);
     }
-    if (discard.length > 0) {
-      const Entries = discard.map((ReceiptHandle, i) => ({ Id: String(i), ReceiptHandle }));
-      await this.client.send(new DeleteMessageBatchCommand({ QueueUrl: this.urls.work, Entries }));
-    }
+    await this.deleteWorkBatch(discard);
     return messages.length;
   }
 
+  /**
+   * The one rule for a delivered work message: a body that is not a key, or (with a signingSecret) whose
+   * signature is missing or wrong, is dead-lettered raw (and reported), never handed out; one sent before a
+   * completed run of its key started is redundant; anything else becomes a Received item. Never dead-lettered
+   * for its receive count. Deleting a dropped message is the caller's.
+   */
+  private async admit(m: Delivered, receivedAt: number, deadline: number): Promise<Received | Dropped> {
+    let key: ReconcileKey;
+    try {
+      key = parseKey(m.body);
+    } catch (err) {
+      if (!(err instanceof MalformedKeyError)) throw err;
+      return this.parkRaw(m.body, err.message);
+    }
+    if (!isSignedBy(this.options.signingSecret, m.body, m.signature)) return this.parkRaw(m.body, BAD_SIGNATURE);
+    if (this.history.isRedundant(m.body, m.sentAt)) return { dropped: 'redundant' };
+    return {
+      key,
+      id: m.body,
+      cluster: key.cluster,
+      messageId: m.messageId,
+      receiptHandle: m.receiptHandle,
+      sentAt: m.sentAt,
+      runStart: m.runStart,
+      failures: m.failures,
+      receivedAt,
+      deadline,
+    };
+  }
+
+  private async parkRaw(raw: string, reason: string): Promise<Dropped> {
+    await this.dead.park(null, raw, reason, 0);
+    this.config.onMalformed?.(raw, reason);
+    return { dropped: 'invalid', reason };
+  }
+
+  /** Buffered messages about to become visible again are extended: a held-back message must not go stale. */
+  private async keepBufferedVisible(): Promise<void> {
+    const margin = Math.min(5000, (this.leaseSeconds * 1000) / 3);
+    const now = Date.now();
+    for (const item of this.buffer.expiring(now, margin)) {
+      if (!(await this.extend(item, now, this.leaseSeconds))) this.buffer.remove(item);
+    }
+  }
+
   private async takeBuffered(): Promise<Lease | null> {
-    const margin = Math.min(1000, (this.leaseSeconds * 1000) / 4);
-    this.buffer.dropStale(Date.now(), margin);
     for (;;) {
       const item = this.buffer.take((c) => (this.heldPerCluster.get(c) ?? 0) < clusterCap(this.options, c));
       if (!item) return null;
       const now = Date.now();
-      if (now - item.receivedAt > (this.leaseSeconds * 1000) / 3 && !(await this.extend(item, now))) continue;
-      this.held.set(item.receiptHandle, item);
-      this.heldPerCluster.set(item.cluster, (this.heldPerCluster.get(item.cluster) ?? 0) + 1);
-      return { key: item.key, id: item.id, token: item.receiptHandle, readyAt: item.sentAt, failures: item.failures };
+      if (now - item.receivedAt > (this.leaseSeconds * 1000) / 3 && !(await this.extend(item, now, this.leaseSeconds)))
+        continue;
+      this.hold(item);
+      return leaseOf(item);
     }
   }
 
-  private async extend(item: Received, before: number): Promise<boolean> {
-    if (!(await this.changeVisibility(item.receiptHandle, this.leaseSeconds))) return false;
+  private hold(item: Held): void {
+    this.held.set(item.receiptHandle, item);
+    this.heldById.set(item.id, item);
+    this.heldPerCluster.set(item.cluster, (this.heldPerCluster.get(item.cluster) ?? 0) + 1);
+  }
+
+  /** Lambda: at least the queue's visibility and the invocation's remaining time; workers: the lease. */
+  private visibilitySeconds(held: Held): number {
+    if (!held.lambda) return this.leaseSeconds;
+    const ms = Math.max(held.lambda.visibilityMs, held.lambda.remainingMs());
+    return Math.min(MAX_VISIBILITY_S, Math.max(1, Math.ceil(ms / 1000)));
+  }
+
+  private async extend(item: Received, before: number, seconds: number): Promise<boolean> {
+    if (!(await this.changeVisibility(item.receiptHandle, seconds))) return false;
     item.receivedAt = before;
-    item.deadline = before + this.leaseSeconds * 1000;
+    item.deadline = before + seconds * 1000;
     return true;
   }
 
@@ -340,11 +499,33 @@ export class SqsQueue implements WorkQueue {
     }
   }
 
+  private async deleteWork(receiptHandle: string): Promise<void> {
+    await this.client.send(new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: receiptHandle }));
+  }
+
+  private async deleteWorkBatch(receiptHandles: readonly string[]): Promise<void> {
+    for (let i = 0; i < receiptHandles.length; i += 10) {
+      const Entries = receiptHandles.slice(i, i + 10).map((ReceiptHandle, j) => ({ Id: String(j), ReceiptHandle }));
+      await this.client.send(new DeleteMessageBatchCommand({ QueueUrl: this.urls.work, Entries }));
+    }
+  }
+
+  private retried(held: Held, delayMs: number, message: 'kept' | 'deleted'): RetryOutcome {
+    this.settle(held, message);
+    this.backingOff.set(held.id, { cluster: held.cluster, until: Date.now() + delayMs });
+    return { outcome: 'retried', delayMs };
+  }
+
+  private settle(held: Held, outcome: 'deleted' | 'kept'): void {
+    if (held.lambda) this.settled.set(held.receiptHandle, outcome);
+  }
+
   /** Forgets a lease; returns it only if it was still ours and unexpired. */
-  private release(lease: Lease): Received | undefined {
+  private release(lease: Lease): Held | undefined {
     const held = this.held.get(lease.token);
     if (!held || held.id !== lease.id) return undefined;
     this.held.delete(lease.token);
+    if (this.heldById.get(held.id) === held) this.heldById.delete(held.id);
     const count = (this.heldPerCluster.get(held.cluster) ?? 1) - 1;
     if (count > 0) this.heldPerCluster.set(held.cluster, count);
     else this.heldPerCluster.delete(held.cluster);
@@ -354,14 +535,31 @@ export class SqsQueue implements WorkQueue {
   private sweepExpired(): void {
     const now = Date.now();
     for (const held of [...this.held.values()]) {
-      if (now >= held.deadline) this.release({ ...held, token: held.receiptHandle, readyAt: held.sentAt });
+      if (now >= held.deadline) this.release(leaseOf(held));
     }
   }
+}
 
-  private async park(held: Received, reason: string, failures: number): Promise<void> {
-    await this.dead.park(held.id, undefined, reason, failures);
-    await this.client.send(new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: held.receiptHandle }));
-  }
+function leaseOf(item: Received): Lease {
+  return { key: item.key, id: item.id, token: item.receiptHandle, readyAt: item.sentAt, failures: item.failures };
+}
+
+function fromRecord(record: SqsRecordLike): Delivered {
+  const sentAt = Number(record.attributes.SentTimestamp);
+  const bag = record.messageAttributes as AttributeBag;
+  return {
+    messageId: record.messageId,
+    body: record.body,
+    receiptHandle: record.receiptHandle ?? '',
+    sentAt,
+    runStart: Number(record.attributes.ApproximateFirstReceiveTimestamp ?? sentAt),
+    failures: deliveredFailures(bag, record.attributes.ApproximateReceiveCount),
+    signature: attribute(bag, SIGNATURE_ATTRIBUTE),
+  };
+}
+
+function errorName(err: unknown): string | undefined {
+  return err instanceof Error ? err.name : undefined;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,7 +1,9 @@
-// For the Lambda SQS handler: an event record from the FIFO work queue as a Lease. Lambda itself owns the
-// message (visibility, delete on success, batchItemFailures), so this is only the shape the runtime needs.
+// For the Lambda SQS handler: the fields of an event record from the FIFO work queue that the driver reads,
+// and the record as a Lease (the shape the runtime needs). SqsQueue.holdRecords is the path that also
+// checks signatures, coalesces records of one key and keeps Lambda's visibility.
 import { parseKey } from '../../kube/key.js';
 import type { Lease } from '../work-queue.js';
+import { deliveredFailures } from './sqs-message.js';
 
 /** The fields of aws-lambda's SQSRecord that we read (structurally compatible with it). */
 export type SqsRecordLike = {
@@ -12,12 +14,15 @@ export type SqsRecordLike = {
     readonly SentTimestamp: string;
     readonly ApproximateReceiveCount: string;
     readonly ApproximateFirstReceiveTimestamp?: string;
+    readonly MessageGroupId?: string;
   };
+  readonly messageAttributes?: Readonly<Record<string, { readonly stringValue?: string | undefined }>>;
 };
 
 /**
  * Throws MalformedKeyError when the body is not a key: report it as a terminal failure (dead-letter), not a
- * retry. The token is the receipt handle, which changes on every receive.
+ * retry. The token is the receipt handle, which changes on every receive. failures counts only receives
+ * that did not end in a delete plus failures carried by a re-send (sqs-message.ts), never a bare receive.
  */
 export function leaseFromSqsRecord(record: SqsRecordLike): Lease {
   const key = parseKey(record.body);
@@ -27,6 +32,6 @@ export function leaseFromSqsRecord(record: SqsRecordLike): Lease {
     id: record.body,
     token: record.receiptHandle ?? `${record.messageId}:${receiveCount}`,
     readyAt: Number(record.attributes.SentTimestamp),
-    failures: Number.isFinite(receiveCount) && receiveCount > 1 ? receiveCount - 1 : 0,
+    failures: deliveredFailures(record.messageAttributes, record.attributes.ApproximateReceiveCount),
   };
 }
