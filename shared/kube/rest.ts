@@ -11,6 +11,8 @@ export type RequestOptions = {
   readonly body?: unknown;
   readonly contentType?: string;
   readonly timeoutMs?: number;
+  /** Called right before the request is sent (after the rate limiter's wait); throwing stops it (fencing). */
+  readonly beforeSend?: () => void;
 };
 
 export type RequestObserver = (e: { cluster: string; method: string; code: number; ms: number }) => void;
@@ -41,6 +43,7 @@ export class KubeRest {
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const ctx = new RequestContext(url.toString(), method as HttpMethod);
     await this.kc.applySecurityAuthentication(ctx);
+    o.beforeSend?.();
     const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
     if (o.body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
     const started = Date.now();
