@@ -1,7 +1,10 @@
 // Event → reconcile keys (DESIGN.md "Event → keys"). Pure: the object, its previous version when the forwarder
 // keeps one, what the cluster owns, and the workload index are all inputs. Only owned kinds yield keys.
+// Every key is validated here, where it is made from untrusted cluster data (an owner reference's name, a
+// label's value): a bad one is returned apart with its reason, for the forwarder to record and skip, so that one
+// object cannot stop forwarding. Objects of any shape are accepted; nothing here throws on bad data.
 import type { V1OwnerReference } from '@kubernetes/client-node';
-import { keyString, type ReconcileKey } from '../kube/key.js';
+import { keyString, validateKey, type ReconcileKey } from '../kube/key.js';
 import type { Kind } from '../kube/kinds.js';
 import { configMapKeys } from './mirror-keys.js';
 import { isNodeUnchanged } from './previous-state.js';
@@ -50,26 +53,30 @@ const ADOPTERS_OF: Readonly<Partial<Record<Resource, ReadonlySet<Kind>>>> = {
   replicasets: new Set<Kind>(['Deployment']),
 };
 
-export function eventKeys(event: ObservedEvent, ctx: KeyContext): ReconcileKey[] {
-  const keys: ReconcileKey[] = [];
+/** A key made from an object that is not a valid reconcile key, and why. */
+export type InvalidKey = { readonly key: ReconcileKey; readonly reason: string };
+export type EventKeys = { readonly keys: ReconcileKey[]; readonly invalid: InvalidKey[] };
+
+export function eventKeys(event: ObservedEvent, ctx: KeyContext): EventKeys {
+  const made: ReconcileKey[] = [];
   const { resource, object } = event;
-  const namespace = object.metadata?.namespace ?? '';
+  const namespace = text(object.metadata?.namespace);
   const push = (kind: Kind, ns: string, name: string): void => {
-    if (ctx.owns.has(kind) && ns !== '' && name !== '') keys.push({ cluster: ctx.cluster, kind, namespace: ns, name });
+    if (ctx.owns.has(kind) && ns !== '' && name !== '') made.push({ cluster: ctx.cluster, kind, namespace: ns, name });
   };
 
   const own = WORKLOAD_KIND[resource];
-  if (own !== undefined) push(own, namespace, object.metadata?.name ?? '');
+  if (own !== undefined) push(own, namespace, text(object.metadata?.name));
 
   const controllers = CONTROLLERS_OF[resource];
   if (controllers !== undefined) {
     const ref = controllerRef(object);
     if (ref !== undefined) {
-      if (controllers.has(ref.kind as Kind) && isGroupOf(ref)) push(ref.kind as Kind, namespace, ref.name);
+      if (controllers.has(ref.kind as Kind) && isGroupOf(ref)) push(ref.kind as Kind, namespace, text(ref.name));
       if (resource === 'pods' && event.type === 'DELETED') pushDeploymentOfPod(ref, namespace, ctx, push);
     } else if (event.type !== 'DELETED') {
       const adopters = ADOPTERS_OF[resource] ?? new Set<Kind>();
-      for (const w of ctx.index.matching(namespace, object.metadata?.labels ?? {}, adopters)) {
+      for (const w of ctx.index.matching(namespace, labelsOf(object), adopters)) {
         push(w.kind, w.namespace, w.name);
       }
     }
@@ -82,9 +89,20 @@ export function eventKeys(event: ObservedEvent, ctx: KeyContext): ReconcileKey[]
   }
 
   if (resource === 'configmaps' && ctx.owns.has('ConfigMap')) {
-    keys.push(...configMapKeys(ctx.cluster, object, event.previous));
+    made.push(...configMapKeys(ctx.cluster, object, event.previous));
   }
-  return dedupe(keys);
+  return partition(dedupe(made));
+}
+
+/** Splits keys into valid ones and invalid ones with their reasons. */
+export function partition(keys: readonly ReconcileKey[]): EventKeys {
+  const out: EventKeys = { keys: [], invalid: [] };
+  for (const key of keys) {
+    const reason = validateKey(key);
+    if (reason === null) out.keys.push(key);
+    else out.invalid.push({ key, reason });
+  }
+  return out;
 }
 
 /** Upstream's deployment controller wakes on pod deletion (Recreate waits for all old pods to be gone). */
@@ -95,17 +113,33 @@ function pushDeploymentOfPod(
   push: (kind: Kind, ns: string, name: string) => void,
 ): void {
   if (ref.kind !== 'ReplicaSet' || !isGroupOf(ref)) return;
-  const owner = ctx.index.get('ReplicaSet', namespace, ref.name)?.controller;
-  if (owner?.kind === 'Deployment') push('Deployment', namespace, owner.name);
+  const owner = ctx.index.get('ReplicaSet', namespace, text(ref.name))?.controller;
+  if (owner?.kind === 'Deployment') push('Deployment', namespace, text(owner.name));
 }
 
 export function controllerRef(object: KubeObject): V1OwnerReference | undefined {
-  return object.metadata?.ownerReferences?.find((r) => r.controller === true);
+  const refs: unknown = object.metadata?.ownerReferences;
+  if (!Array.isArray(refs)) return undefined;
+  return refs.find(
+    (r): r is V1OwnerReference => typeof r === 'object' && r !== null && (r as V1OwnerReference).controller === true,
+  );
 }
 
 function isGroupOf(ref: V1OwnerReference): boolean {
-  const group = GROUP[ref.kind];
-  return group !== undefined && ref.apiVersion.startsWith(`${group}/`);
+  const group = typeof ref.kind === 'string' ? GROUP[ref.kind] : undefined;
+  return group !== undefined && typeof ref.apiVersion === 'string' && ref.apiVersion.startsWith(`${group}/`);
+}
+
+/** A string field of untrusted data, or '' (a key with an empty part is never made). */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function labelsOf(object: KubeObject): Record<string, string> {
+  const labels: unknown = object.metadata?.labels;
+  return typeof labels === 'object' && labels !== null && !Array.isArray(labels)
+    ? (labels as Record<string, string>)
+    : {};
 }
 
 function dedupe(keys: readonly ReconcileKey[]): ReconcileKey[] {

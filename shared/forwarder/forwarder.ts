@@ -1,21 +1,26 @@
 // The forwarder of one cluster: a ResourceWatcher per watched resource, the workload index and previous-state
 // memory the mapping needs, queue.add for every key, the event log, throttled checkpoints and a periodic
 // resync. start()/stop() for the long-running mode; runFor(ms) for a scheduled, time-boxed run.
+// Checkpoints are bound to the cluster's identity (cluster-identity.ts): watching starts once it was read and
+// compared. A key made from bad data is recorded and skipped (invalid-keys.ts); a failed queue.add is not: the
+// watch starts again from before that event, so the checkpoint never passes it.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { keyString, type ReconcileKey } from '../kube/key.js';
+import { MalformedKeyError, keyString, type ReconcileKey } from '../kube/key.js';
 import type { Kind } from '../kube/kinds.js';
 import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
 import { trimObject, type EventLog, type LoggedEvent, type LoggedEventType } from '../queue/history/event-log.js';
 import type { WorkQueue } from '../queue/work-queue.js';
-import { sleep, type BackoffOptions } from './backoff.js';
+import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { CheckpointWriter, type CheckpointWriterOptions } from './checkpoint-writer.js';
-import { eventKeys, type EventType, type KeyContext } from './event-keys.js';
+import { IDENTITY_CHECKPOINT, bindCheckpoints, readClusterIdentity } from './cluster-identity.js';
+import { eventKeys, type EventKeys, type EventType, type InvalidKey, type KeyContext } from './event-keys.js';
+import { InvalidKeyRecorder } from './invalid-keys.js';
 import { Logger } from '../runtime/logger.js';
 import { forwarderMetrics, type ForwarderMetrics } from './metrics.js';
 import { PreviousState, isPreviousTracked } from './previous-state.js';
-import { ResourceWatcher, type ListReason } from './resource-watcher.js';
+import { ResourceWatcher, type ListReason, type WatchStarter } from './resource-watcher.js';
 import {
   dependentKinds,
   makeLister,
@@ -25,13 +30,14 @@ import {
   type Resource,
 } from './resources.js';
 import { runResync } from './resync.js';
+import { isUnreachable } from './watch-errors.js';
 import { WorkloadIndex, isIndexedResource } from './workload-index.js';
 
 export type ForwarderOptions = {
   readonly cluster: string;
   readonly kubeConfig: KubeConfig;
   readonly owns: readonly Kind[];
-  readonly queue: Pick<WorkQueue, 'add'>;
+  readonly queue: Pick<WorkQueue, 'add' | 'parkInvalid'>;
   readonly checkpoints: CheckpointStore;
   readonly eventLog?: EventLog;
   readonly logger?: Logger;
@@ -45,6 +51,14 @@ export type ForwarderOptions = {
   readonly logListed?: boolean;
   readonly lister?: Lister;
   readonly now?: () => number;
+  /** Per watched resource, events received but not yet handled, at most (default 1 000); more ends the stream. */
+  readonly maxPendingEvents?: number;
+  /** Server-side timeout of each watch request; default random in [300, 600) s. */
+  readonly watchTimeoutSeconds?: number;
+  /** How watch requests are made; default client-node's Watch. */
+  readonly watch?: WatchStarter;
+  /** The cluster's identity; default the uid of its kube-system namespace. */
+  readonly identity?: () => Promise<string>;
 };
 
 export type ForwarderStats = {
@@ -57,6 +71,10 @@ export type ForwarderStats = {
   watchRestarts: number;
   resyncs: number;
   errors: number;
+  /** Keys not enqueued because they were made from bad data (recorded with parkInvalid instead). */
+  invalidKeys: number;
+  /** Checkpoints discarded because the cluster's identity changed. */
+  identityChanges: number;
 };
 
 /** Checkpoint-store entry holding when this cluster was last resynced (epoch ms), for runFor. */
@@ -73,6 +91,8 @@ export class Forwarder {
     watchRestarts: 0,
     resyncs: 0,
     errors: 0,
+    invalidKeys: 0,
+    identityChanges: 0,
   };
   private readonly index = new WorkloadIndex();
   private readonly previous = new PreviousState();
@@ -81,6 +101,7 @@ export class Forwarder {
   private readonly metrics: ForwarderMetrics;
   private readonly lister: Lister;
   private readonly writer: CheckpointWriter;
+  private readonly invalid: InvalidKeyRecorder;
   private readonly now: () => number;
   private readonly stopSignal = new AbortController();
   private watchers: ResourceWatcher[] = [];
@@ -104,29 +125,90 @@ export class Forwarder {
       () => this.countError('checkpoint'),
       o.checkpoint,
     );
+    this.invalid = new InvalidKeyRecorder(o.cluster, o.queue, this.logger, this.metrics, (operation, resource) =>
+      this.countError(operation, resource),
+    );
   }
 
-  /** Loads checkpoints and starts every watcher; returns at once (watching goes on until stop()). */
+  /** The most events any of this forwarder's watches held unhandled at once. */
+  get peakPending(): number {
+    return Math.max(0, ...this.watchers.map((w) => w.stats.peakPending));
+  }
+
+  /**
+   * Loads checkpoints and returns; in the background, reads the cluster's identity (retrying until it can),
+   * discards checkpoints of another incarnation of the cluster, and starts every watcher (until stop()).
+   */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`forwarder ${this.cluster} was already started`);
     this.state = 'running';
-    const saved = await this.o.checkpoints.load(this.cluster, this.resources);
-    this.watchers = this.resources.map((resource) => this.watcher(resource, saved.get(resource)));
-    // Workloads first: the index must know their selectors before pods, revisions and nodes are mapped.
-    const first = this.watchers.filter((w) => isIndexedResource(w.resource));
-    const rest = this.watchers.filter((w) => !isIndexedResource(w.resource));
-    for (const w of first) w.start();
-    const stopped = new Promise<void>((resolve) => this.stopSignal.signal.addEventListener('abort', () => resolve()));
-    this.launching = Promise.race([Promise.all(first.map((w) => w.synced)), stopped]).then(() => {
-      if (this.state === 'running') for (const w of rest) w.start();
-    });
+    const saved = await this.o.checkpoints.load(this.cluster, [...this.resources, IDENTITY_CHECKPOINT]);
+    this.launching = this.launch(saved);
     this.writer.start();
     const resyncMs = this.o.resyncMs ?? 300_000;
     if (resyncMs > 0) {
       this.resyncTimer = setInterval(() => void this.resync().catch(() => undefined), resyncMs);
       this.resyncTimer.unref();
     }
-    this.logger.info('Forwarder started', { resources: this.resources, resumed: Object.fromEntries(saved) });
+    this.logger.info('Forwarder started', { resources: this.resources, saved: Object.fromEntries(saved) });
+  }
+
+  private async launch(saved: ReadonlyMap<string, string>): Promise<void> {
+    const resumed = await this.bindIdentity(saved);
+    if (resumed === undefined || this.state !== 'running') return;
+    this.watchers = this.resources.map((resource) => this.watcher(resource, resumed.get(resource)));
+    // Workloads first: the index must know their selectors before pods, revisions and nodes are mapped.
+    const first = this.watchers.filter((w) => isIndexedResource(w.resource));
+    const rest = this.watchers.filter((w) => !isIndexedResource(w.resource));
+    for (const w of first) w.start();
+    this.logger.info('Watching', { resumed: Object.fromEntries(resumed) });
+    const stopped = new Promise<void>((resolve) => this.stopSignal.signal.addEventListener('abort', () => resolve()));
+    await Promise.race([Promise.all(first.map((w) => w.synced)), stopped]);
+    if (this.state === 'running') for (const w of rest) w.start();
+  }
+
+  /** The checkpoints to resume from once the identity check passed; undefined when stopped first. */
+  private async bindIdentity(saved: ReadonlyMap<string, string>): Promise<Map<string, string> | undefined> {
+    const backoff = new Backoff(this.o.backoff);
+    const read = this.o.identity ?? (() => readClusterIdentity(this.o.kubeConfig));
+    while (this.state === 'running') {
+      try {
+        const identity = await this.untilStopped(read());
+        const resumed = await bindCheckpoints({
+          cluster: this.cluster,
+          store: this.o.checkpoints,
+          resources: this.resources,
+          saved,
+          identity,
+          logger: this.logger,
+        });
+        if (resumed.size === 0 && this.resources.some((r) => saved.has(r))) this.stats.identityChanges++;
+        return resumed;
+      } catch (err) {
+        if (this.state !== 'running') return undefined;
+        const retryInMs = backoff.next();
+        this.countError('identity');
+        this.logger.error('Cluster identity check failed', {
+          err,
+          unreachable: isUnreachable(err),
+          attempt: backoff.attempts,
+          retryInMs,
+        });
+        await sleep(retryInMs, this.stopSignal.signal);
+      }
+    }
+    return undefined;
+  }
+
+  /** The promise's value, or a rejection as soon as stop() is called. */
+  private untilStopped<T>(promise: Promise<T>): Promise<T> {
+    const signal = this.stopSignal.signal;
+    if (signal.aborted) return Promise.reject(new Error('stopped'));
+    return new Promise<T>((resolve, reject) => {
+      const onStop = (): void => reject(new Error('stopped'));
+      signal.addEventListener('abort', onStop, { once: true });
+      promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onStop));
+    });
   }
 
   /** Resolves when every watcher has done its first list (or resumed without one). */
@@ -147,7 +229,7 @@ export class Forwarder {
     if (this.resyncing)
       await Promise.race([this.resyncing.catch(() => undefined), delay(2_000, undefined, { ref: false })]);
     await this.writer.close();
-    this.logger.info('Forwarder stopped', { stats: this.stats });
+    this.logger.info('Forwarder stopped', { stats: this.stats, peakPending: this.peakPending });
   }
 
   /**
@@ -175,6 +257,8 @@ export class Forwarder {
       ctx: this.ctx,
       pageSize: this.o.pageSize ?? 500,
       add: (keys) => this.addAll(keys),
+      park: (resource, object, invalid) => this.recordInvalid(resource, object, invalid),
+      unmappable: (resource, object, err) => this.invalid.unmappable(resource, object, err),
     })
       .then((count) => {
         this.stats.resyncs++;
@@ -203,6 +287,9 @@ export class Forwarder {
       warmOnResume: isIndexedResource(resource) || isPreviousTracked(resource),
       ...(this.o.pageSize === undefined ? {} : { pageSize: this.o.pageSize }),
       ...(this.o.backoff === undefined ? {} : { backoff: this.o.backoff }),
+      ...(this.o.maxPendingEvents === undefined ? {} : { maxPending: this.o.maxPendingEvents }),
+      ...(this.o.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: this.o.watchTimeoutSeconds }),
+      ...(this.o.watch === undefined ? {} : { watch: this.o.watch }),
       hooks: {
         onEvent: (type, object) => this.onEvent(resource, type, object),
         onList: (reason, objects) => this.onList(resource, reason, objects),
@@ -220,14 +307,22 @@ export class Forwarder {
   }
 
   private async onEvent(resource: Resource, type: EventType, object: KubeObject): Promise<void> {
-    const previous = this.previous.get(resource, object);
-    const keys = eventKeys({ type, resource, object, ...(previous === undefined ? {} : { previous }) }, this.ctx);
-    this.index.apply(resource, type, object);
-    this.previous.apply(resource, type, object);
+    let mapped: EventKeys | undefined;
+    let mappingError: unknown;
+    try {
+      const previous = this.previous.get(resource, object);
+      mapped = eventKeys({ type, resource, object, ...(previous === undefined ? {} : { previous }) }, this.ctx);
+      this.index.apply(resource, type, object);
+      this.previous.apply(resource, type, object);
+    } catch (err) {
+      mappingError = err;
+    }
     this.stats.events++;
     this.metrics.events.inc({ cluster: this.cluster, resource, type });
     await this.log(resource, type, [object]);
-    await this.addAll(keys);
+    if (mapped === undefined) return this.invalid.unmappable(resource, object, mappingError);
+    await this.addAll(mapped.keys);
+    await this.recordInvalid(resource, object, mapped.invalid);
   }
 
   private async onList(resource: Resource, reason: ListReason, objects: readonly KubeObject[]): Promise<void> {
@@ -240,8 +335,15 @@ export class Forwarder {
     this.stats.relists[reason]++;
     this.metrics.relists.inc({ cluster: this.cluster, resource, reason });
     const keys = new Map<string, ReconcileKey>();
+    const bad: Array<{ object: KubeObject; mapped?: EventKeys; err?: unknown }> = [];
     for (const object of objects) {
-      for (const key of eventKeys({ type: 'ADDED', resource, object }, this.ctx)) keys.set(keyString(key), key);
+      try {
+        const mapped = eventKeys({ type: 'ADDED', resource, object }, this.ctx);
+        for (const key of mapped.keys) keys.set(keyString(key), key);
+        if (mapped.invalid.length > 0) bad.push({ object, mapped });
+      } catch (err) {
+        bad.push({ object, err });
+      }
     }
     // Events of this resource were lost: wake every workload that depends on it, not only those still listed.
     if (reason === 'expired') {
@@ -252,6 +354,16 @@ export class Forwarder {
     }
     if (this.o.logListed ?? true) await this.log(resource, 'LISTED', objects);
     await this.addAll([...keys.values()]);
+    for (const b of bad) {
+      if (b.mapped) await this.recordInvalid(resource, b.object, b.mapped.invalid);
+      else await this.invalid.unmappable(resource, b.object, b.err);
+    }
+  }
+
+  private async recordInvalid(resource: Resource, object: KubeObject, invalid: readonly InvalidKey[]): Promise<void> {
+    if (invalid.length === 0) return;
+    await this.invalid.record(resource, object, invalid);
+    this.stats.invalidKeys = this.invalid.count;
   }
 
   private async addAll(keys: readonly ReconcileKey[]): Promise<number> {
@@ -259,6 +371,12 @@ export class Forwarder {
       try {
         await this.o.queue.add(key);
       } catch (err) {
+        // The driver's own rule refused the key: bad data, recorded and skipped like any invalid key.
+        if (err instanceof MalformedKeyError) {
+          await this.invalid.refused(key, err.message);
+          this.stats.invalidKeys = this.invalid.count;
+          continue;
+        }
         this.countError('enqueue');
         throw err;
       }

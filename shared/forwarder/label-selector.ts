@@ -21,12 +21,17 @@ export function isSelectorMatch(selector: LabelSelector, labels: Labels): boolea
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     if (labels[key] !== value) return false;
   }
-  return (selector.matchExpressions ?? []).every((req) => isRequirementMet(req, labels));
+  // A selector read from a cluster is untrusted: anything but a list of requirements matches nothing.
+  const expressions: unknown = selector.matchExpressions ?? [];
+  if (!Array.isArray(expressions)) return false;
+  return expressions.every(
+    (req: unknown) => typeof req === 'object' && req !== null && isRequirementMet(req as SelectorRequirement, labels),
+  );
 }
 
 function isRequirementMet(req: SelectorRequirement, labels: Labels): boolean {
   const has = Object.prototype.hasOwnProperty.call(labels, req.key);
-  const values = req.values ?? [];
+  const values: readonly string[] = Array.isArray(req.values) ? req.values : [];
   switch (req.operator) {
     case 'In':
       return has && values.includes(labels[req.key] ?? '');

@@ -9,6 +9,7 @@ export type ForwarderMetrics = {
   readonly watchRestarts: Counter<'cluster' | 'resource' | 'reason'>;
   readonly errors: Counter<'cluster' | 'resource' | 'operation'>;
   readonly resyncs: Counter<'cluster'>;
+  readonly invalidKeys: Counter<'cluster' | 'resource'>;
   readonly lastEvent: Gauge<'cluster' | 'resource'>;
 };
 
@@ -39,13 +40,13 @@ export function forwarderMetrics(registry: Registry = defaultRegistry): Forwarde
     }),
     watchRestarts: new Counter({
       name: 'fleetq_forwarder_watch_restarts_total',
-      help: 'Watches started again, by reason (ended, timeout, expired, error)',
+      help: 'Watches started again, by reason (ended, timeout, expired, error, overflow)',
       labelNames: ['cluster', 'resource', 'reason'],
       registers,
     }),
     errors: new Counter({
       name: 'fleetq_forwarder_errors_total',
-      help: 'Failed operations, by operation (list, watch, enqueue, event-log, checkpoint, resync)',
+      help: 'Failed operations, by operation (list, watch, identity, enqueue, park, event-log, checkpoint, resync)',
       labelNames: ['cluster', 'resource', 'operation'],
       registers,
     }),
@@ -53,6 +54,12 @@ export function forwarderMetrics(registry: Registry = defaultRegistry): Forwarde
       name: 'fleetq_forwarder_resyncs_total',
       help: 'Periodic resyncs that enqueued every owned object',
       labelNames: ['cluster'],
+      registers,
+    }),
+    invalidKeys: new Counter({
+      name: 'fleetq_forwarder_invalid_keys_total',
+      help: 'Keys not enqueued because the object they were made from yields no valid key (parked as dead letters)',
+      labelNames: ['cluster', 'resource'],
       registers,
     }),
     lastEvent: new Gauge({

@@ -1,8 +1,12 @@
 // One (cluster, resource): list (paged) + watch with bookmarks from the last resourceVersion, for as long as it
-// runs. A stored checkpoint resumes the watch without a relist; 410 Gone relists; a closed stream watches again
-// from the last resourceVersion; errors back off (an unreachable cluster only delays its own watchers).
-// Events are handled one at a time, in order, and the resourceVersion advances only after the hooks succeeded,
-// so a checkpoint is never ahead of what reached the queue.
+// runs. A stored checkpoint resumes the watch without a relist; 410 Gone (or "too large resource version")
+// relists; a closed stream watches again from the last resourceVersion; errors back off (an unreachable cluster
+// only delays its own watchers).
+// Events and bookmarks are handled one at a time, in order, from a bounded buffer; the resourceVersion advances
+// only after the hooks succeeded, and never again in a stream after a failed event, so a checkpoint is never
+// ahead of what reached the queue. A full buffer ends the stream; the watch resumes from the last handled
+// resourceVersion and the apiserver sends the rest again. Whatever the stream delivers is untrusted: a line
+// that is not an event with an object and metadata is skipped, never thrown.
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import type { EventType } from './event-keys.js';
@@ -12,15 +16,24 @@ import { isExpiredError, isUnreachable, outcomeOfDone, outcomeOfStatus, type Wat
 
 /** initial: no checkpoint; expired: 410 Gone; warm: resuming from a checkpoint, list only to refill memory. */
 export type ListReason = 'initial' | 'expired' | 'warm';
+export type RestartReason = 'ended' | 'timeout' | 'expired' | 'error' | 'overflow';
 
 export type WatcherHooks = {
   onEvent(type: EventType, object: KubeObject): Promise<void>;
   onList(reason: ListReason, objects: readonly KubeObject[]): Promise<void>;
   /** The resourceVersion up to which everything was handled (after events, bookmarks and lists). */
   onProgress(resourceVersion: string): void;
-  onRestart(reason: 'ended' | 'timeout' | 'expired' | 'error'): void;
+  onRestart(reason: RestartReason): void;
   onError(operation: 'list' | 'watch', error: unknown): void;
 };
+
+/** Starts one watch request (client-node's Watch.watch); resolves to something that aborts it. */
+export type WatchStarter = (
+  path: string,
+  params: Record<string, string | number | boolean>,
+  onLine: (type: unknown, object: unknown) => void,
+  done: (err: unknown) => void,
+) => Promise<{ abort(): void }>;
 
 export type ResourceWatcherOptions = {
   readonly cluster: string;
@@ -37,17 +50,28 @@ export type ResourceWatcherOptions = {
   readonly backoff?: BackoffOptions;
   /** Server-side watch timeout; default random in [300, 600) s like client-go. */
   readonly watchTimeoutSeconds?: number;
+  /** Events and bookmarks received but not yet handled, at most; default 1 000. */
+  readonly maxPending?: number;
+  /** How a watch request is made; default client-node's Watch on kubeConfig. */
+  readonly watch?: WatchStarter;
 };
+
+export const DEFAULT_MAX_PENDING = 1_000;
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
+type Pending = { readonly type: EventType | 'BOOKMARK'; readonly object: KubeObject; readonly rv: string | undefined };
+
 export class ResourceWatcher {
   readonly resource: Resource;
+  /** Most events waiting at once in one stream; lines skipped as not being an event with an object. */
+  readonly stats = { peakPending: 0, skipped: 0 };
   private rv: string | undefined;
   private stopping = false;
   private readonly stopSignal = new AbortController();
-  private current: AbortController | undefined;
+  private current: { abort(): void } | undefined;
   private loop: Promise<void> | undefined;
+  private readonly maxPending: number;
   private markSynced!: () => void;
   /** Resolves once the first list (or warm list) is done, or at once when resuming without one. */
   readonly synced = new Promise<void>((resolve) => (this.markSynced = resolve));
@@ -55,6 +79,7 @@ export class ResourceWatcher {
   constructor(private readonly o: ResourceWatcherOptions) {
     this.resource = o.resource;
     this.rv = o.resumeFrom;
+    this.maxPending = Math.max(1, o.maxPending ?? DEFAULT_MAX_PENDING);
   }
 
   get resourceVersion(): string | undefined {
@@ -93,6 +118,16 @@ export class ResourceWatcher {
           pending = 'expired';
           continue;
         }
+        if (outcome.kind === 'overflow') {
+          // Everything buffered was handled; the apiserver sends the rest again from there.
+          this.o.hooks.onRestart('overflow');
+          this.o.logger.info('Watch buffer full, watching again', {
+            resourceVersion: this.rv,
+            maxPending: this.maxPending,
+          });
+          backoff.reset();
+          continue;
+        }
         this.o.hooks.onRestart(outcome.reason);
         this.o.logger.debug('Watch ended, watching again', { reason: outcome.reason, resourceVersion: this.rv });
         // A stream that ends at once with nothing in it is a misbehaving server or proxy: do not spin.
@@ -117,9 +152,13 @@ export class ResourceWatcher {
 
   private async list(reason: ListReason): Promise<void> {
     const pageSize = this.o.pageSize ?? 500;
-    const { items, resourceVersion } = await this.untilStopped(
+    const { items, resourceVersion, skipped } = await this.untilStopped(
       listAll(this.o.lister, this.o.resource, pageSize, isExpiredError),
     );
+    if (skipped > 0) {
+      this.stats.skipped += skipped;
+      this.o.logger.warn('Listed items skipped: not objects with metadata', { reason, skipped });
+    }
     await this.o.hooks.onList(reason, items);
     this.o.logger.info('Listed', { reason, objects: items.length, resourceVersion });
     if (reason === 'warm') return;
@@ -132,49 +171,89 @@ export class ResourceWatcher {
       const started = Date.now();
       let events = 0;
       let outcome: WatchOutcome | undefined;
-      let chain: Promise<void> = Promise.resolve();
+      /** A handler failed (or stop): nothing more of this stream is handled, and the checkpoint stays put. */
+      let halted = false;
       let finished = false;
+      const buffer: Pending[] = [];
+      let draining: Promise<void> | undefined;
       this.current = undefined;
+
       const settle = (o: WatchOutcome): void => {
         outcome ??= o;
         this.current?.abort();
+      };
+      const drain = async (): Promise<void> => {
+        await undefined; // `draining` is set before the first item is handled
+        while (buffer.length > 0 && !halted && !this.stopping) {
+          const next = buffer[0] as Pending;
+          try {
+            if (next.type !== 'BOOKMARK') await this.o.hooks.onEvent(next.type, next.object);
+            if (this.stopping) break;
+            this.advance(next.rv);
+          } catch (error) {
+            halted = true;
+            settle({ kind: 'failed', error });
+            break;
+          }
+          buffer.shift();
+        }
+        if (halted || this.stopping) buffer.length = 0;
+      };
+      const kick = (): void => {
+        if (draining !== undefined || halted) return;
+        draining = drain().finally(() => {
+          draining = undefined;
+          if (buffer.length > 0) kick();
+        });
+      };
+      const idle = async (): Promise<void> => {
+        while (draining !== undefined) await draining;
       };
       const onStop = (): void => done(null);
       const done = (err: unknown): void => {
         if (finished) return;
         finished = true;
         this.stopSignal.signal.removeEventListener('abort', onStop);
-        void chain.then(() =>
+        void idle().then(() =>
           resolve(this.stopping ? { kind: 'stopped' } : (outcome ?? outcomeOfDone(err, events, Date.now() - started))),
         );
       };
-      const onLine = (type: string, object: unknown): void => {
-        if (outcome !== undefined || this.stopping) return;
-        if (type === 'ERROR') return settle(outcomeOfStatus(object));
-        const rv = (object as KubeObject | undefined)?.metadata?.resourceVersion;
-        if (type === 'BOOKMARK') {
-          chain = chain.then(() => this.advance(rv));
-          return;
+      const skip = (why: string, type: unknown): void => {
+        this.stats.skipped++;
+        this.o.logger.warn('Watch line skipped', {
+          why,
+          type: typeof type === 'string' ? type.slice(0, 40) : typeof type,
+        });
+      };
+      const onLine = (type: unknown, object: unknown): void => {
+        try {
+          if (finished || outcome !== undefined || this.stopping) return;
+          if (type === 'ERROR') return settle(outcomeOfStatus(object));
+          if (type !== 'BOOKMARK' && !(typeof type === 'string' && EVENT_TYPES.has(type))) {
+            return skip('unknown event type', type);
+          }
+          if (!isObjectWithMetadata(object)) return skip('not an object with metadata', type);
+          const rv = object.metadata.resourceVersion;
+          if (rv !== undefined && typeof rv !== 'string') return skip('resourceVersion is not a string', type);
+          if (buffer.length >= this.maxPending) {
+            // Dropped, not lost: the checkpoint has not passed it, and the next watch starts before it.
+            return settle({ kind: 'overflow' });
+          }
+          if (type !== 'BOOKMARK') events++;
+          buffer.push({ type: type as Pending['type'], object, rv });
+          if (buffer.length > this.stats.peakPending) this.stats.peakPending = buffer.length;
+          kick();
+        } catch (error) {
+          // Never throw into the watch client (it would drop the line silently): end this stream instead.
+          settle({ kind: 'failed', error });
         }
-        if (!EVENT_TYPES.has(type)) return;
-        events++;
-        chain = chain
-          .then(async () => {
-            if (outcome !== undefined) return;
-            await this.o.hooks.onEvent(type as EventType, object as KubeObject);
-            this.advance(rv);
-          })
-          .catch((error: unknown) => settle({ kind: 'failed', error }));
       };
       // A connect that hangs (a black-holed cluster) must not hold up stop().
       this.stopSignal.signal.addEventListener('abort', onStop, { once: true });
       const timeoutSeconds = this.o.watchTimeoutSeconds ?? Math.floor(300 + Math.random() * 300);
-      const watch = new Watch(this.o.kubeConfig);
-      // client-node aborts a watch after 30 s without data; the apiserver sends a bookmark about once a
-      // minute, so allow for that before presuming the connection dead.
-      (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = 90_000;
       const params = { resourceVersion: fromRv, allowWatchBookmarks: true, timeoutSeconds };
-      watch.watch(watchPath(this.o.resource), params, onLine, done).then((controller) => {
+      const watch = this.o.watch ?? clientWatch(this.o.kubeConfig);
+      watch(watchPath(this.o.resource), params, onLine, done).then((controller) => {
         this.current = controller;
         if (this.stopping || outcome !== undefined) controller.abort();
       }, done);
@@ -197,4 +276,20 @@ export class ResourceWatcher {
     this.rv = rv;
     this.o.hooks.onProgress(rv);
   }
+}
+
+function isObjectWithMetadata(value: unknown): value is KubeObject & { metadata: { resourceVersion?: unknown } } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const metadata = (value as { metadata?: unknown }).metadata;
+  return typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata);
+}
+
+function clientWatch(kc: KubeConfig): WatchStarter {
+  return (path, params, onLine, done) => {
+    const watch = new Watch(kc);
+    // client-node aborts a watch after 30 s without data; the apiserver sends a bookmark about once a
+    // minute, so allow for that before presuming the connection dead.
+    (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = 90_000;
+    return watch.watch(path, params, onLine, done);
+  };
 }

@@ -1,5 +1,5 @@
 // The API resources the forwarder watches, which of them each owned kind needs, and how to list one page of
-// each across all namespaces with the typed clients.
+// each across all namespaces with the typed clients (and every page, following continue tokens).
 import {
   AppsV1Api,
   BatchV1Api,
@@ -116,9 +116,24 @@ export type PageRequest = { readonly limit: number; readonly continueToken?: str
 /** Lists one page of a resource across all namespaces. */
 export type Lister = (resource: Resource, page: PageRequest) => Promise<ObjectPage>;
 
-export type FullList = { readonly items: KubeObject[]; readonly resourceVersion: string };
+export type FullList = {
+  readonly items: KubeObject[];
+  readonly resourceVersion: string;
+  /** Items dropped for not being objects with metadata (a list is untrusted input too). */
+  readonly skipped: number;
+};
 
-/** Every page of a resource; starts over from the first page when a continue token has expired (410). */
+/** An object with a metadata object: the least the mapping, the index and the event log need. */
+export function isKubeObject(value: unknown): value is KubeObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const metadata = (value as { metadata?: unknown }).metadata;
+  return typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata);
+}
+
+/**
+ * Every page of a resource, following the continue token until the last page; starts over from the first page
+ * when a continue token has expired (410). All pages are one snapshot: the resourceVersion is the first page's.
+ */
 export async function listAll(
   lister: Lister,
   resource: Resource,
@@ -126,6 +141,7 @@ export async function listAll(
   isExpired: (err: unknown) => boolean,
 ): Promise<FullList> {
   const items: KubeObject[] = [];
+  let skipped = 0;
   let continueToken: string | undefined;
   let resourceVersion = '';
   do {
@@ -134,16 +150,20 @@ export async function listAll(
         limit: pageSize,
         ...(continueToken === undefined ? {} : { continueToken }),
       });
-      items.push(...page.items);
-      resourceVersion = page.resourceVersion;
+      for (const item of Array.isArray(page.items) ? page.items : []) {
+        if (isKubeObject(item)) items.push(item);
+        else skipped++;
+      }
+      if (continueToken === undefined) resourceVersion = page.resourceVersion;
       continueToken = page.continueToken;
     } catch (err) {
       if (continueToken === undefined || !isExpired(err)) throw err;
       items.length = 0;
+      skipped = 0;
       continueToken = undefined;
     }
   } while (continueToken !== undefined);
-  return { items, resourceVersion };
+  return { items, resourceVersion, skipped };
 }
 
 type List = { items: readonly KubeObject[]; metadata?: V1ListMeta };
@@ -183,7 +203,9 @@ export function makeLister(kc: KubeConfig): Lister {
       limit: page.limit,
       ...(page.continueToken === undefined ? {} : { _continue: page.continueToken }),
     });
-    const next = list.metadata?._continue;
+    // The typed clients deserialize ListMeta's `continue` as `_continue`; raw JSON keeps `continue`.
+    const meta = list.metadata as (V1ListMeta & { continue?: string }) | undefined;
+    const next = meta?._continue ?? meta?.continue;
     return {
       items: list.items,
       resourceVersion: list.metadata?.resourceVersion ?? '',

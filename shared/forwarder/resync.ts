@@ -1,10 +1,11 @@
 // The periodic resync: list each owned kind's own resource afresh and enqueue every key the mapping yields for
 // it (every workload; for ConfigMaps, every mirror source and the source of every copy), so that a key lost
-// anywhere upstream is reconciled within one interval.
+// anywhere upstream is reconciled within one interval. Every page of each list is read; an object that yields
+// an invalid key is recorded and skipped, never the end of the resync.
 import { keyString, type ReconcileKey } from '../kube/key.js';
 import type { Kind } from '../kube/kinds.js';
-import { eventKeys, type KeyContext } from './event-keys.js';
-import { PRIMARY_RESOURCE, listAll, type Lister } from './resources.js';
+import { eventKeys, type EventKeys, type InvalidKey, type KeyContext } from './event-keys.js';
+import { PRIMARY_RESOURCE, listAll, type KubeObject, type Lister, type Resource } from './resources.js';
 import { isExpiredError } from './watch-errors.js';
 
 export type ResyncInput = {
@@ -13,6 +14,10 @@ export type ResyncInput = {
   readonly ctx: KeyContext;
   readonly pageSize: number;
   readonly add: (keys: readonly ReconcileKey[]) => Promise<number>;
+  /** Records the keys of one object that are not valid (they are skipped; the resync goes on). */
+  readonly park: (resource: Resource, object: KubeObject, invalid: readonly InvalidKey[]) => Promise<void>;
+  /** Records an object whose mapping threw (bad data the mapping did not expect). */
+  readonly unmappable: (resource: Resource, object: KubeObject, err: unknown) => Promise<void>;
 };
 
 /** Returns how many keys were added. */
@@ -23,7 +28,15 @@ export async function runResync(input: ResyncInput): Promise<number> {
     const { items } = await listAll(input.lister, resource, input.pageSize, isExpiredError);
     const keys: ReconcileKey[] = [];
     for (const object of items) {
-      for (const key of eventKeys({ type: 'ADDED', resource, object }, input.ctx)) {
+      let mapped: EventKeys;
+      try {
+        mapped = eventKeys({ type: 'ADDED', resource, object }, input.ctx);
+      } catch (err) {
+        await input.unmappable(resource, object, err);
+        continue;
+      }
+      if (mapped.invalid.length > 0) await input.park(resource, object, mapped.invalid);
+      for (const key of mapped.keys) {
         const id = keyString(key);
         if (seen.has(id)) continue;
         seen.add(id);

@@ -1,6 +1,8 @@
-// How a list or watch ended, classified once: 410 Gone / "too old resource version" (and "too large resource
-// version", which client-go's reflector also answers with a relist) mean relist; an inactivity timeout or a
-// closed stream means watch again from the last resourceVersion; anything else is an error to back off from.
+// How a list or watch ended, classified once: 410 Gone / "too old resource version" mean relist, and so does
+// "too large resource version" (a 504 Timeout Status whose cause is ResourceVersionTooLarge: the checkpoint is
+// ahead of the cluster, e.g. etcd was restored or replaced; client-go's reflector relists on it too, and waiting
+// would never end); an inactivity timeout or a closed stream means watch again from the last resourceVersion;
+// a full event buffer means watch again from the last handled one; anything else is an error to back off from.
 import { ApiException } from '@kubernetes/client-node';
 
 export type WatchOutcome =
@@ -12,9 +14,11 @@ export type WatchOutcome =
       readonly durationMs: number;
     }
   | { readonly kind: 'expired'; readonly message: string }
+  /** The event buffer was full: the stream was ended after what was buffered; watch again from there. */
+  | { readonly kind: 'overflow' }
   | { readonly kind: 'failed'; readonly error: unknown };
 
-type Status = { code?: unknown; reason?: unknown; message?: unknown };
+type Status = { code?: unknown; reason?: unknown; message?: unknown; details?: unknown };
 
 /** An ERROR event's Status that is not an expiry. */
 export class WatchStatusError extends Error {
@@ -37,7 +41,17 @@ export function isExpiredStatus(status: unknown): boolean {
     s.reason === 'Expired' ||
     s.reason === 'Gone' ||
     message.includes('too old resource version') ||
-    message.includes('too large resource version')
+    isTooLargeStatus(s, message)
+  );
+}
+
+/** apimachinery's NewTooLargeResourceVersionError: 504 Timeout, cause ResourceVersionTooLarge. */
+function isTooLargeStatus(s: Status, message: string): boolean {
+  if (message.includes('too large resource version')) return true;
+  const causes = (s.details as { causes?: unknown } | undefined)?.causes;
+  return (
+    Array.isArray(causes) &&
+    causes.some((c) => (c as { reason?: unknown } | null)?.reason === 'ResourceVersionTooLarge')
   );
 }
 

@@ -33,9 +33,9 @@ export class WorkloadIndex implements WorkloadIndexView {
 
   apply(resource: Resource, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject): void {
     const kind = WORKLOAD_KIND[resource];
-    const namespace = object.metadata?.namespace;
-    const name = object.metadata?.name;
-    if (kind === undefined || namespace === undefined || name === undefined) return;
+    const namespace: unknown = object.metadata?.namespace;
+    const name: unknown = object.metadata?.name;
+    if (kind === undefined || typeof namespace !== 'string' || typeof name !== 'string') return;
     const id = `${kind}/${name}`;
     if (type === 'DELETED') {
       const ns = this.byNamespace.get(namespace);
@@ -87,7 +87,19 @@ export class WorkloadIndex implements WorkloadIndexView {
 
 function toIndexed(kind: Kind, namespace: string, name: string, object: KubeObject): IndexedWorkload {
   const selector = specSelector(object.spec);
-  const ref = object.metadata?.ownerReferences?.find((r) => r.controller === true);
+  const refs: unknown = object.metadata?.ownerReferences;
+  const ref = Array.isArray(refs)
+    ? (refs as unknown[]).find((r): r is { kind: string; name: string } => {
+        const o = r as { controller?: unknown; kind?: unknown; name?: unknown } | null;
+        return (
+          typeof o === 'object' &&
+          o !== null &&
+          o.controller === true &&
+          typeof o.kind === 'string' &&
+          typeof o.name === 'string'
+        );
+      })
+    : undefined;
   return {
     kind,
     namespace,

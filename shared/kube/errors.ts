@@ -9,7 +9,9 @@ export type ReconcileErrorCode =
   | 'MalformedKey'
   | 'Invalid'
   | 'LeaseLost'
-  | 'PlanFailed';
+  | 'PlanFailed'
+  /** A controller's preflight guard refused a plan that would break a safety bound (retryable). */
+  | 'GuardRefused';
 
 export class ReconcileError extends Error {
   constructor(
@@ -26,6 +28,19 @@ export class ReconcileError extends Error {
 export class TerminalError extends ReconcileError {
   constructor(code: ReconcileErrorCode, message: string, options?: ErrorOptions) {
     super(code, message, false, options);
+  }
+}
+
+/**
+ * A preflight guard refused the plan: retryable (the next pass reads again), logged at error with `fields`
+ * (the counts that broke the bound), since it means a read path undercounted.
+ */
+export class GuardRefusedError extends ReconcileError {
+  constructor(
+    message: string,
+    readonly fields: Readonly<Record<string, string | number>>,
+  ) {
+    super('GuardRefused', message, true);
   }
 }
 

@@ -86,6 +86,7 @@ async function measure(
       if (key.namespace === ns && !addedAt.has(key.name)) addedAt.set(key.name, Date.now());
       await queue.add(key);
     },
+    parkInvalid: (raw: string, reason: string) => queue.parkInvalid(raw, reason),
   };
   const fleet = new FleetForwarder(registry, {
     queue: recordingQueue,

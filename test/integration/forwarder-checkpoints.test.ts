@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from '@jest/glo
 import { randomUUID } from 'node:crypto';
 import { AppsV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
+import { IDENTITY_CHECKPOINT, readClusterIdentity } from '../../shared/forwarder/cluster-identity.js';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { keyString } from '../../shared/kube/key.js';
@@ -149,6 +150,7 @@ describe('forwarder checkpoints', () => {
     await checkpoints.save(
       CLUSTER,
       new Map([
+        [IDENTITY_CHECKPOINT, await readClusterIdentity(c.kc)],
         ['deployments', '1'],
         ['replicasets', await now(apps.listReplicaSetForAllNamespaces({ limit: 1 }))],
         ['pods', await now(core.listPodForAllNamespaces({ limit: 1 }))],

@@ -60,6 +60,7 @@ describe('fleet forwarder with an unreachable cluster', () => {
           added.push(keyString(key));
           await queue.add(key);
         },
+        parkInvalid: (raw: string, reason: string) => queue.parkInvalid(raw, reason),
       },
       checkpoints: new MemoryCheckpointStore(),
       logger: new Logger('test', 'warn', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
@@ -79,9 +80,10 @@ describe('fleet forwarder with an unreachable cluster', () => {
   it('logs the unreachable cluster, keeps retrying it, and still forwards the healthy one', async () => {
     await fleet.start();
     const failures = (): Array<Record<string, unknown>> =>
-      logs.filter((l) => l.cluster === BROKEN && l.level === 'error' && l.message === 'List failed');
-    await waitFor(async () => failures().length >= 3, 30_000, 50, 'three failed lists of the broken cluster');
-    expect(failures()[0]).toMatchObject({ unreachable: true, resource: expect.any(String) });
+      logs.filter((l) => l.cluster === BROKEN && l.level === 'error' && l.message === 'Cluster identity check failed');
+    // Watching starts once the cluster's identity was read (checkpoints are bound to it): that is what fails.
+    await waitFor(async () => failures().length >= 3, 30_000, 50, 'three failed identity reads of the broken cluster');
+    expect(failures()[0]).toMatchObject({ unreachable: true, attempt: 1 });
 
     const source = keyString({ cluster: HEALTHY, kind: 'ConfigMap', namespace: ns.name, name: 'src' });
     await c.kc.makeApiClient(CoreV1Api).createNamespacedConfigMap({

@@ -327,8 +327,12 @@ const cases: Case[] = [
 
 describe('eventKeys', () => {
   it.each(cases)('$name', ({ resource, type, object, previous, owns, want }) => {
-    const keys = eventKeys({ type: type ?? 'ADDED', resource, object, ...(previous ? { previous } : {}) }, ctx(owns));
+    const { keys, invalid } = eventKeys(
+      { type: type ?? 'ADDED', resource, object, ...(previous ? { previous } : {}) },
+      ctx(owns),
+    );
     expect(keys.map(keyString).sort()).toEqual([...want].sort());
+    expect(invalid).toEqual([]);
   });
 
   it('never yields the same key twice', () => {
@@ -344,6 +348,95 @@ describe('eventKeys', () => {
       },
       ctx(),
     );
-    expect(keys.map(keyString)).toEqual([k('ConfigMap', 'src')]);
+    expect(keys.keys.map(keyString)).toEqual([k('ConfigMap', 'src')]);
+  });
+});
+
+describe('eventKeys with bad data: invalid keys apart, with their reasons; valid ones still made', () => {
+  const long = 'a'.repeat(300);
+  it.each([
+    {
+      name: 'Pod whose controller owner name is not a name',
+      resource: 'pods' as Resource,
+      object: obj({ name: 'p', owner: ctrl('ReplicaSet', 'Not A Name') }),
+      want: [],
+      invalid: [{ key: k('ReplicaSet', 'Not A Name'), reason: 'name "Not A Name" is not a valid name' }],
+    },
+    {
+      name: 'Pod whose controller owner name is 300 characters long',
+      resource: 'pods' as Resource,
+      object: obj({ name: 'p', owner: ctrl('ReplicaSet', long) }),
+      want: [],
+      invalid: [{ key: k('ReplicaSet', long), reason: 'name is 300 characters long (at most 253)' }],
+    },
+    {
+      name: 'ReplicaSet with a bad Deployment owner still enqueues itself',
+      resource: 'replicasets' as Resource,
+      object: obj({ name: 'web-2', owner: ctrl('Deployment', 'web/../x') }),
+      want: [k('ReplicaSet', 'web-2')],
+      invalid: [{ key: k('Deployment', 'web/../x'), reason: 'name "web/../x" is not a valid name' }],
+    },
+    {
+      name: 'Job with a bad CronJob owner',
+      resource: 'jobs' as Resource,
+      object: obj({ name: 'j', owner: ctrl('CronJob', 'UPPER') }),
+      want: [k('Job', 'j')],
+      invalid: [{ key: k('CronJob', 'UPPER'), reason: 'name "UPPER" is not a valid name' }],
+    },
+    {
+      name: 'ConfigMap copy whose mirror-of label names a bad source',
+      resource: 'configmaps' as Resource,
+      object: obj({ name: 'copy', labels: { [MIRROR_OF_LABEL]: 'a._b' } }),
+      want: [],
+      invalid: [{ key: k('ConfigMap', '_b', 'a'), reason: 'name "_b" is not a valid name' }],
+    },
+    {
+      name: 'ConfigMap copy whose mirror-of label names a bad namespace',
+      resource: 'configmaps' as Resource,
+      object: obj({ name: 'copy', labels: { [MIRROR_OF_LABEL]: 'Ns.src' } }),
+      want: [],
+      invalid: [{ key: k('ConfigMap', 'src', 'Ns'), reason: 'namespace "Ns" is not a valid name' }],
+    },
+    {
+      name: 'a 300-character object name (more than Kubernetes allows)',
+      resource: 'deployments' as Resource,
+      object: obj({ name: long }),
+      want: [],
+      invalid: [{ key: k('Deployment', long), reason: 'name is 300 characters long (at most 253)' }],
+    },
+  ])('$name', ({ resource, object, want, invalid }) => {
+    const got = eventKeys({ type: 'ADDED', resource, object }, ctx());
+    expect(got.keys.map(keyString)).toEqual(want);
+    expect(got.invalid.map((i) => ({ key: keyString(i.key), reason: i.reason }))).toEqual(invalid);
+  });
+
+  it.each([
+    { name: 'no metadata', object: {} },
+    { name: 'metadata not an object', object: { metadata: 'x' } },
+    { name: 'ownerReferences not a list', object: { metadata: { name: 'p', namespace: NS, ownerReferences: 'x' } } },
+    {
+      name: 'an owner reference without apiVersion or name',
+      object: { metadata: { name: 'p', namespace: NS, ownerReferences: [{ kind: 'ReplicaSet', controller: true }] } },
+    },
+    {
+      name: 'an owner reference that is null',
+      object: { metadata: { name: 'p', namespace: NS, ownerReferences: [null] } },
+    },
+    { name: 'labels not an object', object: { metadata: { name: 'p', namespace: NS, labels: 'app=web' } } },
+    { name: 'name not a string', object: { metadata: { name: 7, namespace: NS } } },
+  ])('does not throw on a Pod with $name', ({ object }) => {
+    for (const resource of ['pods', 'deployments', 'replicasets', 'controllerrevisions'] as Resource[]) {
+      expect(() => eventKeys({ type: 'ADDED', resource, object: object as KubeObject }, ctx())).not.toThrow();
+    }
+  });
+
+  it('matches nothing with a selector whose matchExpressions is not a list', () => {
+    const idx = new WorkloadIndex();
+    idx.apply('deployments', 'ADDED', obj({ name: 'odd', selector: { matchExpressions: 'tier in (a)' } }));
+    const got = eventKeys(
+      { type: 'ADDED', resource: 'pods', object: obj({ name: 'p', labels: { tier: 'a' } }) },
+      { cluster: CLUSTER, owns: new Set(ALL_KINDS), index: idx },
+    );
+    expect(got).toEqual({ keys: [], invalid: [] });
   });
 });

@@ -22,6 +22,23 @@ describe('outcomeOfStatus (ERROR watch events)', () => {
       status: { code: 504, reason: 'Timeout', message: 'Too large resource version: 99999, current: 812' },
       want: 'expired',
     },
+    {
+      name: 'too large, by cause only (apimachinery NewTooLargeResourceVersionError)',
+      status: {
+        code: 504,
+        reason: 'Timeout',
+        message: 'Timeout: request did not complete',
+        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] },
+      },
+      want: 'expired',
+    },
+    {
+      name: 'a plain 504 Timeout',
+      status: { code: 504, reason: 'Timeout', message: 'request timed out' },
+      want: 'failed',
+    },
+    { name: 'causes not a list', status: { code: 504, details: { causes: 'x' } }, want: 'failed' },
+    { name: 'null', status: null, want: 'failed' },
     { name: 'internal error', status: { code: 500, reason: 'InternalError', message: 'boom' }, want: 'failed' },
     { name: 'not a status', status: 'garbage', want: 'failed' },
   ])('$name → $want', ({ status, want }) => expect(outcomeOfStatus(status).kind).toBe(want));

@@ -1,0 +1,81 @@
+// The ReplicaSet guard: a damage bound for any read-path bug (a list that stops after its first page, a stale
+// cache, an observe that drops pods). Before a pass that creates pods writes anything, the runtime calls
+// preflight(); it counts the pods the ReplicaSet controls by a fresh live read, apart from what observe saw,
+// and refuses when the creates would take them past replicas + maxSurge:
+//   - maxSurge is its owning Deployment's, resolved as upstream does against the Deployment's replicas
+//     (ResolveFenceposts, rounding up; 0 for Recreate); 0 for a ReplicaSet without a Deployment owner.
+//   - the count is of active pods (not being deleted, not Succeeded/Failed: upstream's FilterActivePods) with a
+//     controller reference to the ReplicaSet's uid, over every page. Failed pods are replaced, not counted, by
+//     upstream too, so counting them would refuse a legitimate replacement.
+// A refusal is a retryable GuardRefusedError: nothing is written, the runtime logs it at error with the counts
+// and retries with backoff; the next pass observes again. Passes without creates are not checked (no reads).
+import type { KubernetesObject, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import { GuardRefusedError } from '../../kube/errors.js';
+import type { ReconcileKey } from '../../kube/key.js';
+import type { ClusterView } from '../../kube/view.js';
+import type { PlanResult } from '../controller.js';
+import { maxSurge } from '../deployment/fenceposts.js';
+import type { Deployment } from '../deployment/types.js';
+import { controllerRefOf, isControlledBy } from '../pod-utils/controller-ref.js';
+import { isPodActive } from '../pod-utils/pod-state.js';
+import { desiredReplicas } from './manage.js';
+import type { ObservedReplicaSet } from './types.js';
+
+export type GuardCounts = {
+  /** Active pods the ReplicaSet controls, by the fresh read. */
+  readonly live: number;
+  /** Pods this pass would create. */
+  readonly creates: number;
+  readonly replicas: number;
+  readonly maxSurge: number;
+  /** replicas + maxSurge. */
+  readonly bound: number;
+};
+
+/** The owning Deployment's maxSurge (0 without one, or when the owner read is gone or another object). */
+export function ownerMaxSurge(rs: V1ReplicaSet, owner: Deployment | null): number {
+  const ref = controllerRefOf(rs);
+  if (ref?.kind !== 'Deployment' || owner === null || owner.metadata.uid !== ref.uid) return 0;
+  return maxSurge(owner);
+}
+
+/** Pure: the counts and whether they break the bound. */
+export function guardCounts(rs: V1ReplicaSet, owner: Deployment | null, live: number, creates: number): GuardCounts {
+  const replicas = desiredReplicas(rs);
+  const surge = ownerMaxSurge(rs, owner);
+  return { live, creates, replicas, maxSurge: surge, bound: replicas + surge };
+}
+
+export function breaksBound(c: GuardCounts): boolean {
+  return c.live + c.creates > c.bound;
+}
+
+export async function preflightReplicaSet(
+  view: ClusterView,
+  key: ReconcileKey,
+  observed: ObservedReplicaSet,
+  result: PlanResult,
+): Promise<void> {
+  const creates = result.actions.filter((a) => a.type === 'create').length;
+  const rs = observed.replicaSet;
+  if (creates === 0 || rs === null) return;
+  const uid = rs.metadata?.uid ?? '';
+  const ref = controllerRefOf(rs);
+  const [owner, live] = await Promise.all([
+    ref?.kind === 'Deployment' ? view.get<KubernetesObject>('Deployment', key.namespace, ref.name) : null,
+    countActiveControlled(view, key.namespace, uid),
+  ]);
+  const counts = guardCounts(rs, owner as unknown as Deployment | null, live, creates);
+  if (!breaksBound(counts)) return;
+  throw new GuardRefusedError(
+    `guard: ${counts.live} active pods + ${counts.creates} creates would pass replicas ${counts.replicas} + maxSurge ${counts.maxSurge}`,
+    { ...counts, observedPods: observed.pods.length },
+  );
+}
+
+/** The fresh count: the view's own counter when it has one (read apart from list()), else a full list. */
+async function countActiveControlled(view: ClusterView, namespace: string, uid: string): Promise<number> {
+  if (view.countControlled) return view.countControlled<V1Pod>('Pod', namespace, uid, isPodActive);
+  const pods = await view.list<V1Pod>('Pod', namespace);
+  return pods.filter((p) => isControlledBy(p, uid) && isPodActive(p)).length;
+}

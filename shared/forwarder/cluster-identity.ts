@@ -1,0 +1,55 @@
+// Checkpoints are bound to the identity of the cluster they were taken from: the uid of its kube-system
+// namespace, which a cluster recreated under the same name (or restored into a new etcd) does not keep. A
+// resourceVersion from another incarnation means nothing here: the apiserver answers a watch from a
+// resourceVersion ahead of its own with silence, not an error, so resuming from one would never see an event.
+// The identity is one more checkpoint entry, `@identity`, next to the resources' ones.
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
+import type { Logger } from '../runtime/logger.js';
+
+export const IDENTITY_CHECKPOINT = '@identity';
+
+/** The uid of the cluster's kube-system namespace (needs `get` on that namespace). */
+export async function readClusterIdentity(kc: KubeConfig): Promise<string> {
+  const ns = await kc.makeApiClient(CoreV1Api).readNamespace({ name: 'kube-system' });
+  const uid = ns.metadata?.uid;
+  if (typeof uid !== 'string' || uid === '') throw new Error('namespace kube-system has no uid');
+  return uid;
+}
+
+export type BindInput = {
+  readonly cluster: string;
+  readonly store: CheckpointStore;
+  readonly resources: readonly string[];
+  /** What was loaded: resource checkpoints, and IDENTITY_CHECKPOINT when stored. */
+  readonly saved: ReadonlyMap<string, string>;
+  /** The identity the cluster has now. */
+  readonly identity: string;
+  readonly logger: Logger;
+};
+
+/**
+ * The checkpoints to resume from: all of them when they were taken from this cluster; none (and the store is
+ * cleared of them) when the stored identity differs or is missing while checkpoints exist. The current
+ * identity is stored before anything resumes, so every checkpoint written afterwards is bound to it.
+ */
+export async function bindCheckpoints(input: BindInput): Promise<Map<string, string>> {
+  const { cluster, store, saved, identity, logger } = input;
+  const stored = saved.get(IDENTITY_CHECKPOINT);
+  const checkpoints = new Map<string, string>();
+  for (const r of input.resources) {
+    const rv = saved.get(r);
+    if (rv !== undefined) checkpoints.set(r, rv);
+  }
+  if (stored === identity) return checkpoints;
+  if (checkpoints.size > 0 || stored !== undefined) {
+    logger.warn('Cluster identity changed; discarding checkpoints', {
+      storedIdentity: stored ?? null,
+      identity,
+      checkpoints: Object.fromEntries(checkpoints),
+    });
+    await store.remove(cluster);
+  }
+  await store.save(cluster, new Map([[IDENTITY_CHECKPOINT, identity]]));
+  return new Map();
+}
