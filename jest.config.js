@@ -46,5 +46,14 @@ export default {
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
     },
+    {
+      ...common,
+      displayName: 'chaos',
+      // Faults with stated durations (Redis down 90 s, an apiserver stopped 5 min) run inside one test.
+      setupFilesAfterEnv: ['<rootDir>/test/helpers/chaos-timeout.ts'],
+      testMatch: ['<rootDir>/test/chaos/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+    },
   ],
 };

@@ -36,6 +36,7 @@ fi
 jest_step integration node --selectProjects integration
 jest_step e2e node --selectProjects e2e --runInBand
 jest_step conformance node --selectProjects conformance --runInBand
+jest_step chaos node --selectProjects chaos --runInBand
 
 node -e '
 const fs = require("fs"); let p = 0, f = 0;
