@@ -128,7 +128,7 @@ describe('SQS driver on a FIFO double that returns several messages of one group
     let remaining = 600_000;
     const plans = await q.holdRecords(records, { visibilityMs: 360_000, remainingMs: () => remaining });
     expect(plans).toHaveLength(1); // two records of one key: one lease, one coalesced record
-    const plan = plans[0] as Extract<RecordPlan, { lease: Lease }>; coalesced: string[] };
+    const plan = plans[0] as Extract<RecordPlan, { lease: Lease }>;
     expect(plan.coalesced).toHaveLength(1);
     const visibleFor = () =>
       (sqs.messages(urls.work).find((m) => m.receiptHandle === plan.lease.token)?.visibleAt ?? 0) - Date.now();
