@@ -1,0 +1,220 @@
+// The upstream e2e gate's own logic: the XML reader, the JUnit reading, the pass/fail rule and the table.
+import { describe, expect, it } from '@jest/globals';
+import { focusOf, GATE, ownedKinds, SKIP } from '../../upstream-e2e/gate.js';
+import { Outcome, parseJUnit, type JUnitReport, type SpecResult } from '../../upstream-e2e/junit.js';
+import { decide, formatReport, rowVerdict, RowVerdict, type SideRun } from '../../upstream-e2e/verdict.js';
+import { parseXml, XmlError } from '../../upstream-e2e/xml.js';
+
+describe('xml', () => {
+  it('reads elements, attributes, text, CDATA and entities, skipping the declaration and comments', () => {
+    const doc = parseXml(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<!-- c --><!DOCTYPE r>\n<r a="1 &lt; 2" b='&quot;x&quot;'>` +
+        `t&amp;u<e/><f k="v">in<![CDATA[<raw & kept>]]>&#65;&#x42;</f></r>`,
+    );
+    expect(doc).toEqual({
+      name: 'r',
+      attrs: { a: '1 < 2', b: '"x"' },
+      text: 't&u',
+      children: [
+        { name: 'e', attrs: {}, children: [], text: '' },
+        { name: 'f', attrs: { k: 'v' }, children: [], text: 'in<raw & kept>AB' },
+      ],
+    });
+  });
+  it.each([
+    { name: 'truncated document', doc: '<a><b></b>', want: /<a> is not closed/ },
+    { name: 'mismatched close', doc: '<a><b></a></b>', want: /closing <\/a> does not match <b>/ },
+    { name: 'unquoted attribute', doc: '<a x=1/>', want: /expected a quoted value for x/ },
+    { name: 'unknown entity', doc: '<a>&nbsp;</a>', want: /unknown entity &nbsp;/ },
+    { name: 'two roots', doc: '<a/><b/>', want: /a second root element/ },
+    { name: 'empty', doc: '  ', want: /no root element/ },
+  ])('rejects a $name', ({ doc, want }) => {
+    expect(() => parseXml(doc)).toThrow(XmlError);
+    expect(() => parseXml(doc)).toThrow(want);
+  });
+});
+
+// The layout Ginkgo v2 writes through the e2e framework's --report-dir (junit_01.xml): every spec of the
+// suite is listed, those the focus left out as bare "skipped"; suite nodes are test cases too.
+const REPORT = `<?xml version="1.0" encoding="UTF-8"?>
+  <testsuites tests="7" disabled="3" errors="0" failures="2" time="95.1">
+      <testsuite name="Kubernetes e2e suite" package="/x" tests="7" disabled="0" skipped="3" errors="0" failures="2" time="95.1" timestamp="2026-12-01T18:40:00">
+          <properties><property name="SuiteSucceeded" value="false"></property></properties>
+          <testcase name="[SynchronizedBeforeSuite]" classname="Kubernetes e2e suite" status="passed" time="0.5"></testcase>
+          <testcase name="[It] [sig-apps] Deployment deployment should support proportional scaling [Conformance]" classname="Kubernetes e2e suite" status="failed" time="62.3">
+              <failure type="failed">[FAILED] error waiting for replicaset to have 13 replicas: timed out&#xA;waiting 5m0s&#xA;In [It] at: k8s.io/kubernetes/test/e2e/apps/deployment.go:1325 @ 12/01/26 18:41:02.5&#xA;&#xA;There were additional failures</failure>
+              <system-err>log lines</system-err>
+          </testcase>
+          <testcase name="[It] [sig-apps] ReplicaSet should serve a basic image on each replica with a private image" classname="Kubernetes e2e suite" status="skipped" time="0.2">
+              <skipped message="skipped - Only supported for providers [gce gke] (not skeleton)"></skipped>
+          </testcase>
+          <testcase name="[It] [sig-apps] ReplicaSet should adopt matching pods on creation and release no longer matching pods [Conformance]" classname="Kubernetes e2e suite" status="passed" time="12"></testcase>
+          <testcase name="[It] [sig-apps] StatefulSet Basic StatefulSet functionality should scale" classname="Kubernetes e2e suite" status="skipped" time="0">
+              <skipped message="skipped"></skipped>
+          </testcase>
+          <testcase name="[It] [sig-apps] Deployment should validate Deployment Status endpoints [Conformance]" classname="Kubernetes e2e suite" status="timedout" time="300">
+              <failure type="timedout">[TIMEDOUT] A suite timeout occurred&#xA;In [It] at: k8s.io/kubernetes/test/e2e/apps/deployment.go:530 @ 12/01/26 18:45:00</failure>
+          </testcase>
+          <testcase name="[ReportAfterSuite] Kubernetes e2e JUnit report" classname="Kubernetes e2e suite" status="passed" time="0"></testcase>
+      </testsuite>
+  </testsuites>`;
+
+describe('junit', () => {
+  it('keeps the specs that ran, with a one-line reason and where a failure happened', () => {
+    expect(parseJUnit(REPORT)).toEqual({
+      specs: [
+        {
+          name: '[sig-apps] Deployment deployment should support proportional scaling [Conformance]',
+          outcome: 'failed',
+          state: 'failed',
+          seconds: 62.3,
+          reason: 'error waiting for replicaset to have 13 replicas: timed out waiting 5m0s (deployment.go:1325)',
+        },
+        {
+          name: '[sig-apps] ReplicaSet should serve a basic image on each replica with a private image',
+          outcome: 'skipped',
+          state: 'skipped',
+          seconds: 0.2,
+          reason: 'Only supported for providers [gce gke] (not skeleton)',
+        },
+        {
+          name: '[sig-apps] ReplicaSet should adopt matching pods on creation and release no longer matching pods [Conformance]',
+          outcome: 'passed',
+          state: 'passed',
+          seconds: 12,
+        },
+        {
+          name: '[sig-apps] Deployment should validate Deployment Status endpoints [Conformance]',
+          outcome: 'failed',
+          state: 'timedout',
+          seconds: 300,
+          reason: 'A suite timeout occurred (deployment.go:530)',
+        },
+      ],
+      suiteFailures: [],
+    });
+  });
+  it('reports a failed suite node apart from the specs', () => {
+    const r = parseJUnit(
+      `<testsuite name="s"><testcase name="[SynchronizedBeforeSuite]" status="failed"><failure type="failed">[FAILED] no nodes&#xA;In [SynchronizedBeforeSuite] at: suite_test.go:90 @ t</failure></testcase>` +
+        `<testcase name="[It] a spec" status="skipped"><skipped message="skipped"/></testcase></testsuite>`,
+    );
+    expect(r).toEqual({
+      specs: [],
+      suiteFailures: [
+        {
+          name: '[SynchronizedBeforeSuite]',
+          outcome: 'failed',
+          state: 'failed',
+          seconds: 0,
+          reason: 'no nodes (suite_test.go:90)',
+        },
+      ],
+    });
+  });
+  it('falls back to the child elements when there is no status attribute', () => {
+    const r = parseJUnit(
+      `<testsuite><testcase name="[It] f"><error message="boom" type="panicked"/></testcase><testcase name="[It] p"/></testsuite>`,
+    );
+    expect(r.specs.map((s) => [s.name, s.outcome, s.reason])).toEqual([
+      ['f', 'failed', 'boom'],
+      ['p', 'passed', undefined],
+    ]);
+  });
+  it('refuses something that is not a JUnit report', () =>
+    expect(() => parseJUnit('<html><body/></html>')).toThrow(/not a JUnit report: root element <html>/));
+});
+
+const spec = (name: string, outcome: Outcome, reason?: string): SpecResult => ({
+  name,
+  outcome,
+  state: outcome,
+  seconds: 1,
+  ...(reason && { reason }),
+});
+const run = (...specs: SpecResult[]): SideRun => ({ report: { specs, suiteFailures: [] } satisfies JUnitReport });
+
+describe('the gate rule', () => {
+  it.each([
+    { u: 'passed', f: 'passed', want: RowVerdict.Same },
+    { u: 'passed', f: 'failed', want: RowVerdict.Regression },
+    { u: 'passed', f: 'skipped', want: RowVerdict.Regression },
+    { u: 'passed', f: undefined, want: RowVerdict.Regression },
+    { u: 'failed', f: 'failed', want: RowVerdict.BothFail },
+    { u: 'failed', f: 'passed', want: RowVerdict.FleetqOnlyPass },
+    { u: 'skipped', f: 'passed', want: RowVerdict.FleetqOnlyPass },
+    { u: 'skipped', f: 'skipped', want: RowVerdict.Same },
+    { u: 'skipped', f: 'failed', want: RowVerdict.FleetqOnlyFail },
+    { u: undefined, f: 'failed', want: RowVerdict.FleetqOnlyFail },
+    { u: 'failed', f: undefined, want: RowVerdict.Same },
+  ] as const)('upstream $u, fleetq $f → $want', ({ u, f, want }) => expect(rowVerdict(u, f)).toBe(want));
+
+  it('passes when fleetq passes wherever upstream does, and lists what fails on both', () => {
+    const v = decide(
+      run(spec('a', 'passed'), spec('b', 'failed', 'needs HTTP'), spec('c', 'skipped', 'gce only')),
+      run(spec('a', 'passed'), spec('b', 'failed', 'needs HTTP too'), spec('c', 'skipped', 'gce only')),
+    );
+    expect(v.problems).toEqual([]);
+    expect(v.rows.map((r) => [r.name, r.verdict])).toEqual([
+      ['a', 'same'],
+      ['b', 'both-fail'],
+      ['c', 'same'],
+    ]);
+    expect(v.fleetq).toEqual({ passed: 1, failed: 1, skipped: 1 });
+  });
+  it('fails when a spec passes on upstream and fails, or is missing, on fleetq', () => {
+    const v = decide(run(spec('a', 'passed'), spec('b', 'passed')), run(spec('a', 'failed', 'x')));
+    expect(v.problems).toEqual(['passes on upstream, failed on fleetq: a', 'passes on upstream, absent on fleetq: b']);
+  });
+  it('fails without a report, on a failed suite node, and when upstream ran nothing', () => {
+    const suiteFailed: SideRun = {
+      report: { specs: [], suiteFailures: [spec('[SynchronizedBeforeSuite]', 'failed', 'no nodes')] },
+    };
+    expect(decide({ error: 'exit 2' }, suiteFailed).problems).toEqual([
+      'upstream: no report (exit 2)',
+      'fleetq: suite node "[SynchronizedBeforeSuite]" failed: no nodes',
+    ]);
+    expect(decide(run(spec('s', 'skipped')), run(spec('s', 'skipped'))).problems).toEqual([
+      'upstream ran no spec: the focus matches nothing that runs',
+    ]);
+  });
+  it('prints one row per spec and one column per side, the reasons, and closes with the fleetq counts', () => {
+    const text = formatReport(
+      decide(
+        run(spec('spec one', 'passed'), spec('spec two', 'failed', 'why up')),
+        run(spec('spec one', 'failed', 'why fq'), spec('spec two', 'failed', 'why fq 2')),
+      ),
+    );
+    const lines = text.split('\n');
+    expect(lines.slice(0, 4)).toEqual([
+      '  test      upstream  fleetq',
+      '  --------  --------  --------',
+      '! spec one  passed    FAILED',
+      '~ spec two  FAILED    FAILED',
+    ]);
+    expect(text).toContain('! spec one\n    fleetq: failed: why fq\n~ spec two\n    upstream: failed: why up\n');
+    expect(text).toContain('GATE FAILED:\n  - passes on upstream, failed on fleetq: spec one');
+    expect(lines[lines.length - 1]).toBe('0 passed, 2 failed');
+  });
+});
+
+describe('the gate table', () => {
+  const focus = new RegExp(focusOf().join('|'));
+  const skip = new RegExp(SKIP);
+  it('owns Deployment and ReplicaSet today', () => expect(ownedKinds()).toEqual(['Deployment', 'ReplicaSet']));
+  it('has one entry per kind', () => expect(new Set(GATE.map((e) => e.kind)).size).toBe(GATE.length));
+  it.each([
+    '[sig-apps] Deployment deployment should support proportional scaling [Conformance]',
+    '[sig-apps] ReplicaSet should serve a basic image on each replica with a public image [Conformance]',
+    '[sig-cli] Kubectl rollout undo undo should rollback and update deployment env',
+    '[sig-api-machinery] Garbage collector should orphan RS created by deployment when deleteOptions.PropagationPolicy is Orphan [Conformance]',
+  ])('focuses %s', (name) => expect(focus.test(name) && !skip.test(name)).toBe(true));
+  it.each([
+    '[sig-apps] ReplicationController should serve a basic image on each replica with a public image [Conformance]',
+    '[sig-apps] StatefulSet Basic StatefulSet functionality should scale',
+    '[sig-api-machinery] Garbage collector should orphan pods created by rc if delete options say so [Serial] [Conformance]',
+  ])('leaves out %s', (name) => expect(focus.test(name) && !skip.test(name)).toBe(false));
+  it.each(['[Serial]', '[Disruptive]', '[Slow]', '[Flaky]', '[Feature:Foo]', '[Alpha]'])('skips %s', (tag) =>
+    expect(skip.test(`[sig-apps] Deployment x ${tag}`)).toBe(true),
+  );
+});

@@ -1,0 +1,259 @@
+// npm run e2e:upstream [-- --focus REGEX ...] [--side both|fleetq|upstream] [--reports DIR] [--nodes N] [--down]
+//
+// Kubernetes' own e2e specs for the kinds fleetq owns (gate.ts), run side by side against two dedicated
+// sandbox clusters: e2e-upstream (kube-controller-manager's workload controllers) and e2e-fleetq (those
+// controllers off; `fleetq run` owns the kinds for the whole run). Builds or reuses e2e.test
+// (infra/sandbox/build-e2e.sh), removes the kwok taint from both clusters' nodes (the e2e framework
+// schedules onto untainted nodes), runs one e2e.test per side in parallel (one Ginkgo process each),
+// writes the JUnit reports and logs under --reports, prints one row per spec and one column per side,
+// and exits 1 when a spec passes on upstream but not on fleetq (verdict.ts).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CoreV1Api, KubeConfig, type V1Taint } from '@kubernetes/client-node';
+import { stringify } from 'yaml';
+import { KWOK_NODE, type ClusterState } from '../../infra/sandbox/cluster.js';
+import { SandboxMode } from '../../infra/sandbox/modes.js';
+import { waitFor } from '../../infra/sandbox/process.js';
+import { REPO_ROOT, down, up } from '../../infra/sandbox/sandbox.js';
+import { focusOf, ownedKinds, SKIP } from './gate.js';
+import { parseJUnit } from './junit.js';
+import { decide, formatOneSide, formatReport, Side, type SideRun } from './verdict.js';
+
+const CLUSTERS = { [Side.Upstream]: 'e2e-upstream', [Side.Fleetq]: 'e2e-fleetq' } as const;
+/** Past this a side is stopped and reported as timed out (Ginkgo's own --ginkgo.timeout is a bit shorter). */
+const SIDE_TIMEOUT_MS = 40 * 60_000;
+
+type Options = {
+  focus: string[];
+  sides: Side[];
+  reports: string;
+  nodes: number;
+  down: boolean;
+};
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      focus: { type: 'string', multiple: true },
+      side: { type: 'string', default: 'both' },
+      reports: { type: 'string', default: join(REPO_ROOT, 'test', 'upstream-e2e', '.reports') },
+      nodes: { type: 'string', default: '2' },
+      down: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const side = values.side;
+  if (side !== 'both' && side !== Side.Fleetq && side !== Side.Upstream)
+    throw new Error(`--side must be both, fleetq or upstream, got ${JSON.stringify(side)}`);
+  const nodes = Number(values.nodes);
+  if (!Number.isInteger(nodes) || nodes < 1) throw new Error(`--nodes must be a positive integer`);
+  return {
+    focus: values.focus ?? focusOf(),
+    sides: side === 'both' ? [Side.Upstream, Side.Fleetq] : [side],
+    reports: resolve(values.reports),
+    nodes,
+    down: values.down,
+  };
+}
+
+const log = (msg: string): void => console.error(`e2e-gate: ${msg}`);
+
+function buildE2eTest(): string {
+  const started = Date.now();
+  const out = execFileSync('bash', [join(REPO_ROOT, 'infra', 'sandbox', 'build-e2e.sh')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).toString();
+  const path = out.trim().split('\n').pop() ?? '';
+  if (!existsSync(path)) throw new Error(`build-e2e.sh printed no e2e.test path: ${out}`);
+  log(`e2e.test at ${path} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  return path;
+}
+
+/** The e2e framework counts and schedules onto untainted nodes only; the sandbox taints every kwok node. */
+async function untaintNodes(c: ClusterState): Promise<void> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(c.kubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const isKwokTaint = (t: V1Taint): boolean => t.key === KWOK_NODE.taint.key && t.effect === KWOK_NODE.taint.effect;
+  for (const node of (await core.listNode()).items) {
+    const taints = node.spec?.taints ?? [];
+    if (!taints.some(isKwokTaint)) continue;
+    await core.patchNode({
+      name: node.metadata?.name ?? '',
+      body: [
+        { op: 'test', path: '/metadata/resourceVersion', value: node.metadata?.resourceVersion },
+        { op: 'replace', path: '/spec/taints', value: taints.filter((t) => !isKwokTaint(t)) },
+      ],
+    });
+  }
+  await waitFor(
+    async () => (await core.listNode()).items.every((n) => !(n.spec?.taints ?? []).some(isKwokTaint)),
+    30_000,
+    250,
+    `the kwok taint to be gone from the nodes of ${c.name}`,
+  );
+}
+
+type Child = { child: ChildProcess; exited: Promise<number | null> };
+
+function spawnLogged(bin: string, args: readonly string[], logFile: string, env: NodeJS.ProcessEnv): Child {
+  mkdirSync(dirname(logFile), { recursive: true });
+  const out = createWriteStream(logFile);
+  const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(out, { end: false });
+  child.stderr?.pipe(out, { end: false });
+  const exited = new Promise<number | null>((res) =>
+    child.once('close', (code) => {
+      out.end();
+      res(code);
+    }),
+  );
+  return { child, exited };
+}
+
+/** `fleetq run` against e2e-fleetq, owning the gate's kinds, on the in-memory queue. */
+async function startFleetq(c: ClusterState, reports: string): Promise<Child> {
+  const registry = join(reports, 'fleetq-registry.yaml');
+  writeFileSync(
+    registry,
+    stringify({
+      clusters: [{ name: c.name, kubeconfig: c.kubeconfig, owns: ownedKinds(), limits: { qps: 50, burst: 100 } }],
+    }),
+  );
+  const logFile = join(reports, 'fleetq.log');
+  const dataDir = join(reports, 'fleetq-data');
+  mkdirSync(dataDir, { recursive: true });
+  const p = spawnLogged(
+    process.execPath,
+    ['--import', 'tsx', join(REPO_ROOT, 'functions', 'cli.ts'), 'run', '--registry', registry, '--driver', 'memory'],
+    logFile,
+    { ...process.env, NODE_OPTIONS: '', FLEETQ_DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
+  );
+  let exitCode: number | null | undefined;
+  void p.exited.then((code) => (exitCode = code));
+  await waitFor(
+    async () => {
+      if (exitCode !== undefined) throw new Error(`fleetq run exited with ${exitCode} (log ${logFile})`);
+      return readFileSync(logFile, 'utf8').includes('fleetq: running 1 cluster(s)');
+    },
+    120_000,
+    250,
+    `fleetq run to start (log ${logFile})`,
+  );
+  log(`fleetq run owns ${ownedKinds().join(', ')} in ${c.name} (log ${logFile})`);
+  return p;
+}
+
+async function runSide(
+  side: Side,
+  e2eTest: string,
+  c: ClusterState,
+  kubectl: string,
+  o: Options,
+  seed: number,
+): Promise<SideRun> {
+  const dir = join(o.reports, side);
+  mkdirSync(dir, { recursive: true });
+  const args = [
+    `--kubeconfig=${c.kubeconfig}`,
+    `--kubectl-path=${kubectl}`,
+    `--report-dir=${dir}`,
+    `--e2e-output-dir=${dir}`,
+    '--provider=skeleton',
+    ...o.focus.map((f) => `--ginkgo.focus=${f}`),
+    `--ginkgo.skip=${SKIP}`,
+    `--ginkgo.seed=${seed}`,
+    `--ginkgo.timeout=${Math.floor(SIDE_TIMEOUT_MS / 60_000) - 2}m`,
+    '--ginkgo.no-color',
+    '--ginkgo.v',
+  ];
+  writeFileSync(join(dir, 'command.txt'), [e2eTest, ...args].map((a) => `'${a}'`).join(' ') + '\n');
+  const started = Date.now();
+  const p = spawnLogged(e2eTest, args, join(dir, 'e2e.log'), { ...process.env, KUBECONFIG: c.kubeconfig });
+  const timer = setTimeout(() => p.child.kill('SIGINT'), SIDE_TIMEOUT_MS);
+  const code = await p.exited;
+  clearTimeout(timer);
+  log(
+    `${side}: e2e.test exited ${code} after ${((Date.now() - started) / 1000).toFixed(0)}s (log ${join(dir, 'e2e.log')})`,
+  );
+  const junit = join(dir, 'junit_01.xml');
+  if (!existsSync(junit)) return { error: `e2e.test exited ${code} without ${junit}; see ${join(dir, 'e2e.log')}` };
+  try {
+    return { report: parseJUnit(readFileSync(junit, 'utf8')) };
+  } catch (err) {
+    return { error: `${junit}: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const o = parseOptions(argv);
+  const started = Date.now();
+  rmSync(o.reports, { recursive: true, force: true });
+  mkdirSync(o.reports, { recursive: true });
+
+  const e2eTest = buildE2eTest();
+  const specs = o.sides.map((side) => ({
+    name: CLUSTERS[side],
+    mode: side === Side.Upstream ? SandboxMode.Upstream : SandboxMode.Fleetq,
+  }));
+  const clusters = await up({ clusters: specs, nodes: o.nodes, log });
+  const clusterOf = (side: Side): ClusterState => {
+    const c = clusters.find((x) => x.name === CLUSTERS[side]);
+    if (!c) throw new Error(`the sandbox did not start ${CLUSTERS[side]}`);
+    return c;
+  };
+  await Promise.all(clusters.map(untaintNodes));
+  const kubectl = join(dirname(e2eTest), 'kubectl');
+
+  let fleetq: Child | undefined;
+  const stopAll = (): void => {
+    fleetq?.child.kill('SIGINT');
+  };
+  process.once('SIGINT', stopAll);
+  process.once('SIGTERM', stopAll);
+  try {
+    if (o.sides.includes(Side.Fleetq)) fleetq = await startFleetq(clusterOf(Side.Fleetq), o.reports);
+    const seed = Math.floor(Date.now() / 1000) % 100_000;
+    log(`running ${o.focus.length} focus expression(s) on ${o.sides.join(' and ')} (seed ${seed})`);
+    const runs = await Promise.all(o.sides.map((side) => runSide(side, e2eTest, clusterOf(side), kubectl, o, seed)));
+    const result = (side: Side): SideRun => runs[o.sides.indexOf(side)] ?? { error: 'not run (--side)' };
+
+    if (o.sides.length === 1) {
+      const only = o.sides[0] as Side;
+      const run = result(only);
+      console.log(formatOneSide(only, run));
+      return 'error' in run ||
+        run.report.suiteFailures.length > 0 ||
+        run.report.specs.some((s) => s.outcome === 'failed')
+        ? 1
+        : 0;
+    }
+    const v = decide(result(Side.Upstream), result(Side.Fleetq));
+    const text = formatReport(v);
+    writeFileSync(join(o.reports, 'summary.txt'), text + '\n');
+    console.log(text);
+    log(`reports in ${o.reports}; took ${((Date.now() - started) / 1000).toFixed(0)}s`);
+    return v.problems.length > 0 ? 1 : 0;
+  } finally {
+    if (fleetq) {
+      fleetq.child.kill('SIGINT');
+      const code = await Promise.race([
+        fleetq.exited,
+        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 30_000)),
+      ]);
+      if (code === 'timeout') fleetq.child.kill('SIGKILL');
+    }
+    if (o.down) await down(clusters.map((c) => c.name));
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`e2e-gate: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);
