@@ -7,6 +7,7 @@ import { RedisQueue } from './bullmq/redis-queue.js';
 import { SqsQueue } from './sqs/sqs-queue.js';
 import { ensureSqsQueues, sqsQueueNames, type SqsQueueNames, type SqsQueueUrls } from './sqs/sqs-setup.js';
 import { instrument } from './metrics.js';
+import { redisOptionsFor } from './bullmq/redis-connection.js';
 import type { QueueOptions, WorkQueue } from './work-queue.js';
 
 export type QueueConfig = {
@@ -24,6 +25,8 @@ export type QueueConfig = {
       readonly prefix?: string;
       /** Keys fetched per round trip (default 1). */
       readonly prefetch?: number;
+      /** CA file for a rediss:// URL (FLEETQ_REDIS_TLS_CA). */
+      readonly redisTlsCaFile?: string;
     }
   | {
       readonly driver: 'sqs';
@@ -52,6 +55,9 @@ async function createDriver(config: QueueConfig, name: string): Promise<WorkQueu
         ...options,
         name,
         ...(config.redisUrl === undefined ? {} : { redis: config.redisUrl }),
+        ...(config.redisUrl === undefined
+          ? {}
+          : { redisOptions: redisOptionsFor(config.redisUrl, { tlsCaFile: config.redisTlsCaFile }) }),
         ...(config.prefix === undefined ? {} : { prefix: config.prefix }),
         ...(config.prefetch === undefined ? {} : { prefetch: config.prefetch }),
       });

@@ -36,6 +36,12 @@ export type Lease = {
   readonly readyAt: number;
   /** Consecutive failures before this hand-out. */
   readonly failures: number;
+  /**
+   * performance.now() in this process, taken just before the request that granted (or, for a prefetched
+   * lease, last renewed) it: the runtime's local fence deadline counts leaseMs from here. Optional: without
+   * it the runtime counts from when it asked for the key.
+   */
+  readonly grantedAt?: number;
 };
 
 export type DeadLetter = {

@@ -16,7 +16,12 @@ const schema = z.object({
   AWS_REGION: z.string().min(1).default('us-east-1'),
   FLEETQ_CONCURRENCY: intVar(1).default(8),
   FLEETQ_LEASE_MS: intVar(1_000).default(30_000),
-  FLEETQ_MAX_FAILURES: intVar(1).default(15),
+  /** HMAC-SHA256 secret for queue messages (every driver signs on add and checks on get); unset: unsigned. */
+  FLEETQ_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  /** CA file (PEM) for rediss:// connections to a server whose certificate is not publicly trusted. */
+  FLEETQ_REDIS_TLS_CA: z.string().min(1).optional(),
+  /** How often the Redis data-loss marker is checked (ms). */
+  FLEETQ_REDIS_LOSS_CHECK_MS: intVar(100).default(2_000),
   FLEETQ_METRICS_PORT: intVar(0).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });

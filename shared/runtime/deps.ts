@@ -27,7 +27,7 @@ export function queueConfig(
     name: config.FLEETQ_QUEUE,
     options: {
       leaseMs: config.FLEETQ_LEASE_MS,
-      maxFailures: config.FLEETQ_MAX_FAILURES,
+      ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
       ...(Object.keys(caps).length > 0 && { clusterConcurrencyOverrides: caps }),
       ...(logger && {
         onMalformed: (raw: string, reason: string) =>
@@ -40,7 +40,13 @@ export function queueConfig(
     case 'memory':
       return { ...common, driver: 'memory' };
     case 'bullmq':
-      return { ...common, driver: 'bullmq', redisUrl: config.REDIS_URL, prefix: config.FLEETQ_REDIS_PREFIX };
+      return {
+        ...common,
+        driver: 'bullmq',
+        redisUrl: config.REDIS_URL,
+        prefix: config.FLEETQ_REDIS_PREFIX,
+        ...(config.FLEETQ_REDIS_TLS_CA !== undefined && { redisTlsCaFile: config.FLEETQ_REDIS_TLS_CA }),
+      };
     case 'sqs':
       return { ...common, driver: 'sqs', endpoint: config.SQS_ENDPOINT, region: config.AWS_REGION };
   }
@@ -73,6 +79,7 @@ export async function makeDeps(
     controllers: CONTROLLERS,
     logger,
     now: () => new Date(),
+    leaseMs: config.FLEETQ_LEASE_MS,
     onOutcome: metrics.onOutcome,
   };
 }

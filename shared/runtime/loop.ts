@@ -1,15 +1,20 @@
 // The worker loop: N concurrent slots, each taking a key, renewing its lease while the reconcile runs,
 // and reconciling it. stop() stops taking keys and waits for the ones in flight (graceful shutdown).
-import type { Lease, WorkQueue } from '../queue/work-queue.js';
+// The lease's fence (lease-fence.ts) is shared by the renewal timer and the writer: a refused renewal marks
+// it lost at once, and so does its local deadline passing, so the reconcile makes no further write.
+import type { Lease } from '../queue/work-queue.js';
 import { errorFields, type Logger } from './logger.js';
+import { LeaseFence } from './lease-fence.js';
 import { reconcileOne, type ReconcileDeps } from './reconcile-one.js';
 
 export type LoopOptions = {
   readonly concurrency: number;
   /** How long one get() waits for a key before looking at the stop flag again. */
   readonly pollMs?: number;
-  /** Lease renewal period while a reconcile runs; default leaseMs/3 of the queue (10 s). */
+  /** Lease renewal period while a reconcile runs; default leaseMs/3. */
   readonly renewEveryMs?: number;
+  /** The queue's lease duration (the fence's local deadline); default deps.leaseMs, else 30 000. */
+  readonly leaseMs?: number;
 };
 
 export class WorkerLoop {
@@ -46,6 +51,7 @@ export class WorkerLoop {
     const { queue, logger } = this.deps;
     while (!this.stopping) {
       let lease: Lease | null;
+      const askedAt = performance.now();
       try {
         lease = await queue.get(this.options.pollMs ?? 1_000);
       } catch (err) {
@@ -55,9 +61,11 @@ export class WorkerLoop {
       }
       if (lease === null) continue;
       this.inFlight++;
+      const leaseMs = this.options.leaseMs ?? this.deps.leaseMs ?? 30_000;
+      const fence = new LeaseFence(queue, lease, { leaseMs, grantedAt: lease.grantedAt ?? askedAt });
       try {
-        await withRenewal(queue, lease, this.options.renewEveryMs ?? 10_000, logger, () =>
-          reconcileOne(this.deps, lease),
+        await withRenewal(fence, this.options.renewEveryMs ?? Math.floor(leaseMs / 3), logger, () =>
+          reconcileOne(this.deps, lease, fence),
         );
       } catch (err) {
         // reconcileOne handles reconcile errors; what reaches here is the queue itself failing.
@@ -69,16 +77,24 @@ export class WorkerLoop {
   }
 }
 
-async function withRenewal<T>(
-  queue: WorkQueue,
-  lease: Lease,
+/** Renews the fence's lease every `everyMs` while fn runs; a refusal marks the fence lost (fn's next write fails). */
+export async function withRenewal<T>(
+  fence: LeaseFence,
   everyMs: number,
   logger: Logger,
   fn: () => Promise<T>,
 ): Promise<T> {
+  const { lease } = fence;
   const timer = setInterval(() => {
-    queue.renew(lease).then(
-      (ok) => ok || logger.warn('Lease renewal refused', { key: lease.id }),
+    if (!fence.held()) return;
+    fence.renew().then(
+      (ok) =>
+        ok ||
+        logger.warn('Lease renewal refused; the reconcile stops before its next write', {
+          key: lease.id,
+          token: lease.token,
+          reason: fence.lostReason,
+        }),
       (err: unknown) => logger.warn('Lease renewal failed', { key: lease.id, error: errorFields(err) }),
     );
   }, everyMs);

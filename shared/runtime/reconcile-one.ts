@@ -1,6 +1,8 @@
-// One reconcile: observe → pure plan → apply through the one writer → done / addAfter / retry.
-// Errors are classified once (kube/errors.ts): a conflict re-reads (requeue now), a terminal error
-// parks the key in the dead-letter list, anything else retries with the key's backoff.
+// One reconcile: observe → pure plan → apply through the one writer → done (with requeueAfter) / retry.
+// Errors are classified once (kube/errors.ts): a conflict re-reads after the key's backoff (client-go's
+// rate-limited requeue; never at full speed against a persistent 409), a terminal error parks the key in the
+// dead-letter list, anything else retries with the key's backoff, without end. A lost lease stops the run
+// before its next write (the fence, lease-fence.ts) and touches nothing in the queue.
 import type { Controller } from '../controllers/controller.js';
 import { countByType } from '../kube/actions.js';
 import { ApiError, TerminalError, classify } from '../kube/errors.js';
@@ -12,6 +14,7 @@ import { applyActions } from '../kube/writer.js';
 import type { Lease, WorkQueue } from '../queue/work-queue.js';
 import type { Logger } from './logger.js';
 import { errorFields } from './logger.js';
+import { LeaseFence } from './lease-fence.js';
 
 export type ClusterClients = { readonly rest: KubeRest; readonly view: ClusterView };
 
@@ -22,31 +25,37 @@ export type ReconcileDeps = {
   readonly queue: WorkQueue;
   readonly logger: Logger;
   readonly now: () => Date;
+  /** The queue's lease duration, for the local fence deadline; default 30 000. */
+  readonly leaseMs?: number;
   readonly onOutcome?: (e: { cluster: string; kind: string; outcome: Outcome; seconds: number }) => void;
 };
 
 export type Outcome = 'done' | 'requeued' | 'conflict' | 'retried' | 'dead-lettered' | 'lease-lost';
 
-export async function reconcileOne(deps: ReconcileDeps, lease: Lease): Promise<Outcome> {
+/**
+ * `fence`: the lease's fence, renewed by the caller (loop.ts); without one, a fence with the queue's lease
+ * duration counted from the lease's grant is used.
+ */
+export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: LeaseFence): Promise<Outcome> {
   const { key } = lease;
   const { queue } = deps;
   const started = Date.now();
+  const leaseFence = fence ?? new LeaseFence(queue, lease, { leaseMs: deps.leaseMs ?? 30_000 });
   // A child logger per reconcile: several reconciles run at once in one process, so keys appended to a
   // shared logger would leak between them.
   const logger = deps.logger.child({ cluster: key.cluster, kind: key.kind, namespace: key.namespace, name: key.name });
   let outcome: Outcome;
   try {
-    outcome = await run(deps, lease, logger);
+    outcome = await run(deps, lease, logger, leaseFence);
   } catch (err) {
     const e = classify(err, `reconcile ${keyString(key)}`);
     if (e.code === 'LeaseLost') {
-      logger.warn('Lease lost; stopped before writing', { error: e });
+      logger.warn('Lease lost; stopped before writing', { error: errorFields(e), token: lease.token });
       outcome = 'lease-lost';
     } else if (e.code === 'Conflict') {
-      logger.info('Conflict; re-reading', { error: e });
-      await queue.done(lease);
-      await queue.add(key);
-      outcome = 'conflict';
+      const r = await queue.retry(lease, e, { conflict: true });
+      if (r.outcome === 'retried') logger.info('Conflict; re-reading after backoff', { delayMs: r.delayMs, error: e });
+      outcome = r.outcome === 'retried' ? 'conflict' : 'lease-lost';
     } else if (!e.retryable) {
       logger.error('Key dead-lettered', { code: e.code, error: errorFields(e) });
       await queue.deadLetter(lease, `${e.code}: ${e.message}`);
@@ -55,8 +64,7 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease): Promise<O
       const r = await queue.retry(lease, e);
       const fields = { code: e.code, failures: lease.failures + 1, error: errorFields(e) };
       if (r.outcome === 'retried') logger.warn('Reconcile failed; retrying', { ...fields, delayMs: r.delayMs });
-      else if (r.outcome === 'dead-lettered') logger.error('Key dead-lettered after repeated failures', fields);
-      outcome = r.outcome === 'retried' ? 'retried' : r.outcome;
+      outcome = r.outcome;
     }
   }
   const ended = Date.now();
@@ -66,7 +74,7 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease): Promise<O
   return outcome;
 }
 
-async function run(deps: ReconcileDeps, lease: Lease, logger: Logger): Promise<Outcome> {
+async function run(deps: ReconcileDeps, lease: Lease, logger: Logger, fence: LeaseFence): Promise<Outcome> {
   const { key } = lease;
   logger.debug('Reconcile started', { token: lease.token, failures: lease.failures });
   if (!deps.registry.get(key.cluster))
@@ -82,7 +90,6 @@ async function run(deps: ReconcileDeps, lease: Lease, logger: Logger): Promise<O
   logger.info('Plan computed', { actions: countByType(result.actions), requeueAfter: result.requeueAfter });
   logger.debug('Plan', { plan: result });
   if (controller.preflight) await controller.preflight(view, key, observed, result);
-  const fence = () => deps.queue.renew(lease);
   try {
     await applyActions(rest, result.actions, fence);
   } catch (err) {
@@ -96,10 +103,9 @@ async function run(deps: ReconcileDeps, lease: Lease, logger: Logger): Promise<O
     }
     throw err;
   }
-  await deps.queue.done(lease);
-  if (result.requeueAfter === undefined) return 'done';
-  await deps.queue.addAfter(key, result.requeueAfter);
-  return 'requeued';
+  // Release and requeue in one atomic step: a crash between the two cannot lose the requeue.
+  await deps.queue.done(lease, result.requeueAfter);
+  return result.requeueAfter === undefined ? 'done' : 'requeued';
 }
 
 /** The apiserver's own message from a Status body (what upstream puts in a condition), else the error's. */

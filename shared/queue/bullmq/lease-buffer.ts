@@ -22,7 +22,8 @@ export class LeaseBuffer {
   async take(): Promise<Lease | null> {
     for (let item = this.items.shift(); item; item = this.items.shift()) {
       if (Date.now() - item.fetchedAt < this.leaseMs / 3) return item.lease;
-      if (await this.renew(item.lease)) return item.lease;
+      const renewedAt = performance.now();
+      if (await this.renew(item.lease)) return { ...item.lease, grantedAt: renewedAt };
     }
     return null;
   }

@@ -220,6 +220,7 @@ export class RedisQueue implements WorkQueue {
   /** One round trip: up to `count` leases; malformed ids are dead-lettered here and never handed out. */
   private async fetch(count: number): Promise<{ leases: Lease[]; waitHintMs: number; discarded: number }> {
     const tokenPrefix = `${this.instance}.${++this.calls}.`;
+    const grantedAt = performance.now();
     const reply = (await this.scripts.run('get', count, ...this.capArgs, tokenPrefix, this.healEveryMs)) as string[];
     const leases: Lease[] = [];
     let discarded = 0;
@@ -242,7 +243,7 @@ export class RedisQueue implements WorkQueue {
         discarded++;
         continue;
       }
-      leases.push({ key, id, token, readyAt: Number(readyAt), failures: Number(failures) });
+      leases.push({ key, id, token, readyAt: Number(readyAt), failures: Number(failures), grantedAt });
     }
     return { leases, waitHintMs: Number(reply[0]), discarded };
   }

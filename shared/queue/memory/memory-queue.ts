@@ -262,7 +262,8 @@ export class MemoryQueue implements WorkQueue {
       return null;
     }
     const token = `${this.instance}-${++this.sequence}`;
-    const lease: Lease = { key, id, token, readyAt, failures: this.failures.get(id) ?? 0 };
+    const grantedAt = performance.now();
+    const lease: Lease = { key, id, token, readyAt, failures: this.failures.get(id) ?? 0, grantedAt };
     this.held.set(id, { lease, cluster, expiresAt: now + this.options.leaseMs });
     this.heldPerCluster.set(cluster, (this.heldPerCluster.get(cluster) ?? 0) + 1);
     return lease;

@@ -17,6 +17,11 @@ describe('loadConfig', () => {
     { name: 'a zero concurrency', env: { FLEETQ_CONCURRENCY: '0' }, variable: 'FLEETQ_CONCURRENCY="0"' },
     { name: 'a queue name with a slash', env: { FLEETQ_QUEUE: 'a/b' }, variable: 'FLEETQ_QUEUE="a/b"' },
     { name: 'a non-URL SQS endpoint', env: { SQS_ENDPOINT: 'localhost' }, variable: 'SQS_ENDPOINT="localhost"' },
+    {
+      name: 'a short signing secret',
+      env: { FLEETQ_SIGNING_SECRET: 'short' },
+      variable: 'FLEETQ_SIGNING_SECRET="short"',
+    },
   ])('names the variable for $name', ({ env, variable }) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);
@@ -38,7 +43,7 @@ describe('queueConfig', () => {
       { name: 'b', owns: ['ConfigMap'], limits: { qps: 1, burst: 1 }, connection: { type: 'kubeconfig', path: '/k' } },
     ]);
     const q = queueConfig(
-      loadConfig({ FLEETQ_DRIVER: 'bullmq', FLEETQ_MAX_FAILURES: '4' }),
+      loadConfig({ FLEETQ_DRIVER: 'bullmq', FLEETQ_SIGNING_SECRET: 'a-secret-of-16-chars' }),
       undefined,
       undefined,
       registry,
@@ -46,7 +51,7 @@ describe('queueConfig', () => {
     expect(q).toMatchObject({
       driver: 'bullmq',
       name: 'fleetq',
-      options: { maxFailures: 4, clusterConcurrencyOverrides: { a: 3 } },
+      options: { signingSecret: 'a-secret-of-16-chars', clusterConcurrencyOverrides: { a: 3 } },
     });
     expect(q.options?.clusterConcurrencyOverrides).not.toHaveProperty('b');
   });

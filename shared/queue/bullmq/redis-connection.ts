@@ -1,0 +1,32 @@
+// Every Redis connection fleetq opens (queue, checkpoints, event log, loss watcher) is built here, so TLS
+// and AUTH work the same for all of them:
+// - AUTH: the URL's password (redis://:secret@host:6379) or ACL user (redis://user:secret@host:6379).
+// - TLS: a rediss:// URL; tlsCaFile (FLEETQ_REDIS_TLS_CA) adds a CA for a server whose certificate is not
+//   publicly trusted. Explicit options win over what ioredis parses from the URL, so `tls.ca` is kept.
+import { readFileSync } from 'node:fs';
+import { Redis, type RedisOptions } from 'ioredis';
+
+export type RedisConnectionOptions = {
+  /** PEM file of the CA that signed the server's certificate (rediss:// only). */
+  readonly tlsCaFile?: string | undefined;
+};
+
+/** ioredis options for `url`: TLS with the given CA when the URL is rediss://. */
+export function redisOptionsFor(url: string, o: RedisConnectionOptions = {}): RedisOptions {
+  const tls = url.startsWith('rediss://');
+  if (!tls && o.tlsCaFile !== undefined) {
+    throw new Error(`a Redis TLS CA file is set but ${redactedUrl(url)} is not a rediss:// URL`);
+  }
+  if (!tls) return {};
+  return { tls: o.tlsCaFile === undefined ? {} : { ca: readFileSync(o.tlsCaFile) } };
+}
+
+/** A client for `url` (with `extra` options, e.g. maxRetriesPerRequest) honouring TLS and AUTH. */
+export function connectRedis(url: string, o: RedisConnectionOptions = {}, extra: RedisOptions = {}): Redis {
+  return new Redis(url, { ...extra, ...redisOptionsFor(url, o) });
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactedUrl(url: string): string {
+  return url.replace(/^(rediss?:\/\/[^:@/]*:)[^@]*@/, '$1***@');
+}
