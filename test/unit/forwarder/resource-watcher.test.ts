@@ -1,0 +1,208 @@
+// ResourceWatcher's stream handling, fed by a scripted watch (a test double of one watch request: the lines it
+// delivers, then the end of the stream), with the real hooks contract: the checkpoint never passes an event
+// whose hook failed (bookmarks included), bad lines never throw, and the buffer of unhandled events is bounded.
+import { describe, expect, it } from '@jest/globals';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { EventType } from '../../../shared/forwarder/event-keys.js';
+import { ResourceWatcher, type WatchStarter, type WatcherHooks } from '../../../shared/forwarder/resource-watcher.js';
+import type { KubeObject, Lister } from '../../../shared/forwarder/resources.js';
+import { Logger } from '../../../shared/runtime/logger.js';
+import { waitFor } from '../../../infra/sandbox/process.js';
+
+type Line = readonly [unknown, unknown];
+const cm = (name: string, rv: string): KubeObject => ({ metadata: { name, namespace: 'ns', resourceVersion: rv } });
+const added = (name: string, rv: string): Line => ['ADDED', cm(name, rv)];
+const bookmark = (rv: string): Line => ['BOOKMARK', { kind: 'ConfigMap', metadata: { resourceVersion: rv } }];
+
+/** Each watch request gets the next script: its lines, delivered at once, then the stream ends (unless `open`). */
+function scriptedWatch(scripts: Array<{ lines: readonly Line[]; open?: boolean }>) {
+  const requests: Array<Record<string, unknown>> = [];
+  const starter: WatchStarter = async (_path, params, onLine, done) => {
+    requests.push(params);
+    const script = scripts.shift() ?? { lines: [], open: true };
+    let aborted = false;
+    queueMicrotask(() => {
+      for (const [type, object] of script.lines) if (!aborted) onLine(type, object);
+      if (!script.open && !aborted) done(null);
+    });
+    return {
+      abort: () => {
+        if (aborted) return;
+        aborted = true;
+        done(null);
+      },
+    };
+  };
+  return { starter, requests };
+}
+
+const noList: Lister = async () => {
+  throw new Error('no list expected');
+};
+
+function watcher(starter: WatchStarter, onEvent: WatcherHooks['onEvent'], opts: { maxPending?: number } = {}) {
+  const progress: string[] = [];
+  const logs: Array<Record<string, unknown>> = [];
+  const w = new ResourceWatcher({
+    cluster: 'c1',
+    resource: 'configmaps',
+    kubeConfig: new KubeConfig(),
+    lister: noList,
+    logger: new Logger('test', 'debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
+    resumeFrom: '100',
+    backoff: { initialMs: 1, maxMs: 5 },
+    watch: starter,
+    ...(opts.maxPending === undefined ? {} : { maxPending: opts.maxPending }),
+    hooks: {
+      onEvent,
+      onList: async () => undefined,
+      onProgress: (rv) => progress.push(rv),
+      onRestart: () => undefined,
+      onError: () => undefined,
+    },
+  });
+  return { w, progress, logs };
+}
+
+describe('ResourceWatcher', () => {
+  it('a failed event holds the checkpoint before it, bookmarks included; the retry enqueues it', async () => {
+    const { starter, requests } = scriptedWatch([
+      { lines: [added('a', '101'), added('b', '102'), bookmark('105')] },
+      { lines: [added('b', '102'), bookmark('106')], open: true },
+    ]);
+    const handled: string[] = [];
+    let failures = 0;
+    const onEvent = async (_type: EventType, o: KubeObject): Promise<void> => {
+      if (o.metadata?.name === 'b' && failures++ === 0) throw new Error('queue.add failed (Redis down)');
+      handled.push(o.metadata?.name ?? '');
+    };
+    const { w, progress } = watcher(starter, onEvent);
+    w.start();
+    await waitFor(async () => progress.includes('106'), 5_000, 5, 'the bookmark after the retry');
+    await w.stop();
+    // Before the retry, nothing at or past b's 102: not b, not the bookmark behind it.
+    const beforeRetry = progress.slice(0, progress.indexOf('102'));
+    expect(beforeRetry).toEqual(['101']);
+    expect(progress).toEqual(['101', '102', '106']);
+    expect(handled).toEqual(['a', 'b']);
+    // The second watch started from a (the last handled), so b was sent again.
+    expect(requests.map((r) => r.resourceVersion)).toEqual(['100', '101']);
+  });
+
+  it('skips what is not an event with an object and metadata, without throwing, and goes on', async () => {
+    const { starter } = scriptedWatch([
+      {
+        lines: [
+          ['ADDED', null],
+          ['ADDED', 'a string'],
+          ['MODIFIED', { kind: 'ConfigMap' }],
+          ['DELETED', { metadata: 'x' }],
+          ['ADDED', { metadata: { name: 'rv-number', resourceVersion: 7 } }],
+          [42, cm('x', '1')],
+          ['SOMETHING', cm('x', '1')],
+          ['BOOKMARK', null],
+          added('good', '101'),
+        ],
+        open: true,
+      },
+    ]);
+    const handled: string[] = [];
+    const { w, progress, logs } = watcher(starter, async (_t, o) => void handled.push(o.metadata?.name ?? ''));
+    w.start();
+    await waitFor(async () => progress.includes('101'), 5_000, 5, 'the good event');
+    await w.stop();
+    expect(handled).toEqual(['good']);
+    expect(w.stats.skipped).toBe(8);
+    expect(logs.filter((l) => l.message === 'Watch line skipped')).toHaveLength(8);
+  });
+
+  it.each([
+    { name: 'a non-object', status: 'garbage' },
+    { name: 'null', status: null },
+    { name: 'a Status without code', status: { kind: 'Status', message: 'boom' } },
+  ])('an ERROR event carrying $name ends the stream as a failure, backs off and watches again', async ({ status }) => {
+    const { starter, requests } = scriptedWatch([
+      { lines: [added('a', '101'), ['ERROR', status]] },
+      { lines: [added('b', '102')], open: true },
+    ]);
+    const handled: string[] = [];
+    const { w, progress, logs } = watcher(starter, async (_t, o) => void handled.push(o.metadata?.name ?? ''));
+    w.start();
+    await waitFor(async () => progress.includes('102'), 5_000, 5, 'the event after the ERROR');
+    await w.stop();
+    expect(handled).toEqual(['a', 'b']);
+    expect(requests.map((r) => r.resourceVersion)).toEqual(['100', '101']);
+    expect(logs.some((l) => l.message === 'Watch failed')).toBe(true);
+  });
+
+  it('a "too large resource version" ERROR relists at once (reason expired)', async () => {
+    const lists: string[] = [];
+    const { starter } = scriptedWatch([
+      {
+        lines: [
+          [
+            'ERROR',
+            {
+              kind: 'Status',
+              code: 504,
+              reason: 'Timeout',
+              message: 'Too large resource version: 999999999, current: 233',
+              details: { causes: [{ reason: 'ResourceVersionTooLarge' }] },
+            },
+          ],
+        ],
+      },
+    ]);
+    const w = new ResourceWatcher({
+      cluster: 'c1',
+      resource: 'configmaps',
+      kubeConfig: new KubeConfig(),
+      lister: async () => ({ items: [cm('a', '200')], resourceVersion: '233' }),
+      logger: new Logger('test', 'error', () => undefined),
+      resumeFrom: '999999999',
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+      watch: starter,
+      hooks: {
+        onEvent: async () => undefined,
+        onList: async (reason) => void lists.push(reason),
+        onProgress: () => undefined,
+        onRestart: () => undefined,
+        onError: () => undefined,
+      },
+    });
+    w.start();
+    await waitFor(async () => lists.length > 0, 5_000, 5, 'a relist');
+    expect(lists).toEqual(['expired']);
+    expect(w.resourceVersion).toBe('233');
+    await w.stop();
+  });
+
+  it('holds at most maxPending unhandled events; a full buffer resumes from the last handled one', async () => {
+    const burst = Array.from({ length: 300 }, (_, i) => added(`cm-${i}`, String(101 + i)));
+    // Like the apiserver: each watch sends every event after the resourceVersion it starts from.
+    const requests: string[] = [];
+    const starter: WatchStarter = async (_path, params, onLine, done) => {
+      const from = Number(params.resourceVersion);
+      requests.push(String(from));
+      let aborted = false;
+      queueMicrotask(() => {
+        for (const line of burst)
+          if (!aborted && Number((line[1] as KubeObject).metadata?.resourceVersion) > from) onLine(...line);
+      });
+      return { abort: () => void (aborted || ((aborted = true), done(null))) };
+    };
+    const handled: string[] = [];
+    const slowAdd = async (_t: EventType, o: KubeObject): Promise<void> => {
+      await new Promise((r) => setTimeout(r, 1));
+      handled.push(o.metadata?.name ?? '');
+    };
+    const { w } = watcher(starter, slowAdd, { maxPending: 20 });
+    w.start();
+    await waitFor(async () => handled.length >= 300, 20_000, 10, 'every event handled');
+    await w.stop();
+    expect(w.stats.peakPending).toBeLessThanOrEqual(20);
+    expect(w.stats.peakPending).toBe(20);
+    expect(handled).toEqual(burst.map((l) => (l[1] as KubeObject).metadata?.name));
+    expect(requests.length).toBeGreaterThanOrEqual(300 / 20);
+  });
+});
