@@ -1,7 +1,8 @@
 // The upstream e2e gate's own logic: the XML reader, the JUnit reading, the pass/fail rule and the table.
 import { describe, expect, it } from '@jest/globals';
 import { focusOf, GATE, ownedKinds, SKIP } from '../../upstream-e2e/gate.js';
-import { Outcome, parseJUnit, type JUnitReport, type SpecResult } from '../../upstream-e2e/junit.js';
+import type { Outcome } from '../../upstream-e2e/junit.js';
+import { parseJUnit, type JUnitReport, type SpecResult } from '../../upstream-e2e/junit.js';
 import { decide, formatReport, rowVerdict, RowVerdict, type SideRun } from '../../upstream-e2e/verdict.js';
 import { parseXml, XmlError } from '../../upstream-e2e/xml.js';
 
