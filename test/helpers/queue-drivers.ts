@@ -1,11 +1,13 @@
 // One harness per WorkQueue driver for the contract suite: create a fresh queue per test, inject a raw
 // (malformed) message into the driver's own store, and state the driver's documented limits so the
 // scenarios can scale their timings instead of skipping them.
+import { randomUUID } from 'node:crypto';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { RedisQueue } from '../../shared/queue/bullmq/redis-queue.js';
 import { deleteQueueKeys, redisKeys } from '../../shared/queue/bullmq/redis-keys.js';
 import { SqsQueue } from '../../shared/queue/sqs/sqs-queue.js';
+import { SIGNATURE_ATTRIBUTE } from '../../shared/queue/sqs/sqs-message.js';
 import { deleteSqsQueues, ensureSqsQueues, sqsQueueNames } from '../../shared/queue/sqs/sqs-setup.js';
 import type { QueueOptions, WorkQueue } from '../../shared/queue/work-queue.js';
 import { redisClient, REDIS_URL, testQueueName } from './redis.js';
@@ -107,14 +109,17 @@ function sqsHarness(): DriverHarness {
       const queue = new SqsQueue({ ...options, client, urls });
       return {
         queue,
-        async injectRaw(raw) {
+        async injectRaw(raw, signature) {
           const QueueUrl = urls.work;
           await client.send(
             new SendMessageCommand({
               QueueUrl,
               MessageBody: raw,
               MessageGroupId: 'raw',
-              MessageDeduplicationId: 'raw-1',
+              MessageDeduplicationId: randomUUID(),
+              ...(signature !== undefined && {
+                MessageAttributes: { [SIGNATURE_ATTRIBUTE]: { DataType: 'String', StringValue: signature } },
+              }),
             }),
           );
         },
