@@ -176,7 +176,6 @@ export class Pipeline {
       this.env({
         FLEETQ_CHECKPOINTS: 'memory',
         FLEETQ_EVENT_LOG: 'none',
-        FLEETQ_RESYNC_MS: '0',
         LOG_LEVEL: 'info',
         ...this.o.forwarderEnv,
         ...extra,
@@ -279,9 +278,14 @@ export function runInterval(r: Run, p: Pipeline, o: { pausedRunsEndAtPause?: boo
   return [r.start, Date.now()];
 }
 
+/**
+ * (a) over the run log. A run that ended 'lease-lost' was fenced: it found its lease gone at a fence (before
+ * a write) and stopped, so it wrote only while it held the lease; it is left out here. Where a test needs
+ * more (a paused worker), it checks the writes themselves.
+ */
 export function overlaps(p: Pipeline, o: { pausedRunsEndAtPause?: boolean } = {}): string[] {
   const byKey = new Map<string, Run[]>();
-  for (const r of p.runs()) byKey.set(r.id, [...(byKey.get(r.id) ?? []), r]);
+  for (const r of p.runs()) if (r.outcome !== 'lease-lost') byKey.set(r.id, [...(byKey.get(r.id) ?? []), r]);
   const found: string[] = [];
   for (const [id, runs] of byKey) {
     const iv = runs.map((r) => ({ r, iv: runInterval(r, p, o) })).sort((a, b) => a.iv[0] - b.iv[0]);
@@ -617,4 +621,28 @@ export async function spineReport(
       [...report.overlaps, ...report.unfollowed, ...report.invariants].slice(0, 20).join('\n'),
   );
   return report;
+}
+
+/** The forwarder's checkpoints in Redis (FLEETQ_CHECKPOINTS=redis): resource → resourceVersion. */
+export async function redisCheckpoints(redisUrl: string, queue: string): Promise<Record<string, string>> {
+  const r = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  try {
+    return await r.hgetall(`fleetq:{fleetq:${queue}}:checkpoints`);
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Keys (cluster/kind/namespace/name) of every Deployment and ReplicaSet the watcher knows now. */
+export function workloadKeys(w: NamespaceWatcher): string[] {
+  return [
+    ...[...w.objects.Deployment.keys()].map((n) => `${w.cluster}/Deployment/${w.namespace}/${n}`),
+    ...[...w.objects.ReplicaSet.keys()].map((n) => `${w.cluster}/ReplicaSet/${w.namespace}/${n}`),
+  ];
+}
+
+/** Keys among `keys` without a successful run that started in [from, from + boundMs]. */
+export function keysNotRunWithin(p: Pipeline, keys: readonly string[], from: number, boundMs: number): string[] {
+  const runs = p.runs().filter((r) => r.outcome !== undefined && SUCCESS.has(r.outcome));
+  return keys.filter((k) => !runs.some((r) => r.id === k && r.start >= from && r.start <= from + boundMs));
 }
