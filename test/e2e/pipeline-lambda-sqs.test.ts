@@ -1,6 +1,7 @@
 // The Lambda deployment shape on a sandbox cluster: forwarder → SQS (a real emulator) → the reconcile
 // Lambda handler, invoked with real SQS batches the way the event source mapping does (receive, invoke,
-// delete what was not reported in batchItemFailures); the delay-queue handler moves requeues back.
+// delete what was not reported in batchItemFailures); the delay-queue handler moves requeues back. Messages
+// are signed (FLEETQ_SIGNING_SECRET): the forwarder's keys run, an unsigned one is dead-lettered.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -19,6 +20,7 @@ import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sand
 import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/sqs.js';
 
 const CLUSTER = 'fleetq-2';
+const SECRET = 'e2e-lambda-secret';
 type Ns = { name: string; remove: () => Promise<void> };
 
 describe('pipeline on SQS with the Lambda handler', () => {
@@ -49,12 +51,12 @@ describe('pipeline on SQS with the Lambda handler', () => {
       SQS_DELAY_URL: urls.delay,
       SQS_DEAD_URL: urls.dead,
       SQS_VISIBILITY_MS: '30000',
-      FLEETQ_MAX_FAILURES: '3',
+      FLEETQ_SIGNING_SECRET: SECRET,
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
     });
     lambda = await import('../../functions/reconcile.js');
-    queue = new SqsQueue({ client, urls, maxFailures: 3 });
+    queue = new SqsQueue({ client, urls, signingSecret: SECRET });
     const forwarderRegistry = new ClusterRegistry(loadRegistry(registryPath).filter((r) => r.name === CLUSTER));
     forwarder = new FleetForwarder(forwarderRegistry, { queue, checkpoints: new MemoryCheckpointStore(), resyncMs: 0 });
     await forwarder.start();
@@ -92,39 +94,50 @@ describe('pipeline on SQS with the Lambda handler', () => {
     ).toBe(true);
   });
 
-  it('reports a failing key in batchItemFailures, dead-letters it after its retries, and dead-letters a malformed body', async () => {
+  it('retries a failing key through batchItemFailures without dead-lettering it; dead-letters a malformed and an unsigned body', async () => {
     const gone = `gone/ConfigMap/${src.name}/x`;
+    const unsigned = `${CLUSTER}/ConfigMap/${src.name}/unsigned`;
     await queue.add({ cluster: 'gone', kind: 'ConfigMap', namespace: src.name, name: 'x' });
-    await client.send(
-      new SendMessageCommand({
-        QueueUrl: urls.work,
-        MessageBody: '{"not":"a key"}',
-        MessageGroupId: 'junk',
-        MessageDeduplicationId: randomUUID(),
-      }),
-    );
-    await waitFor(async () => (await queue.deadLetters()).length >= 2, 90_000, 250, 'two dead letters');
-    const letters = await queue.deadLetters();
-    expect(letters).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({
-          key: null,
-          raw: '{"not":"a key"}',
-          reason: expect.stringMatching(/malformed reconcile key/),
+    for (const [body, group] of [
+      ['{"not":"a key"}', 'junk'],
+      [unsigned, unsigned],
+    ]) {
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: urls.work,
+          MessageBody: body,
+          MessageGroupId: group,
+          MessageDeduplicationId: randomUUID(),
         }),
-        expect.objectContaining({
-          key: expect.objectContaining({ cluster: 'gone' }),
-          failures: 3,
-          reason: expect.stringMatching(/unreachable/i),
-        }),
-      ]),
-    );
-    const goneInvocations = mapping.invocations.filter((i) => i.records.some((r) => r.body === gone));
-    const reportedFailed = goneInvocations.filter((i) => i.failed.length > 0);
-    expect(reportedFailed.length).toBe(2); // failures 1 and 2 retried; the third parks it and succeeds
-    for (const inv of reportedFailed) {
-      const ids = inv.records.filter((r) => r.body === gone).map((r) => r.messageId);
-      expect(inv.failed).toEqual(ids);
+      );
     }
+    const goneRuns = () =>
+      mapping.invocations.flatMap((i) =>
+        i.records.filter((r) => r.body === gone).map((r) => ({ record: r, failed: i.failed.includes(r.messageId) })),
+      );
+    // More failed runs than the old receive-count limit (3): retried without end, never dead-lettered.
+    await waitFor(
+      async () => goneRuns().filter((r) => r.failed).length >= 4,
+      90_000,
+      250,
+      'four failed runs of the gone key',
+    );
+    await waitFor(async () => (await queue.deadLetters()).length >= 2, 30_000, 250, 'two dead letters');
+    const letters = await queue.deadLetters();
+    expect(
+      letters
+        .map((d) => ({ key: d.key, raw: d.raw, reason: d.reason }))
+        .sort((a, b) => String(a.raw).localeCompare(String(b.raw))), // localeCompare puts '{' first
+    ).toEqual([
+      { key: null, raw: '{"not":"a key"}', reason: expect.stringMatching(/malformed reconcile key/) },
+      { key: null, raw: unsigned, reason: 'bad signature' },
+    ]);
+    const runs = goneRuns();
+    expect(runs.every((r) => r.failed)).toBe(true); // each run failed and was reported, so SQS kept the message
+    // One message, received again after each backoff: its receive count is the failure count + 1.
+    expect(runs.map((r) => Number(r.record.attributes.ApproximateReceiveCount))).toEqual(runs.map((_, i) => i + 1));
+    // The unsigned and the malformed bodies were not reported (dead-lettered and deleted), and never ran.
+    const reported = mapping.invocations.flatMap((i) => i.records.filter((r) => i.failed.includes(r.messageId)));
+    expect(reported.every((r) => r.body === gone)).toBe(true);
   });
 });
