@@ -1,6 +1,11 @@
 // ReplicaSet scenarios: each runs on both sides and ends with a comparison of the normalized state.
-import { replicaSetInvariants } from '../../helpers/conformance-invariants.js';
-import { gone, podsReady, replicaSetSettled, replicaSetStatus } from '../../helpers/conformance-predicates.js';
+import {
+  minReadyRespected,
+  replicaSetInvariants,
+  replicaSetPodBound,
+  statusOrdered,
+} from '../../helpers/conformance-invariants.js';
+import { all, gone, podsReady, replicaSetSettled, replicaSetStatus } from '../../helpers/conformance-predicates.js';
 import type { Scenario, Step } from '../../helpers/conformance-types.js';
 import { orphanPod, replicaSet } from './builders.js';
 
@@ -11,6 +16,37 @@ const compare = (label: string): Step => ({ do: 'compare', label });
 
 function rs(name: string, description: string, steps: Step[]): Scenario {
   return { name, kind: 'ReplicaSet', description, steps, invariants: replicaSetInvariants(RS) };
+}
+
+/**
+ * More pods in one namespace than one list page holds (500, client-go's pager default): 11 ReplicaSets × 50.
+ * A list that stops after its first page makes the ReplicaSets whose pods fall past it create without end.
+ */
+const MANY = Array.from({ length: 11 }, (_, i) => `many-${String(i).padStart(2, '0')}`);
+const MANY_REPLICAS = 50;
+
+function manyPods(): Scenario {
+  return {
+    name: 'rs-many-pods-paged',
+    kind: 'ReplicaSet',
+    description: `${MANY.length} ReplicaSets × ${MANY_REPLICAS} pods in one namespace (more than a 500-item list page)`,
+    steps: [
+      { do: 'create', objects: MANY.map((n) => replicaSet(n, { replicas: MANY_REPLICAS })) },
+      {
+        do: 'waitFor',
+        what: `every ReplicaSet at exactly ${MANY_REPLICAS} ready pods`,
+        until: all(...MANY.map((n) => replicaSetSettled(n))),
+        timeoutMs: 180_000,
+      },
+      {
+        do: 'waitFor',
+        what: `${MANY.length * MANY_REPLICAS} pods, all ready`,
+        until: podsReady(MANY.length * MANY_REPLICAS),
+      },
+      { do: 'compare', label: 'all converged', timeoutMs: 30_000 },
+    ],
+    invariants: [statusOrdered(), minReadyRespected(), ...MANY.map((n) => replicaSetPodBound(n))],
+  };
 }
 
 export const REPLICASET_SCENARIOS: readonly Scenario[] = [
@@ -97,4 +133,5 @@ export const REPLICASET_SCENARIOS: readonly Scenario[] = [
     { do: 'waitFor', what: 'replica set and pods gone', until: gone('ReplicaSet', RS) },
     compare('deleted'),
   ]),
+  manyPods(),
 ];
