@@ -1,0 +1,80 @@
+// The Lambda handler path (shared/runtime/sqs-batch.ts) against the SQS TEST DOUBLE of documented AWS
+// behaviour (test/helpers/sqs-fifo-double.ts; see its header): fauxqs never puts two messages of one FIFO
+// group in one batch, real SQS does, so this path is shown on the double. The controller is a stand-in
+// that records runs; the queue, its messages and the batch handling are the real code.
+import { describe, expect, it } from '@jest/globals';
+import { ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { Controller } from '../../../shared/controllers/controller.js';
+import { ReconcileError } from '../../../shared/kube/errors.js';
+import type { ReconcileKey } from '../../../shared/kube/key.js';
+import type { ClusterRegistry } from '../../../shared/kube/registry.js';
+import { SqsQueue } from '../../../shared/queue/sqs/sqs-queue.js';
+import { Logger } from '../../../shared/runtime/logger.js';
+import type { ClusterClients } from '../../../shared/runtime/reconcile-one.js';
+import { processWorkBatch } from '../../../shared/runtime/sqs-batch.js';
+import { toRecord } from '../../helpers/lambda-sqs.js';
+import { SqsFifoDouble } from '../../helpers/sqs-fifo-double.js';
+
+const key = (name: string): ReconcileKey => ({ cluster: 'a', kind: 'Deployment', namespace: 'default', name });
+
+describe('Lambda SQS batch on a FIFO double that puts several messages of one group in a batch', () => {
+  it('runs a key once for all its records, reports only a failed run, dead-letters an unsigned record unrun', async () => {
+    const sqs = new SqsFifoDouble();
+    const urls = sqs.createQueues('lambda', 360);
+    const queue = new SqsQueue({ client: sqs.asClient(), urls, signingSecret: 'lambda-secret' });
+    for (let i = 0; i < 3; i++) await queue.add(key('web'));
+    await queue.add(key('down'));
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: urls.work,
+        MessageBody: 'a/Deployment/default/forged',
+        MessageGroupId: 'a/Deployment/default/forged',
+        MessageDeduplicationId: 'forged-1',
+      }),
+    );
+    const runs: string[] = [];
+    const controller: Controller = {
+      kind: 'Deployment',
+      async observe(_view, k) {
+        runs.push(k.name);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (k.name === 'down') throw new ReconcileError('Unreachable', 'cluster down');
+        return null;
+      },
+      plan: () => ({ actions: [] }),
+    };
+    const deps = {
+      registry: { get: () => ({}), owns: () => true } as unknown as ClusterRegistry,
+      clients: () => ({}) as ClusterClients,
+      controllers: new Map([['Deployment', controller]]),
+      queue,
+      logger: new Logger('test', 'error', () => {}),
+      now: () => new Date(),
+    };
+    // The event source mapping: one receive with the queue's visibility timeout, one invocation.
+    const out = (await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: urls.work,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 360,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    )) as { Messages: Message[] };
+    expect(out.Messages).toHaveLength(5);
+    const records = out.Messages.map((m) => toRecord(m, 'arn:aws:sqs:us-east-1:000000000000:lambda.fifo'));
+    const byBody = (body: string) => records.filter((r) => r.body === body).map((r) => r.messageId);
+    const response = await processWorkBatch(deps, records, { visibilityMs: 360_000, remainingMs: () => 600_000 });
+
+    expect(runs.sort()).toEqual(['down', 'web']); // three records of web: one run; forged: never
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(byBody('a/Deployment/default/down'));
+    const letters = await queue.deadLetters();
+    expect(letters.map((d) => ({ key: d.key, raw: d.raw, reason: d.reason }))).toEqual([
+      { key: null, raw: 'a/Deployment/default/forged', reason: 'bad signature' },
+    ]);
+    // The failed key's message stays with its backoff (1 s), not the 360 s the batch was received with.
+    const down = sqs.messages(urls.work).find((m) => m.body === 'a/Deployment/default/down');
+    expect((down?.visibleAt ?? 0) - Date.now()).toBeLessThanOrEqual(1_000);
+    await queue.close();
+  });
+});
