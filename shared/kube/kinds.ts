@@ -22,8 +22,12 @@ export const WORKLOAD_KINDS: readonly Kind[] = [
   'CronJob',
 ];
 
-/** What a cluster owns when its registry entry does not say: the kinds fleetq has controllers for today. */
-export const DEFAULT_OWNED_KINDS: readonly Kind[] = ['Deployment', 'ReplicaSet', 'ConfigMap'];
+/**
+ * What a cluster owns when its registry entry does not say: the workload kinds fleetq has controllers for today.
+ * The ConfigMap mirror is opt-in (owns: [ConfigMap] plus mirror.allowedNamespaces): it writes into namespaces
+ * that the ConfigMap's author names, with fleetq's rights.
+ */
+export const DEFAULT_OWNED_KINDS: readonly Kind[] = ['Deployment', 'ReplicaSet'];
 
 export function isKind(value: string): value is Kind {
   return (ALL_KINDS as readonly string[]).includes(value);

@@ -1,14 +1,41 @@
 // The cluster registry: which clusters fleetq serves, how to reach each, which kinds it owns there,
 // and per-cluster limits. Read from a YAML file validated with a schema; a bad file names the field.
 // Clients are built lazily and cached per cluster, so one unreachable cluster never stops the others.
+//
+// Credentials: a `tokenFile` is re-read when it changes (token-file.ts), so a rotated token takes effect without
+// a restart. A connection that would send it in clear (`http://`) or to an unverified server
+// (`insecureSkipTLSVerify`, also inside a kubeconfig) needs `allowInsecure: true` in the entry, and is logged as a
+// warning when used; without it the registry is refused, naming the field.
+//
+// `mirror.allowedNamespaces` (per cluster, or in defaults): the namespaces the example ConfigMap mirror may
+// write copies into; DNS labels, or a prefix ending in `*` (`team-*`). Empty (the default) allows none, and the
+// system namespaces are refused whatever the list says.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ALL_KINDS, DEFAULT_OWNED_KINDS, type Kind } from './kinds.js';
+import { TOKEN_FILE_AUTH, TokenFile, TokenFileAuthenticator } from './token-file.js';
 
 const NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
+/** A namespace (DNS-1123 label), or a prefix of one ending in '*'. */
+const NAMESPACE_PATTERN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?|[a-z0-9][a-z0-9-]{0,61}\*)$/;
+/** Namespaces no mirror ever writes into, whatever the registry says. */
+export const SYSTEM_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease'];
+
+const mirrorSchema = z
+  .object({
+    allowedNamespaces: z
+      .array(
+        z
+          .string()
+          .regex(NAMESPACE_PATTERN, "must be a namespace name or a prefix ending in '*'")
+          .refine((ns) => !SYSTEM_NAMESPACES.includes(ns), 'system namespaces are never mirror targets'),
+      )
+      .optional(),
+  })
+  .strict();
 
 const limitsSchema = z
   .object({
@@ -29,11 +56,28 @@ const clusterSchema = z
     tokenFile: z.string().min(1).optional(),
     caFile: z.string().min(1).optional(),
     insecureSkipTLSVerify: z.boolean().optional(),
+    /** Required for an http:// server or insecureSkipTLSVerify (here or in the kubeconfig). */
+    allowInsecure: z.boolean().optional(),
     owns: z.array(z.enum(ALL_KINDS as [Kind, ...Kind[]])).optional(),
     limits: limitsSchema.optional(),
+    mirror: mirrorSchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.allowInsecure !== true && c.server?.toLowerCase().startsWith('http://')) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'an http:// server sends the token in clear text; set allowInsecure: true to allow it',
+        path: ['server'],
+      });
+    }
+    if (c.allowInsecure !== true && c.insecureSkipTLSVerify === true) {
+      ctx.addIssue({
+        code: 'custom',
+        message: "skips verifying the server's certificate; set allowInsecure: true to allow it",
+        path: ['insecureSkipTLSVerify'],
+      });
+    }
     if (c.kubeconfig === undefined && c.server === undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -52,7 +96,11 @@ const clusterSchema = z
 const registrySchema = z
   .object({
     defaults: z
-      .object({ owns: z.array(z.enum(ALL_KINDS as [Kind, ...Kind[]])).optional(), limits: limitsSchema.optional() })
+      .object({
+        owns: z.array(z.enum(ALL_KINDS as [Kind, ...Kind[]])).optional(),
+        limits: limitsSchema.optional(),
+        mirror: mirrorSchema.optional(),
+      })
       .strict()
       .optional(),
     clusters: z.array(clusterSchema).min(1, 'must list at least one cluster'),
@@ -69,10 +117,17 @@ const registrySchema = z
 
 export type ClusterLimits = { readonly concurrency?: number; readonly qps: number; readonly burst: number };
 
+/** Where the ConfigMap mirror may write copies: namespace names or `prefix*` patterns (none by default). */
+export type MirrorPolicy = { readonly allowedNamespaces: readonly string[] };
+
 export type ClusterConfig = {
   readonly name: string;
   readonly owns: readonly Kind[];
   readonly limits: ClusterLimits;
+  /** The entry's `allowInsecure: true`: http:// or unverified TLS may be used (and is logged when it is). */
+  readonly allowInsecure?: boolean;
+  /** Undefined: the mirror may write nowhere. */
+  readonly mirror?: MirrorPolicy;
   /** How to connect: a kubeconfig file (+ context), or a server with a token file. */
   readonly connection:
     | { readonly type: 'kubeconfig'; readonly path: string; readonly context?: string }
@@ -110,6 +165,10 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
     name: c.name,
     owns: c.owns ?? defaults.owns ?? DEFAULT_OWNED_KINDS,
     limits: { ...DEFAULT_LIMITS, ...defaults.limits, ...c.limits },
+    ...(c.allowInsecure === true && { allowInsecure: true }),
+    ...((c.mirror ?? defaults.mirror) !== undefined && {
+      mirror: { allowedNamespaces: (c.mirror ?? defaults.mirror)?.allowedNamespaces ?? [] },
+    }),
     connection:
       c.kubeconfig !== undefined
         ? { type: 'kubeconfig', path: abs(c.kubeconfig), context: c.context }
@@ -140,12 +199,21 @@ function formatPath(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }
 
+export type RegistryWarning = (message: string, fields: Record<string, unknown>) => void;
+
+/** Default warning sink: one JSON line on stderr, in the runtime logger's shape. */
+const stderrWarning: RegistryWarning = (msg, fields) =>
+  process.stderr.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, ...fields })}\n`);
+
 /** Builds each cluster's KubeConfig on first use and keeps it. */
 export class ClusterRegistry {
   private readonly byName: ReadonlyMap<string, ClusterConfig>;
   private readonly configs = new Map<string, KubeConfig>();
 
-  constructor(readonly clusters: readonly ClusterConfig[]) {
+  constructor(
+    readonly clusters: readonly ClusterConfig[],
+    private readonly warn: RegistryWarning = stderrWarning,
+  ) {
     this.byName = new Map(clusters.map((c) => [c.name, c]));
   }
 
@@ -168,16 +236,49 @@ export class ClusterRegistry {
       if (c.connection.context) kc.setCurrentContext(c.connection.context);
     } else {
       const conn = c.connection;
+      const http = conn.server.toLowerCase().startsWith('http://');
+      // The token is read on each request from the file (re-read when it changes), never kept in the config.
+      kc.addAuthenticator(new TokenFileAuthenticator(new TokenFile(conn.tokenFile)));
       kc.loadFromOptions({
         clusters: [
-          { name: c.name, server: conn.server, caFile: conn.caFile, skipTLSVerify: conn.insecureSkipTLSVerify },
+          {
+            name: c.name,
+            server: conn.server,
+            caFile: conn.caFile,
+            // client-node refuses http:// unless TLS verification is off; the schema required allowInsecure for it.
+            skipTLSVerify: conn.insecureSkipTLSVerify || http,
+          },
         ],
-        users: [{ name: `${c.name}-user`, token: readFileSync(conn.tokenFile, 'utf8').trim() }],
+        users: [{ name: `${c.name}-user`, authProvider: { name: TOKEN_FILE_AUTH, config: {} } }],
         contexts: [{ name: c.name, cluster: c.name, user: `${c.name}-user` }],
         currentContext: c.name,
       });
     }
+    this.checkInsecure(c, kc);
     this.configs.set(name, kc);
     return kc;
+  }
+
+  /** Refuses an insecure connection without allowInsecure (a kubeconfig may say so); warns when one is used. */
+  private checkInsecure(c: ClusterConfig, kc: KubeConfig): void {
+    const cluster = kc.getCurrentCluster();
+    const reasons = [
+      ...(cluster?.server.toLowerCase().startsWith('http://') ? ['http:// server'] : []),
+      ...(cluster?.skipTLSVerify && !cluster.server.toLowerCase().startsWith('http://')
+        ? ['TLS verification skipped']
+        : []),
+    ];
+    if (reasons.length === 0) return;
+    if (c.allowInsecure !== true) {
+      const where = c.connection.type === 'kubeconfig' ? `kubeconfig ${c.connection.path}` : 'its entry';
+      throw new RegistryError(
+        `cluster ${c.name}: ${where} uses an insecure connection (${reasons.join(', ')}); set allowInsecure: true in its registry entry to allow it`,
+      );
+    }
+    this.warn('Insecure connection to cluster allowed by allowInsecure', {
+      cluster: c.name,
+      server: cluster?.server,
+      insecure: reasons,
+    });
   }
 }

@@ -26,6 +26,7 @@ export async function unreachableCluster(name: string): Promise<RegistryEntry> {
     server: `https://127.0.0.1:${await freePort()}`,
     tokenFile,
     insecureSkipTLSVerify: true,
+    allowInsecure: true,
     owns: ['ConfigMap'],
   };
 }

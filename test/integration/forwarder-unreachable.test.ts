@@ -40,6 +40,7 @@ describe('fleet forwarder with an unreachable cluster', () => {
         name: BROKEN,
         owns: ['ConfigMap', 'Deployment'],
         limits: DEFAULT_LIMITS,
+        allowInsecure: true,
         connection: {
           type: 'token',
           server: `https://127.0.0.1:${await freePort()}`,

@@ -1,6 +1,9 @@
-import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { DEFAULT_OWNED_KINDS } from '../../../shared/kube/kinds.js';
-import { DEFAULT_LIMITS, RegistryError, parseRegistry } from '../../../shared/kube/registry.js';
+import { ClusterRegistry, DEFAULT_LIMITS, RegistryError, parseRegistry } from '../../../shared/kube/registry.js';
 
 describe('parseRegistry', () => {
   it('reads clusters with defaults applied and paths made absolute', () => {
@@ -83,5 +86,142 @@ describe('parseRegistry', () => {
 
   it('reports YAML syntax errors with the file name', () => {
     expect(() => parseRegistry('clusters: [', 'broken.yaml')).toThrow(/^broken\.yaml: not valid YAML/);
+  });
+});
+
+describe('insecure connections need allowInsecure', () => {
+  const token = (extra: string) => `clusters: [{ name: a, server: "SERVER", tokenFile: /t${extra} }]`;
+
+  it.each([
+    {
+      name: 'an http:// server',
+      yaml: token('').replace('SERVER', 'http://10.0.0.1:8080'),
+      field: 'clusters[0].server',
+      says: /http:\/\/ server sends the token in clear text; set allowInsecure: true/,
+    },
+    {
+      name: 'insecureSkipTLSVerify',
+      yaml: token(', insecureSkipTLSVerify: true').replace('SERVER', 'https://h:6443'),
+      field: 'clusters[0].insecureSkipTLSVerify',
+      says: /skips verifying the server's certificate; set allowInsecure: true/,
+    },
+    {
+      name: 'insecureSkipTLSVerify with allowInsecure: false',
+      yaml: token(', insecureSkipTLSVerify: true, allowInsecure: false').replace('SERVER', 'https://h:6443'),
+      field: 'clusters[0].insecureSkipTLSVerify',
+      says: /allowInsecure/,
+    },
+  ])('refuses $name, naming the field', ({ yaml, field, says }) => {
+    expect(() => parseRegistry(yaml, 'fleet.yaml')).toThrow(
+      new RegExp(`invalid cluster registry\\n  ${field.replace(/[[\].]/g, '\\$&')}: `),
+    );
+    expect(() => parseRegistry(yaml, 'fleet.yaml')).toThrow(says);
+  });
+
+  it.each([
+    { name: 'http://', yaml: 'clusters: [{ name: a, server: "http://h:8080", tokenFile: /t, allowInsecure: true }]' },
+    {
+      name: 'insecureSkipTLSVerify',
+      yaml: 'clusters: [{ name: a, server: "https://h:1", tokenFile: /t, insecureSkipTLSVerify: true, allowInsecure: true }]',
+    },
+  ])('accepts $name with allowInsecure: true, and warns when the connection is built', ({ yaml }) => {
+    const clusters = parseRegistry(yaml, 'fleet.yaml');
+    expect(clusters[0]?.allowInsecure).toBe(true);
+    const warnings: Array<{ message: string; fields: Record<string, unknown> }> = [];
+    const registry = new ClusterRegistry(clusters, (message, fields) => warnings.push({ message, fields }));
+    registry.kubeConfig('a');
+    expect(warnings).toEqual([
+      {
+        message: 'Insecure connection to cluster allowed by allowInsecure',
+        fields: expect.objectContaining({ cluster: 'a' }),
+      },
+    ]);
+  });
+
+  it('a secure https connection warns about nothing', () => {
+    const warnings: unknown[] = [];
+    const registry = new ClusterRegistry(
+      parseRegistry('clusters: [{ name: a, server: "https://h:1", tokenFile: /t }]', 'fleet.yaml'),
+      (m) => warnings.push(m),
+    );
+    registry.kubeConfig('a');
+    expect(warnings).toEqual([]);
+  });
+
+  describe('a kubeconfig that skips TLS verification or uses http://', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetq-registry-test-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const kubeconfig = (name: string, cluster: string): string => {
+      const path = join(dir, `${name}.yaml`);
+      writeFileSync(
+        path,
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          'clusters: [{ name: c, cluster: { CLUSTER } }]'.replace('CLUSTER', cluster),
+          'users: [{ name: u, user: { token: t } }]',
+          'contexts: [{ name: x, context: { cluster: c, user: u } }]',
+          'current-context: x',
+        ].join('\n'),
+      );
+      return path;
+    };
+
+    it.each([
+      { name: 'insecure-skip-tls-verify', cluster: 'server: "https://h:1", insecure-skip-tls-verify: true' },
+      { name: 'http', cluster: 'server: "http://h:8080"' },
+    ])('$name: refused without allowInsecure, allowed (with a warning) with it', ({ name, cluster }) => {
+      const path = kubeconfig(name, cluster);
+      const refused = new ClusterRegistry(parseRegistry(`clusters: [{ name: a, kubeconfig: ${path} }]`, 'f.yaml'));
+      expect(() => refused.kubeConfig('a')).toThrow(RegistryError);
+      expect(() => refused.kubeConfig('a')).toThrow(
+        new RegExp(`cluster a: kubeconfig ${path} uses an insecure connection .*set allowInsecure: true`),
+      );
+      const warnings: unknown[] = [];
+      const allowed = new ClusterRegistry(
+        parseRegistry(`clusters: [{ name: a, kubeconfig: ${path}, allowInsecure: true }]`, 'f.yaml'),
+        (m) => warnings.push(m),
+      );
+      expect(allowed.kubeConfig('a').getCurrentCluster()?.server).toMatch(/^http/);
+      expect(warnings).toHaveLength(1);
+    });
+  });
+});
+
+describe('mirror policy', () => {
+  it('is absent (the mirror may write nowhere) unless the registry gives one', () => {
+    const [c] = parseRegistry('clusters: [{ name: a, kubeconfig: /k }]', 'x.yaml');
+    expect(c?.mirror).toBeUndefined();
+    expect(c?.owns).not.toContain('ConfigMap');
+  });
+
+  it('takes allowedNamespaces per cluster, else from defaults', () => {
+    const clusters = parseRegistry(
+      [
+        'defaults:',
+        '  mirror: { allowedNamespaces: [shared] }',
+        'clusters:',
+        '  - { name: a, kubeconfig: /k, owns: [ConfigMap], mirror: { allowedNamespaces: [team-a, "apps-*"] } }',
+        '  - { name: b, kubeconfig: /k, owns: [ConfigMap] }',
+      ].join('\n'),
+      'x.yaml',
+    );
+    expect(clusters.map((c) => c.mirror)).toEqual([
+      { allowedNamespaces: ['team-a', 'apps-*'] },
+      { allowedNamespaces: ['shared'] },
+    ]);
+  });
+
+  it.each([
+    { name: 'kube-system', ns: 'kube-system', says: /system namespaces are never mirror targets/ },
+    { name: 'kube-public', ns: 'kube-public', says: /system namespaces/ },
+    { name: 'kube-node-lease', ns: 'kube-node-lease', says: /system namespaces/ },
+    { name: 'a path', ns: '../x', says: /must be a namespace name/ },
+    { name: 'a bare *', ns: '"*"', says: /must be a namespace name/ },
+    { name: 'upper case', ns: 'Team', says: /must be a namespace name/ },
+  ])('refuses $name in allowedNamespaces, naming the field', ({ ns, says }) => {
+    const yaml = `clusters: [{ name: a, kubeconfig: /k, mirror: { allowedNamespaces: [ok, ${ns}] } }]`;
+    expect(() => parseRegistry(yaml, 'f.yaml')).toThrow(/clusters\[0\]\.mirror\.allowedNamespaces\[1\]: /);
+    expect(() => parseRegistry(yaml, 'f.yaml')).toThrow(says);
   });
 });
