@@ -16,13 +16,12 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ALL_KINDS, DEFAULT_OWNED_KINDS, type Kind } from './kinds.js';
+import { SYSTEM_NAMESPACES } from './names.js';
 import { TOKEN_FILE_AUTH, TokenFile, TokenFileAuthenticator } from './token-file.js';
 
 const NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 /** A namespace (DNS-1123 label), or a prefix of one ending in '*'. */
 const NAMESPACE_PATTERN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?|[a-z0-9][a-z0-9-]{0,61}\*)$/;
-/** Namespaces no mirror ever writes into, whatever the registry says. */
-export const SYSTEM_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease'];
 
 const mirrorSchema = z
   .object({

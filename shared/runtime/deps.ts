@@ -1,5 +1,5 @@
 // Builds what a handler needs from its configuration: registry, queue, per-cluster clients, metrics.
-import { CONTROLLERS } from '../controllers/index.js';
+import { controllersFor } from '../controllers/index.js';
 import { ClusterRegistry, loadRegistry, type ClusterConfig } from '../kube/registry.js';
 import { createQueue, type QueueConfig } from '../queue/index.js';
 import type { WorkQueue } from '../queue/work-queue.js';
@@ -76,7 +76,7 @@ export async function makeDeps(
     queue,
     metrics,
     clients: clusterClients(registry, metrics.onRequest),
-    controllers: CONTROLLERS,
+    controllers: controllersFor(registry),
     logger,
     now: () => new Date(),
     leaseMs: config.FLEETQ_LEASE_MS,

@@ -27,7 +27,14 @@ describe('fleetq run', () => {
   });
 
   it('runs forwarders and workers in one process, serves metrics, and stops cleanly on SIGINT', async () => {
-    const registry = writeRegistry([{ name: 'fleetq-2', kubeconfig: c.state.kubeconfig, owns: ['ConfigMap'] }]);
+    const registry = writeRegistry([
+      {
+        name: 'fleetq-2',
+        kubeconfig: c.state.kubeconfig,
+        owns: ['ConfigMap'],
+        mirror: { allowedNamespaces: ['test-*'] },
+      },
+    ]);
     const port = await freePort();
     proc = spawnTsx('functions/cli.ts', { FLEETQ_DATA_DIR: mkdtempSync(join(tmpdir(), 'fleetq-run-')) }, 'fleetq run', [
       'run',

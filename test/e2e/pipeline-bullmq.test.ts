@@ -68,7 +68,13 @@ describe('pipeline on the bullmq driver', () => {
 
   it('converges the mirror controller through the forwarder and two worker processes', async () => {
     const registry = writeRegistry([
-      { name: CLUSTER, kubeconfig: c.state.kubeconfig, owns: ['ConfigMap'], limits: { qps: 100, burst: 200 } },
+      {
+        name: CLUSTER,
+        kubeconfig: c.state.kubeconfig,
+        owns: ['ConfigMap'],
+        mirror: { allowedNamespaces: ['test-*'] },
+        limits: { qps: 100, burst: 200 },
+      },
     ]);
     const { name: queueName, queue } = newQueue();
     forwarder = new FleetForwarder(new ClusterRegistry(loadRegistry(registry)), {
@@ -142,7 +148,13 @@ describe('pipeline on the bullmq driver', () => {
     // `slow` is the same apiserver registered with 0.5 requests/s, so one reconcile takes seconds.
     const { name: queueName, queue } = newQueue();
     const registry = writeRegistry([
-      { name: 'slow', kubeconfig: c.state.kubeconfig, owns: ['ConfigMap'], limits: { qps: 0.5, burst: 1 } },
+      {
+        name: 'slow',
+        kubeconfig: c.state.kubeconfig,
+        owns: ['ConfigMap'],
+        mirror: { allowedNamespaces: ['test-*'] },
+        limits: { qps: 0.5, burst: 1 },
+      },
     ]);
     const core = c.kc.makeApiClient(CoreV1Api);
     await core.createNamespacedConfigMap({
@@ -172,7 +184,7 @@ describe('pipeline on the bullmq driver', () => {
 
   it('dead-letters a malformed message, an unknown cluster and an unreachable cluster, and keeps going', async () => {
     const registry = writeRegistry([
-      { name: CLUSTER, kubeconfig: c.state.kubeconfig, owns: ['ConfigMap'] },
+      { name: CLUSTER, kubeconfig: c.state.kubeconfig, owns: ['ConfigMap'], mirror: { allowedNamespaces: ['test-*'] } },
       await unreachableCluster('gone'),
     ]);
     const { name, queue: q } = newQueue();

@@ -41,7 +41,7 @@ describe('pipeline on SQS with the Lambda handler', () => {
     client = sqsClient(sqs.endpoint);
     urls = await ensureSqsQueues(client, sqsQueueNames(`lambda-${randomUUID().slice(0, 8)}`));
     const registryPath = writeRegistry([
-      { name: CLUSTER, kubeconfig: c.state.kubeconfig, owns: ['ConfigMap'] },
+      { name: CLUSTER, kubeconfig: c.state.kubeconfig, owns: ['ConfigMap'], mirror: { allowedNamespaces: ['test-*'] } },
       await unreachableCluster('gone'),
     ]);
     Object.assign(process.env, {

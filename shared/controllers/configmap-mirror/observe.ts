@@ -2,11 +2,20 @@ import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import { TerminalError } from '../../kube/errors.js';
 import type { ReconcileKey } from '../../kube/key.js';
 import type { ClusterView } from '../../kube/view.js';
+import { screenTargets } from './policy.js';
 import { MIRROR_OF, mirrorLabelValue, targetNamespaces, type ObservedMirror } from './types.js';
 
 const LABEL_VALUE_MAX = 63;
 
-export async function observeMirror(view: ClusterView, key: ReconcileKey): Promise<ObservedMirror> {
+/**
+ * Reads the source, its copies, and each target it may write: only the targets that pass `allowedNamespaces`
+ * (and the name and system-namespace checks) are read at all.
+ */
+export async function observeMirror(
+  view: ClusterView,
+  key: ReconcileKey,
+  allowedNamespaces: readonly string[],
+): Promise<ObservedMirror> {
   const label = mirrorLabelValue(key.namespace, key.name);
   if (label.length > LABEL_VALUE_MAX) {
     throw new TerminalError('Invalid', `mirror source ${label} is longer than a label value (${LABEL_VALUE_MAX})`);
@@ -15,8 +24,9 @@ export async function observeMirror(view: ClusterView, key: ReconcileKey): Promi
     view.get<V1ConfigMap>('ConfigMap', key.namespace, key.name),
     view.list<V1ConfigMap>('ConfigMap', undefined, { labelSelector: `${MIRROR_OF}=${label}` }),
   ]);
+  const { targets: allowedTargets, refused } = screenTargets(targetNamespaces(source), allowedNamespaces);
   const targets = await Promise.all(
-    targetNamespaces(source).map(async (namespace) => {
+    allowedTargets.map(async (namespace) => {
       const [ns, existing] = await Promise.all([
         view.get<V1Namespace>('Namespace', '', namespace),
         view.get<V1ConfigMap>('ConfigMap', namespace, key.name),
@@ -24,5 +34,5 @@ export async function observeMirror(view: ClusterView, key: ReconcileKey): Promi
       return { namespace, ns, existing };
     }),
   );
-  return { namespace: key.namespace, name: key.name, source, copies, targets };
+  return { namespace: key.namespace, name: key.name, source, copies, targets, allowedNamespaces, refused };
 }

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import type { PlanResult } from '../controller.js';
+import { refusalOf } from './policy.js';
 import {
   MIRROR_OF,
   MIRROR_SOURCE_UID,
@@ -18,6 +19,7 @@ export function planMirror(o: ObservedMirror, _now: Date): PlanResult {
 
   for (const t of o.targets) {
     if (!o.source) break;
+    if (refusalOf(t.namespace, o.allowedNamespaces) !== null) continue; // observe screened it; never write there
     if (t.ns === null || t.ns.metadata?.deletionTimestamp) {
       waitingForNamespace ||= t.ns === null;
       continue;
@@ -42,6 +44,9 @@ export function planMirror(o: ObservedMirror, _now: Date): PlanResult {
   for (const copy of o.copies) {
     const ns = copy.metadata?.namespace ?? '';
     if (wanted.has(ns) || copy.metadata?.deletionTimestamp) continue;
+    // Only where the mirror may write: a copy in a namespace no longer allowed (or a labelled look-alike in a
+    // system namespace) is left alone.
+    if (refusalOf(ns, o.allowedNamespaces) !== null) continue;
     actions.push({
       type: 'delete',
       target: { kind: 'ConfigMap', namespace: ns, name: copy.metadata?.name ?? '' },

@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
+import { configMapMirror, configMapMirrorController } from '../../../shared/controllers/configmap-mirror/index.js';
+import { observeMirror } from '../../../shared/controllers/configmap-mirror/observe.js';
 import { planMirror } from '../../../shared/controllers/configmap-mirror/plan.js';
+import { Refusal, refusalOf, screenTargets } from '../../../shared/controllers/configmap-mirror/policy.js';
+import type { ClusterView, ListOptions } from '../../../shared/kube/view.js';
 import {
   MIRROR_OF,
   MIRROR_SOURCE_UID,
@@ -43,8 +47,14 @@ function copy(namespace: string, data: Record<string, string> = { a: '1' }, rv =
     data,
   };
 }
-function observed(src: V1ConfigMap | null, copies: V1ConfigMap[], targets: ObservedMirror['targets']): ObservedMirror {
-  return { namespace: 'src-ns', name: 'settings', source: src, copies, targets };
+/** What observe hands the planner; the cluster allows the namespaces these tests write into by default. */
+function observed(
+  src: V1ConfigMap | null,
+  copies: V1ConfigMap[],
+  targets: ObservedMirror['targets'],
+  allowedNamespaces: readonly string[] = ['a', 'b', 'later', 'going'],
+): ObservedMirror {
+  return { namespace: 'src-ns', name: 'settings', source: src, copies, targets, allowedNamespaces, refused: [] };
 }
 const desired = (namespace: string, data: Record<string, string> = { a: '1' }) => ({
   apiVersion: 'v1',
@@ -154,6 +164,34 @@ describe('planMirror', () => {
       want: { actions: [], requeueAfter: 30_000 },
     },
     {
+      name: 'never deletes a copy in a namespace that is not allowed (any more), nor a look-alike in kube-system',
+      o: observed(null, [copy('a'), copy('b'), copy('kube-system')], [], ['a']),
+      want: {
+        actions: [
+          {
+            type: 'delete',
+            target: { kind: 'ConfigMap', namespace: 'a', name: 'settings' },
+            uid: 'uid-a',
+            reason: 'MirrorDeleted',
+          },
+        ],
+      },
+    },
+    {
+      name: 'never writes into a target that is not allowed, even if observe handed it over',
+      o: observed(
+        source('a,kube-system,c'),
+        [],
+        [
+          { namespace: 'a', ns: ns('a'), existing: null },
+          { namespace: 'kube-system', ns: ns('kube-system'), existing: null },
+          { namespace: 'c', ns: ns('c'), existing: null },
+        ],
+        ['a', 'kube-*'],
+      ),
+      want: { actions: [{ type: 'create', object: desired('a'), reason: 'MirrorCreated' }] },
+    },
+    {
       name: 'skips a terminating namespace without requeueing',
       o: observed(source('going'), [], [{ namespace: 'going', ns: ns('going', true), existing: null }]),
       want: { actions: [] },
@@ -173,5 +211,90 @@ describe('targetNamespaces', () => {
   it('a source being deleted has no targets', () => {
     const s = source('a');
     expect(targetNamespaces({ ...s, metadata: { ...s.metadata, deletionTimestamp: NOW } })).toEqual([]);
+  });
+});
+
+describe('target policy', () => {
+  it.each([
+    { ns: 'team-a', allowed: ['team-a'], want: null },
+    { ns: 'team-b', allowed: ['team-*'], want: null },
+    { ns: 'other', allowed: ['team-*'], want: Refusal.NotAllowed },
+    { ns: 'team-a', allowed: [], want: Refusal.NotAllowed },
+    { ns: 'kube-system', allowed: ['kube-system', 'kube-*'], want: Refusal.System },
+    { ns: 'kube-public', allowed: ['kube-*'], want: Refusal.System },
+    { ns: 'kube-node-lease', allowed: ['kube-*'], want: Refusal.System },
+    { ns: '..', allowed: ['..'], want: Refusal.NotAName },
+    { ns: 'a/b', allowed: ['a*'], want: Refusal.NotAName },
+    { ns: '%2e%2e', allowed: ['%*'], want: Refusal.NotAName },
+    { ns: 'Team', allowed: ['Team'], want: Refusal.NotAName },
+    { ns: 'x'.repeat(64), allowed: ['x*'], want: Refusal.NotAName },
+  ])('$ns with $allowed: $want', ({ ns: namespace, allowed, want }) => {
+    expect(refusalOf(namespace, allowed)).toBe(want);
+  });
+
+  it('screenTargets keeps the allowed targets and says why each other one is refused', () => {
+    expect(screenTargets(['ok', 'kube-system', '..', 'other'], ['ok', 'kube-system'])).toEqual({
+      targets: ['ok'],
+      refused: [
+        { namespace: 'kube-system', reason: Refusal.System },
+        { namespace: '..', reason: Refusal.NotAName },
+        { namespace: 'other', reason: Refusal.NotAllowed },
+      ],
+    });
+  });
+});
+
+describe('observeMirror with a policy', () => {
+  /** An in-memory view recording every path-shaped read it is asked for. */
+  class RecordingView implements ClusterView {
+    readonly cluster = 'c';
+    readonly requests: string[] = [];
+    constructor(private readonly objects: KubernetesObject[]) {}
+    async get<T extends KubernetesObject>(kind: string, namespace: string, name: string): Promise<T | null> {
+      this.requests.push(`GET ${kind} ${namespace}/${name}`);
+      const hit = this.objects.find(
+        (o) => o.kind === kind && (o.metadata?.namespace ?? '') === namespace && o.metadata?.name === name,
+      );
+      return (hit as T | undefined) ?? null;
+    }
+    async list<T extends KubernetesObject>(kind: string, _ns: string | undefined, o?: ListOptions): Promise<T[]> {
+      this.requests.push(`LIST ${kind} ${o?.labelSelector ?? ''}`);
+      return [];
+    }
+  }
+  const key = { cluster: 'c', kind: 'ConfigMap', namespace: 'src-ns', name: 'settings' };
+
+  it('reads only the allowed targets; the others are refused with a reason and never reach a read', async () => {
+    const view = new RecordingView([
+      source('ok, kube-system, .., other'),
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ok' } },
+    ]);
+    const o = await observeMirror(view, key, ['ok']);
+    expect(o.targets).toEqual([
+      { namespace: 'ok', ns: expect.objectContaining({ kind: 'Namespace' }), existing: null },
+    ]);
+    expect(o.refused).toEqual([
+      { namespace: '..', reason: Refusal.NotAName },
+      { namespace: 'kube-system', reason: Refusal.System },
+      { namespace: 'other', reason: Refusal.NotAllowed },
+    ]);
+    expect(view.requests.filter((r) => r.startsWith('GET')).sort()).toEqual([
+      'GET ConfigMap ok/settings',
+      'GET ConfigMap src-ns/settings',
+      'GET Namespace /ok',
+    ]);
+    expect(planMirror(o, NOW).actions.map((a) => a.type)).toEqual(['create']);
+  });
+
+  it('the controller takes the policy of the key’s cluster; without one it writes nowhere', async () => {
+    const objects = [source('ok'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ok' } }];
+    const bound = configMapMirrorController((cluster) => (cluster === 'c' ? { allowedNamespaces: ['ok'] } : undefined));
+    const withPolicy = await bound.observe(new RecordingView(objects), key);
+    expect(bound.plan(withPolicy, NOW).actions).toHaveLength(1);
+    const elsewhere = await bound.observe(new RecordingView(objects), { ...key, cluster: 'd' });
+    expect(elsewhere.refused).toEqual([{ namespace: 'ok', reason: Refusal.NotAllowed }]);
+    expect(bound.plan(elsewhere, NOW).actions).toEqual([]);
+    const unbound = await configMapMirror.observe(new RecordingView(objects), key);
+    expect(configMapMirror.plan(unbound, NOW).actions).toEqual([]);
   });
 });
