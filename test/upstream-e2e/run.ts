@@ -1,4 +1,6 @@
 // npm run e2e:upstream [-- --focus REGEX ...] [--side both|fleetq|upstream] [--reports DIR] [--nodes N] [--down]
+//                        [--owns KIND,...]   (what fleetq owns in e2e-fleetq; default the gate's kinds. Owning
+//                                             fewer is how to see the gate fail on purpose.)
 //
 // Kubernetes' own e2e specs for the kinds fleetq owns (gate.ts), run side by side against two dedicated
 // sandbox clusters: e2e-upstream (kube-controller-manager's workload controllers) and e2e-fleetq (those
@@ -15,6 +17,7 @@ import { CoreV1Api, KubeConfig, type V1Taint } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { KWOK_NODE, type ClusterState } from '../../infra/sandbox/cluster.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
+import { isKind, type Kind } from '../../shared/kube/kinds.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { REPO_ROOT, down, up } from '../../infra/sandbox/sandbox.js';
 import { focusOf, ownedKinds, SKIP } from './gate.js';
@@ -31,6 +34,7 @@ type Options = {
   reports: string;
   nodes: number;
   down: boolean;
+  owns: Kind[];
 };
 
 function parseOptions(argv: string[]): Options {
@@ -42,6 +46,7 @@ function parseOptions(argv: string[]): Options {
       reports: { type: 'string', default: join(REPO_ROOT, 'test', 'upstream-e2e', '.reports') },
       nodes: { type: 'string', default: '2' },
       down: { type: 'boolean', default: false },
+      owns: { type: 'string' },
     },
     strict: true,
   });
@@ -50,7 +55,11 @@ function parseOptions(argv: string[]): Options {
     throw new Error(`--side must be both, fleetq or upstream, got ${JSON.stringify(side)}`);
   const nodes = Number(values.nodes);
   if (!Number.isInteger(nodes) || nodes < 1) throw new Error(`--nodes must be a positive integer`);
+  const owns = values.owns === undefined ? ownedKinds() : values.owns.split(',').filter(Boolean);
+  const unknown = owns.filter((k) => !isKind(k));
+  if (unknown.length > 0) throw new Error(`--owns: unknown kind(s) ${unknown.join(', ')}`);
   return {
+    owns: owns.filter(isKind),
     focus: values.focus ?? focusOf(),
     sides: side === 'both' ? [Side.Upstream, Side.Fleetq] : [side],
     reports: resolve(values.reports),
@@ -115,12 +124,12 @@ function spawnLogged(bin: string, args: readonly string[], logFile: string, env:
 }
 
 /** `fleetq run` against e2e-fleetq, owning the gate's kinds, on the in-memory queue. */
-async function startFleetq(c: ClusterState, reports: string): Promise<Child> {
+async function startFleetq(c: ClusterState, reports: string, owns: readonly Kind[]): Promise<Child> {
   const registry = join(reports, 'fleetq-registry.yaml');
   writeFileSync(
     registry,
     stringify({
-      clusters: [{ name: c.name, kubeconfig: c.kubeconfig, owns: ownedKinds(), limits: { qps: 50, burst: 100 } }],
+      clusters: [{ name: c.name, kubeconfig: c.kubeconfig, owns, limits: { qps: 50, burst: 100 } }],
     }),
   );
   const logFile = join(reports, 'fleetq.log');
@@ -143,7 +152,7 @@ async function startFleetq(c: ClusterState, reports: string): Promise<Child> {
     250,
     `fleetq run to start (log ${logFile})`,
   );
-  log(`fleetq run owns ${ownedKinds().join(', ')} in ${c.name} (log ${logFile})`);
+  log(`fleetq run owns ${owns.join(', ') || 'nothing'} in ${c.name} (log ${logFile})`);
   return p;
 }
 
@@ -215,7 +224,7 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', stopAll);
   process.once('SIGTERM', stopAll);
   try {
-    if (o.sides.includes(Side.Fleetq)) fleetq = await startFleetq(clusterOf(Side.Fleetq), o.reports);
+    if (o.sides.includes(Side.Fleetq)) fleetq = await startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns);
     const seed = Math.floor(Date.now() / 1000) % 100_000;
     log(`running ${o.focus.length} focus expression(s) on ${o.sides.join(' and ')} (seed ${seed})`);
     const runs = await Promise.all(o.sides.map((side) => runSide(side, e2eTest, clusterOf(side), kubectl, o, seed)));
