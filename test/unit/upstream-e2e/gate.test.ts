@@ -1,8 +1,9 @@
 // The upstream e2e gate's own logic: the XML reader, the JUnit reading, the pass/fail rule and the table.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { focusOf, GATE, ownedKinds, SKIP } from '../../upstream-e2e/gate.js';
-import type { Outcome } from '../../upstream-e2e/junit.js';
-import { parseJUnit, type JUnitReport, type SpecResult } from '../../upstream-e2e/junit.js';
+import { Outcome, parseJUnit, type JUnitReport, type SpecResult } from '../../upstream-e2e/junit.js';
 import { decide, formatReport, rowVerdict, RowVerdict, type SideRun } from '../../upstream-e2e/verdict.js';
 import { parseXml, XmlError } from '../../upstream-e2e/xml.js';
 
@@ -94,6 +95,26 @@ describe('junit', () => {
       ],
       suiteFailures: [],
     });
+  });
+  it('reads a real report (e2e.test on e2e-fleetq owning only Deployment; trimmed to a few test cases)', () => {
+    const xml = readFileSync(join(process.cwd(), 'test/unit/upstream-e2e/fixtures/junit-regression.xml'), 'utf8');
+    const fleetq = parseJUnit(xml);
+    expect(fleetq).toEqual({
+      specs: [
+        {
+          name: '[sig-apps] ReplicaSet should adopt matching pods on creation and release no longer matching pods [Conformance]',
+          outcome: 'failed',
+          state: 'failed',
+          seconds: 62.152393716,
+          reason: 'timed out waiting for the condition (replica_set.go:361)',
+        },
+      ],
+      suiteFailures: [],
+    });
+    const upstream = { specs: [{ ...fleetq.specs[0]!, outcome: Outcome.Passed, state: 'passed' }], suiteFailures: [] };
+    expect(decide({ report: upstream }, { report: fleetq }).problems).toEqual([
+      'passes on upstream, failed on fleetq: [sig-apps] ReplicaSet should adopt matching pods on creation and release no longer matching pods [Conformance]',
+    ]);
   });
   it('reports a failed suite node apart from the specs', () => {
     const r = parseJUnit(
