@@ -24,7 +24,7 @@ export type JUnitReport = {
 
 const FAILED_STATES = new Set(['failed', 'timedout', 'panicked', 'interrupted', 'aborted']);
 const SKIPPED_STATES = new Set(['skipped', 'pending']);
-const REASON_MAX = 240;
+const REASON_MAX = 400;
 
 export function parseJUnit(xml: string): JUnitReport {
   const root = parseXml(xml);
@@ -74,8 +74,11 @@ export function failureReason(el: XmlElement | undefined): string | undefined {
   if (text === '') return undefined;
   const lines = text.split('\n');
   const where = lines.find((l) => l.startsWith('In [') && l.includes(' at: '));
-  const headEnd = lines.findIndex((l) => l.startsWith('In ['));
-  const head = oneLine(lines.slice(0, headEnd < 0 ? lines.length : headEnd).join(' ')).replace(/^\[[A-Z]+\]\s*/, '');
+  // The message runs up to Ginkgo's "In [It] at:" line; an object dump in it (indented lines, and the
+  // line that introduces them) is cut off.
+  const indented = (l: string | undefined): boolean => l !== undefined && /^\s/.test(l);
+  const end = lines.findIndex((l, i) => l.startsWith('In [') || (i > 0 && (indented(l) || indented(lines[i + 1]))));
+  const head = oneLine(lines.slice(0, end < 0 ? lines.length : end).join(' ')).replace(/^\[[A-Z]+\]\s*/, '');
   const at = where?.split(' at: ')[1]?.split(' @ ')[0]?.split('/').pop();
   const suffix = at ? ` (${at})` : '';
   return truncate(head, REASON_MAX - suffix.length) + suffix;

@@ -134,6 +134,23 @@ describe('junit', () => {
       ],
     });
   });
+  it('cuts an object dump out of the reason', () => {
+    const text = [
+      '[FAILED] checking pod responses: stopped.',
+      'failed to Get from replica pod p-1:',
+      'resolve_deny: denied destination (get pods p-1)',
+      'Pod status:',
+      '    <v1.PodStatus>:',
+      '        phase: Running',
+      'In [It] at: k8s.io/kubernetes@v1.37.2/test/e2e/apps/replica_set.go:229 @ 12/01/26 19:09:30',
+    ].join('&#xA;');
+    const r = parseJUnit(
+      `<testsuite><testcase name="[It] s" status="failed"><failure>${text}</failure></testcase></testsuite>`,
+    );
+    expect(r.specs[0]?.reason).toBe(
+      'checking pod responses: stopped. failed to Get from replica pod p-1: resolve_deny: denied destination (get pods p-1) (replica_set.go:229)',
+    );
+  });
   it('falls back to the child elements when there is no status attribute', () => {
     const r = parseJUnit(
       `<testsuite><testcase name="[It] f"><error message="boom" type="panicked"/></testcase><testcase name="[It] p"/></testsuite>`,
