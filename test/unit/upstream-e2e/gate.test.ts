@@ -140,7 +140,7 @@ describe('junit', () => {
       'failed to Get from replica pod p-1:',
       'resolve_deny: denied destination (get pods p-1)',
       'Pod status:',
-      '    <v1.PodStatus>:',
+      '    &lt;v1.PodStatus&gt;:',
       '        phase: Running',
       'In [It] at: k8s.io/kubernetes@v1.37.2/test/e2e/apps/replica_set.go:229 @ 12/01/26 19:09:30',
     ].join('&#xA;');
