@@ -201,8 +201,8 @@ function formatPath(path: readonly PropertyKey[]): string {
 export type RegistryWarning = (message: string, fields: Record<string, unknown>) => void;
 
 /** Default warning sink: one JSON line on stderr, in the runtime logger's shape. */
-const stderrWarning: RegistryWarning = (msg, fields) =>
-  process.stderr.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, ...fields })}\n`);
+const stderrWarning: RegistryWarning = (message, fields) =>
+  process.stderr.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), message, ...fields })}\n`);
 
 /** Builds each cluster's KubeConfig on first use and keeps it. */
 export class ClusterRegistry {

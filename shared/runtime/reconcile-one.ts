@@ -5,7 +5,7 @@
 // before its next write (the fence, lease-fence.ts) and touches nothing in the queue.
 import type { Controller } from '../controllers/controller.js';
 import { countByType } from '../kube/actions.js';
-import { ApiError, TerminalError, classify } from '../kube/errors.js';
+import { ApiError, GuardRefusedError, TerminalError, classify } from '../kube/errors.js';
 import { keyString } from '../kube/key.js';
 import type { ClusterRegistry } from '../kube/registry.js';
 import type { KubeRest } from '../kube/rest.js';
@@ -63,7 +63,14 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: Le
     } else {
       const r = await queue.retry(lease, e);
       const fields = { code: e.code, failures: lease.failures + 1, error: errorFields(e) };
-      if (r.outcome === 'retried') logger.warn('Reconcile failed; retrying', { ...fields, delayMs: r.delayMs });
+      // A guard refusal means a read path undercounted: an error, with the counts that broke the bound.
+      if (e instanceof GuardRefusedError)
+        logger.error('Guard refused the plan', {
+          ...fields,
+          ...e.fields,
+          ...(r.outcome === 'retried' && { delayMs: r.delayMs }),
+        });
+      else if (r.outcome === 'retried') logger.warn('Reconcile failed; retrying', { ...fields, delayMs: r.delayMs });
       outcome = r.outcome;
     }
   }

@@ -14,6 +14,7 @@ import { GuardRefusedError } from '../../shared/kube/errors.js';
 import type { ListOptions } from '../../shared/kube/view.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type Outcome, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
+import { Logger } from '../../shared/runtime/logger.js';
 import { inProcessDeps } from '../helpers/runtime.js';
 import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
 
@@ -21,6 +22,8 @@ const CLUSTER = 'fleetq-1';
 const PAGE = 5;
 const FILLERS = 6;
 const REPLICAS = 3;
+
+type LogLine = Record<string, unknown> & { level: string; message: string };
 
 /** The bug, on purpose: list() stops after the first page. countControlled is the live view's own. */
 class FirstPageOnlyView extends LiveClusterView {
@@ -87,6 +90,7 @@ describe('ReplicaSet guard against a list that stops after its first page', () =
   async function drive(namespace: string, controller: Controller<ObservedReplicaSet>, passes: number) {
     const queue = new MemoryQueue();
     const refusals: GuardRefusedError[] = [];
+    const logs: LogLine[] = [];
     const recording: Controller<ObservedReplicaSet> = {
       ...controller,
       ...(controller.preflight && {
@@ -106,6 +110,7 @@ describe('ReplicaSet guard against a list that stops after its first page', () =
     const rest = base.clients(CLUSTER).rest;
     const deps: ReconcileDeps = {
       ...base,
+      logger: new Logger('replicaset-guard-it', 'warn', (line) => logs.push(JSON.parse(line) as LogLine)),
       clients: () => ({ rest, view: new FirstPageOnlyView(rest, { pageSize: PAGE }) }),
     };
     const outcomes: Outcome[] = [];
@@ -120,12 +125,12 @@ describe('ReplicaSet guard against a list that stops after its first page', () =
     } finally {
       await queue.close();
     }
-    return { outcomes, refusals };
+    return { outcomes, refusals, logs };
   }
 
   it('with the guard: the first pass creates 3, later passes are refused and the pods stay at 3', async () => {
     const namespace = await setUp();
-    const { outcomes, refusals } = await drive(namespace, replicaSetController, 4);
+    const { outcomes, refusals, logs } = await drive(namespace, replicaSetController, 4);
     expect(outcomes[0]).toBe('done');
     expect(outcomes.slice(1)).toEqual(['retried', 'retried', 'retried']);
     expect(refusals).toHaveLength(3);
@@ -139,6 +144,17 @@ describe('ReplicaSet guard against a list that stops after its first page', () =
       observedPods: PAGE,
     });
     expect(await webPods(namespace)).toHaveLength(REPLICAS);
+    const refused = logs.filter((l) => l.message === 'Guard refused the plan');
+    expect(refused).toHaveLength(3);
+    expect(refused[0]).toMatchObject({
+      level: 'error',
+      code: 'GuardRefused',
+      live: REPLICAS,
+      creates: REPLICAS,
+      bound: REPLICAS,
+      name: 'web',
+      namespace,
+    });
   });
 
   it('without the guard, the same view over-creates (what the guard prevents)', async () => {
