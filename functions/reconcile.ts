@@ -37,7 +37,7 @@ function deps(): Promise<SqsBatchDeps> {
       client,
       urls: { work: required('SQS_WORK_URL'), delay: required('SQS_DELAY_URL'), dead: required('SQS_DEAD_URL') },
       leaseMs: config.FLEETQ_LEASE_MS,
-      ...(process.env.FLEETQ_SIGNING_SECRET && { signingSecret: process.env.FLEETQ_SIGNING_SECRET }),
+      ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
     });
     return { ...(await makeDeps(config, { service: 'fleetq-reconcile', queue })), queue };
   })();

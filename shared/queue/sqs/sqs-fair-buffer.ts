@@ -20,6 +20,8 @@ export type Received = {
   failures: number;
   /** Local clock, taken before the receive request: conservative. */
   receivedAt: number;
+  /** performance.now() before the request that received or last extended it (Lease.grantedAt). */
+  grantedAt: number;
   /** Local time by which the message becomes visible again (conservative). */
   deadline: number;
 };

@@ -255,13 +255,14 @@ export class SqsQueue implements WorkQueue {
    * the run starts. Leases are held until settle(); renewals never shorten Lambda's visibility.
    */
   async holdRecords(records: readonly SqsRecordLike[], timing: LambdaTiming): Promise<RecordPlan[]> {
+    const granted = performance.now();
     const before = Date.now();
     const deadline = before + timing.visibilityMs;
     const plans: RecordPlan[] = [];
     const leases = new Map<string, { lease: Lease; messageId: string; coalesced: string[] }>();
     const discard: string[] = [];
     for (const record of records) {
-      const item = await this.admit(fromRecord(record), before, deadline);
+      const item = await this.admit(fromRecord(record), before, deadline, granted);
       if ('dropped' in item) {
         discard.push(record.receiptHandle ?? '');
         plans.push({ ...item, messageId: record.messageId });
@@ -349,6 +350,7 @@ export class SqsQueue implements WorkQueue {
 
   /** One ReceiveMessage; returns how many messages came back (including those dropped or coalesced). */
   private async receive(waitSeconds: number): Promise<number> {
+    const granted = performance.now();
     const before = Date.now();
     const out = await this.client.send(
       new ReceiveMessageCommand({
@@ -374,7 +376,7 @@ export class SqsQueue implements WorkQueue {
         failures: deliveredFailures(m.MessageAttributes, m.Attributes?.ApproximateReceiveCount),
         signature: attribute(m.MessageAttributes, SIGNATURE_ATTRIBUTE),
       };
-      const item = await this.admit(delivered, before, before + this.leaseSeconds * 1000);
+      const item = await this.admit(delivered, before, before + this.leaseSeconds * 1000, granted);
       if ('dropped' in item) {
         discard.push(delivered.receiptHandle);
         continue;
@@ -416,7 +418,12 @@ export class SqsQueue implements WorkQueue {
    * completed run of its key started is redundant; anything else becomes a Received item. Never dead-lettered
    * for its receive count. Deleting a dropped message is the caller's.
    */
-  private async admit(m: Delivered, receivedAt: number, deadline: number): Promise<Received | Dropped> {
+  private async admit(
+    m: Delivered,
+    receivedAt: number,
+    deadline: number,
+    grantedAt: number,
+  ): Promise<Received | Dropped> {
     let key: ReconcileKey;
     try {
       key = parseKey(m.body);
@@ -436,6 +443,7 @@ export class SqsQueue implements WorkQueue {
       runStart: m.runStart,
       failures: m.failures,
       receivedAt,
+      grantedAt,
       deadline,
     };
   }
@@ -481,7 +489,9 @@ export class SqsQueue implements WorkQueue {
   }
 
   private async extend(item: Received, before: number, seconds: number): Promise<boolean> {
+    const granted = performance.now() - (Date.now() - before);
     if (!(await this.changeVisibility(item.receiptHandle, seconds))) return false;
+    item.grantedAt = granted;
     item.receivedAt = before;
     item.deadline = before + seconds * 1000;
     return true;
@@ -541,7 +551,8 @@ export class SqsQueue implements WorkQueue {
 }
 
 function leaseOf(item: Received): Lease {
-  return { key: item.key, id: item.id, token: item.receiptHandle, readyAt: item.sentAt, failures: item.failures };
+  const { key, id, receiptHandle: token, sentAt: readyAt, failures, grantedAt } = item;
+  return { key, id, token, readyAt, failures, grantedAt };
 }
 
 function fromRecord(record: SqsRecordLike): Delivered {
