@@ -6,7 +6,10 @@
 //   FLEETQ_EVENT_LOG        redis (default) | jsonl:<dir> | none
 //   FLEETQ_EVENT_LOG_MAXLEN Redis stream entries kept per cluster (default 100 000)
 //   FLEETQ_EVENT_LOG_SEGMENTS JSON-lines segments (hours) kept per cluster (default 168)
-import { Redis } from 'ioredis';
+//   FLEETQ_EVENT_LOG_REDIS_URL a separate Redis for the event log (default: REDIS_URL)
+//   FLEETQ_EVENT_LOG_MAX_ENTRY_BYTES larger objects are logged as a truncated stub (default 16384; 0 = no cap)
+import type { Redis } from 'ioredis';
+import { connectRedis } from '../queue/bullmq/redis-connection.js';
 import { z } from 'zod';
 import {
   FileCheckpointStore,
@@ -34,6 +37,11 @@ const schema = z.object({
   FLEETQ_EVENT_LOG: store('redis', ['redis', 'none'], 'jsonl'),
   FLEETQ_EVENT_LOG_MAXLEN: z.coerce.number().int().min(0).default(100_000),
   FLEETQ_EVENT_LOG_SEGMENTS: z.coerce.number().int().min(0).default(168),
+  FLEETQ_EVENT_LOG_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+    .optional(),
+  FLEETQ_EVENT_LOG_MAX_ENTRY_BYTES: z.coerce.number().int().min(0).default(16_384),
 });
 
 export type ForwarderConfig = z.infer<typeof schema>;
@@ -60,7 +68,12 @@ export type ForwarderStores = {
 export function forwarderStores(config: FleetqConfig, fwd: ForwarderConfig): ForwarderStores {
   const prefix = `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`;
   let redis: Redis | undefined;
-  const client = (): Redis => (redis ??= new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 }));
+  const tls = { tlsCaFile: config.FLEETQ_REDIS_TLS_CA };
+  const client = (): Redis => (redis ??= connectRedis(config.REDIS_URL, tls, { maxRetriesPerRequest: 3 }));
+  const logUrl = fwd.FLEETQ_EVENT_LOG_REDIS_URL;
+  const logRedis =
+    fwd.FLEETQ_EVENT_LOG === 'redis' && logUrl ? connectRedis(logUrl, tls, { maxRetriesPerRequest: 3 }) : undefined;
+  const maxEntryBytes = fwd.FLEETQ_EVENT_LOG_MAX_ENTRY_BYTES;
   const checkpoints: CheckpointStore =
     fwd.FLEETQ_CHECKPOINTS === 'redis'
       ? new RedisCheckpointStore(client(), prefix)
@@ -71,10 +84,16 @@ export function forwarderStores(config: FleetqConfig, fwd: ForwarderConfig): For
     fwd.FLEETQ_EVENT_LOG === 'none'
       ? undefined
       : fwd.FLEETQ_EVENT_LOG === 'redis'
-        ? new RedisStreamEventLog({ redis: client(), prefix, maxLen: fwd.FLEETQ_EVENT_LOG_MAXLEN })
+        ? new RedisStreamEventLog({
+            redis: logRedis ?? client(),
+            prefix,
+            maxLen: fwd.FLEETQ_EVENT_LOG_MAXLEN,
+            maxEntryBytes,
+          })
         : new JsonlEventLog({
             dir: fwd.FLEETQ_EVENT_LOG.slice('jsonl:'.length),
             maxSegments: fwd.FLEETQ_EVENT_LOG_SEGMENTS,
+            maxEntryBytes,
           });
   return {
     checkpoints,
@@ -83,6 +102,7 @@ export function forwarderStores(config: FleetqConfig, fwd: ForwarderConfig): For
       await checkpoints.close();
       await eventLog?.close();
       await redis?.quit();
+      await logRedis?.quit();
     },
   };
 }

@@ -1,11 +1,18 @@
 // The event log as JSON-lines files: `<dir>/<cluster>/<segment start, UTC>.jsonl`, one segment per hour by
 // default. An event goes to the segment of its observedAt. Retention: keep at most maxSegments segments per
-// cluster and none that ended more than maxAgeMs ago; pruned whenever a new segment is started.
+// cluster and none that ended more than maxAgeMs ago; pruned whenever a new segment is started. Each line is at
+// most maxEntryBytes (default 16 KiB): a larger object is logged as a truncated stub (boundedEventJson).
 import { createReadStream } from 'node:fs';
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { isLoggedEvent, type EventLog, type LoggedEvent } from './event-log.js';
+import {
+  boundedEventJson,
+  DEFAULT_MAX_ENTRY_BYTES,
+  isLoggedEvent,
+  type EventLog,
+  type LoggedEvent,
+} from './event-log.js';
 
 export type JsonlEventLogOptions = {
   readonly dir: string;
@@ -13,6 +20,8 @@ export type JsonlEventLogOptions = {
   readonly segmentMs?: number;
   /** Segments kept per cluster; default 168 (a week of hours). 0 keeps all. */
   readonly maxSegments?: number;
+  /** Cap on one line's JSON; a larger object is logged as a truncated stub. Default 16 KiB; 0 = no cap. */
+  readonly maxEntryBytes?: number;
   /** Segments that ended longer ago than this are deleted; default none. */
   readonly maxAgeMs?: number;
   readonly now?: () => number;
@@ -66,7 +75,7 @@ export class JsonlEventLog implements EventLog {
         const start = Math.floor(e.observedAt / this.segmentMs) * this.segmentMs;
         let lines = bySegment.get(start);
         if (!lines) bySegment.set(start, (lines = []));
-        lines.push(JSON.stringify(e));
+        lines.push(boundedEventJson(e, this.options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES));
       }
       await mkdir(this.clusterDir(cluster), { recursive: true });
       let started = false;

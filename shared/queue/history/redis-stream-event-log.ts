@@ -1,16 +1,26 @@
 // The event log as one Redis Stream per cluster, `fleetq:{<prefix>}:events:<cluster>`, entries `e` = JSON.
 // Retention by count (XADD MAXLEN, approximate by default: Redis trims whole macro nodes, so the stream may
 // hold up to ~100 entries more) and/or by age (XTRIM MINID after each append, approximate likewise unless
-// trim is `exact`). Stream ids are the Redis
+// trim is `exact`). Each entry is at most maxEntryBytes (default 16 KiB): a larger object is logged as a
+// truncated stub (event-log.ts boundedEventJson), so a stream holds at most about maxLen × maxEntryBytes. The
+// stream may live in its own Redis (FLEETQ_EVENT_LOG_REDIS_URL), apart from the queue's. Stream ids are the Redis
 // server's append time, so read(from, to) selects by when the entry was appended.
 import type { Redis } from 'ioredis';
-import { isLoggedEvent, type EventLog, type LoggedEvent } from './event-log.js';
+import {
+  boundedEventJson,
+  DEFAULT_MAX_ENTRY_BYTES,
+  isLoggedEvent,
+  type EventLog,
+  type LoggedEvent,
+} from './event-log.js';
 
 export type RedisStreamEventLogOptions = {
   readonly redis: Redis;
   readonly prefix?: string;
   /** Keep about this many entries per cluster; default 100 000. 0 keeps all. */
   readonly maxLen?: number;
+  /** Cap on one entry's JSON; a larger object is logged as a truncated stub. Default 16 KiB; 0 = no cap. */
+  readonly maxEntryBytes?: number;
   /** Drop entries older than this; default none. */
   readonly maxAgeMs?: number;
   /** `exact` trims to exactly maxLen (costlier); default `approximate`. */
@@ -46,7 +56,8 @@ export class RedisStreamEventLog implements EventLog {
     const key = this.key(cluster);
     const trim = this.maxLen > 0 ? ['MAXLEN', this.options.trim === 'exact' ? '=' : '~', String(this.maxLen)] : [];
     const pipeline = this.options.redis.pipeline();
-    for (const event of events) pipeline.call('XADD', key, ...trim, '*', 'e', JSON.stringify(event));
+    const maxBytes = this.options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
+    for (const event of events) pipeline.call('XADD', key, ...trim, '*', 'e', boundedEventJson(event, maxBytes));
     if (this.options.maxAgeMs !== undefined) {
       const minId = String(Math.max(0, Math.floor(this.now() - this.options.maxAgeMs)));
       pipeline.call('XTRIM', key, 'MINID', this.options.trim === 'exact' ? '=' : '~', minId);

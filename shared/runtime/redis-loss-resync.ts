@@ -1,0 +1,67 @@
+// Redis as a cache that can vanish (README "Configuration"): when the queue's Redis loses its data, every
+// forwarder of this process resyncs, so every owned object's key is enqueued again within one check interval
+// plus one list of each cluster, instead of waiting for the next periodic resync (5 min by default).
+import type { Redis } from 'ioredis';
+import { connectRedis } from '../queue/bullmq/redis-connection.js';
+import { epochKey, watchRedisLoss, type RedisLoss, type RedisLossWatcher } from '../queue/bullmq/redis-loss.js';
+import type { FleetqConfig } from './config.js';
+import { errorFields, type Logger } from './logger.js';
+
+/** What is resynced: a FleetForwarder's forwarders (structurally, so this module does not import the forwarder). */
+export type Resyncable = { readonly forwarders: ReadonlyMap<string, { resync(): Promise<number> }> };
+
+export type RedisLossResync = { readonly watcher: RedisLossWatcher; stop(): Promise<void> };
+
+/** Resyncs every forwarder of `fleet` now; resolves with the keys enqueued per cluster (failures logged). */
+export async function resyncAll(fleet: Resyncable, logger: Logger): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  await Promise.all(
+    [...fleet.forwarders].map(async ([cluster, forwarder]) => {
+      try {
+        out.set(cluster, await forwarder.resync());
+      } catch (err) {
+        logger.error('Resync after Redis data loss failed', { cluster, error: errorFields(err) });
+      }
+    }),
+  );
+  return out;
+}
+
+/**
+ * Watches the queue's Redis (REDIS_URL, FLEETQ_QUEUE, FLEETQ_REDIS_PREFIX) for data loss every
+ * FLEETQ_REDIS_LOSS_CHECK_MS and resyncs `fleet` on a loss. Uses its own connection unless `redis` is given.
+ */
+export async function resyncOnRedisLoss(
+  fleet: Resyncable,
+  config: Pick<
+    FleetqConfig,
+    'REDIS_URL' | 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX' | 'FLEETQ_REDIS_TLS_CA' | 'FLEETQ_REDIS_LOSS_CHECK_MS'
+  >,
+  logger: Logger,
+  o: { readonly redis?: Redis; readonly onResynced?: (loss: RedisLoss, keys: Map<string, number>) => void } = {},
+): Promise<RedisLossResync> {
+  const redis =
+    o.redis ?? connectRedis(config.REDIS_URL, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { maxRetriesPerRequest: 1 });
+  const watcher = await watchRedisLoss(
+    redis,
+    epochKey(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX),
+    (loss) => {
+      logger.warn('Redis data loss detected; resyncing', { how: loss.how, epoch: loss.epoch });
+      void resyncAll(fleet, logger).then((keys) => {
+        logger.info('Resynced after Redis data loss', { keys: Object.fromEntries(keys) });
+        o.onResynced?.(loss, keys);
+      });
+    },
+    {
+      intervalMs: config.FLEETQ_REDIS_LOSS_CHECK_MS,
+      onError: (err) => logger.warn('Redis data-loss check failed', { error: errorFields(err) }),
+    },
+  );
+  return {
+    watcher,
+    stop: async () => {
+      watcher.stop();
+      if (!o.redis) redis.disconnect();
+    },
+  };
+}
