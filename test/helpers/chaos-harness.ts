@@ -25,6 +25,14 @@ import { jsonLines, spawnTsx, type Proc } from './processes.js';
 
 export const CHAOS_CLUSTERS = ['chaos-1', 'chaos-2'] as const;
 
+/**
+ * 'Reconcile finished' takes endedAt after queue.done() (and addAfter) returned; the lease is released inside
+ * done(), so the next holder may start up to one Redis round trip (tens of ms on this loaded machine) before the
+ * previous run's logged end. A real overlap (a lease handed out while its holder still runs) is a lease
+ * period, i.e. seconds.
+ */
+export const RELEASE_SKEW_MS = 150;
+
 /** Tolerance between the forwarder's and the test's watch seeing the same event (two watches of one apiserver). */
 export const WATCH_SKEW_MS = 300;
 
@@ -291,7 +299,7 @@ export function overlaps(p: Pipeline, o: { pausedRunsEndAtPause?: boolean } = {}
     const iv = runs.map((r) => ({ r, iv: runInterval(r, p, o) })).sort((a, b) => a.iv[0] - b.iv[0]);
     iv.forEach((later, i) => {
       for (const earlier of iv.slice(0, i)) {
-        if (later.iv[0] >= earlier.iv[1]) continue;
+        if (later.iv[0] >= earlier.iv[1] - RELEASE_SKEW_MS) continue;
         const show = (x: { r: Run; iv: [number, number] }): string =>
           `${x.r.token} (${x.r.proc}, ${x.iv[0]}–${x.iv[1]}, ${x.r.outcome ?? 'no end'})`;
         found.push(`${id}: run ${show(earlier)} overlaps ${show(later)} by ${earlier.iv[1] - later.iv[0]} ms`);

@@ -9,14 +9,16 @@ export function deployment(
   replicas: number,
   o: { maxSurge?: number | string; image?: string } = {},
 ): V1Deployment {
-  const template = kwokPodTemplate({ app: name });
+  // A label value is at most 63 characters (the long-key poison Deployment has a longer name).
+  const app = name.length > 63 ? name.slice(0, 40) : name;
+  const template = kwokPodTemplate({ app });
   const c = template.spec?.containers[0];
   if (o.image && c) c.image = o.image;
   return {
     metadata: { name },
     spec: {
       replicas,
-      selector: { matchLabels: { app: name } },
+      selector: { matchLabels: { app } },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: o.maxSurge ?? '25%', maxUnavailable: '25%' } },
       template,
     },
