@@ -233,4 +233,20 @@ describe('SQS driver on a FIFO double that returns several messages of one group
     await q.add(key('a', 'web'));
     expect(((await q.get(1000)) as Lease).failures).toBe(0);
   });
+
+  it('a backoff past 12 h hops through the delay queue carrying the failure count', async () => {
+    const sqs = new SqsFifoDouble();
+    const urls = sqs.createQueues();
+    const q = open(sqs, urls, { baseDelayMs: 50_000_000, maxDelayMs: 50_000_000 });
+    await q.add(key('a', 'web'));
+    const lease = (await q.get(1000)) as Lease;
+    expect(await q.retry(lease, new Error('boom'))).toEqual({ outcome: 'retried', delayMs: 50_000_000 });
+    expect(sqs.messages(urls.work)).toHaveLength(0);
+    const [delayed] = sqs.messages(urls.delay);
+    expect(JSON.parse(delayed?.body ?? '{}')).toMatchObject({ id: lease.id, failures: 1 });
+    // The delay queue's consumer forwards it once due (here: routed as if the hops had passed).
+    await q.routeDelayed([JSON.stringify({ ...JSON.parse(delayed?.body ?? '{}'), due: Date.now() })]);
+    const next = (await q.get(1000)) as Lease;
+    expect(next).toMatchObject({ id: lease.id, failures: 1 });
+  });
 });
