@@ -5,7 +5,7 @@
 // queue never holds more than the buffer bound (20) unhandled, while every key still arrives.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
 import { Logger } from '../../shared/runtime/logger.js';
@@ -89,31 +89,37 @@ describe('forwarder with bad data and bursts', () => {
   it('a Pod owned by "Not A Name" is parked and skipped; the next pod event still arrives', async () => {
     const logs: Array<Record<string, unknown>> = [];
     const registry = new Registry();
-    const { f, q } = forwarder(['Deployment', 'ReplicaSet'], { logs, registry });
+    // Jobs: nothing on fleetq-1 reconciles them, so only pod events can add a Job's key.
+    const { f, q } = forwarder(['Job'], { logs, registry });
     await f.start();
     await f.synced();
-    const apps = c.kc.makeApiClient(AppsV1Api);
-    await apps.createNamespacedDeployment({
+    const base = kwokPodTemplate({ app: 'web' });
+    await c.kc.makeApiClient(BatchV1Api).createNamespacedJob({
       namespace: ns.name,
       body: {
         metadata: { name: 'web' },
-        spec: { replicas: 0, selector: { matchLabels: { app: 'web' } }, template: kwokPodTemplate({ app: 'web' }) },
+        spec: {
+          suspend: true,
+          manualSelector: true,
+          selector: { matchLabels: { app: 'web' } },
+          template: { ...base, spec: { containers: [], ...base.spec, restartPolicy: 'Never' } },
+        },
       },
     });
-    await waitForKeys(q, [key('Deployment', 'web')]);
+    await waitForKeys(q, [key('Job', 'web')]);
 
     const badUid = await createPod({
       metadata: {
         name: 'bad-owner',
         ownerReferences: [
-          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'Not A Name', uid: randomUUID(), controller: true },
+          { apiVersion: 'batch/v1', kind: 'Job', name: 'Not A Name', uid: randomUUID(), controller: true },
         ],
       },
     });
     // An orphan pod after it, on the same pods watch: its adopter's key must still come through.
     const from = q.added.length;
     await createPod({ metadata: { name: 'orphan', labels: { app: 'web' } } });
-    await waitFor(async () => q.added.slice(from).includes(key('Deployment', 'web')), 30_000, 50, 'orphan event');
+    await waitFor(async () => q.added.slice(from).includes(key('Job', 'web')), 30_000, 50, 'orphan event');
 
     expect(q.added.filter((k) => k.includes('Not A Name'))).toEqual([]);
     const parked = q.parked.find((p) => p.raw.includes('bad-owner'));
