@@ -8,6 +8,7 @@ import type { ClusterRegistry } from '../kube/registry.js';
 import type { FleetqConfig } from './config.js';
 import { makeDeps, type Deps } from './deps.js';
 import { WorkerLoop } from './loop.js';
+import { resyncOnRedisLoss } from './redis-loss-resync.js';
 
 export type AllInOneOptions = {
   readonly config: FleetqConfig;
@@ -48,6 +49,8 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   });
   loop.start();
   await fleet.start();
+  // Redis is a cache that can vanish: on a data loss every forwarder resyncs (README "Configuration").
+  const lossWatch = withRedis ? await resyncOnRedisLoss(fleet, o.config, deps.logger) : undefined;
   deps.logger.info('fleetq running', {
     clusters: o.registry.clusters.map((c) => c.name),
     driver: o.config.FLEETQ_DRIVER,
@@ -58,6 +61,7 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     fleet,
     loop,
     stop: async () => {
+      await lossWatch?.stop();
       deps.logger.debug('Stopping forwarders');
       await fleet.stop();
       deps.logger.debug('Stopping workers');
