@@ -17,6 +17,22 @@ export async function readClusterIdentity(kc: KubeConfig): Promise<string> {
   return uid;
 }
 
+/**
+ * The cluster's current resourceVersion (a consistent list of one namespace). resourceVersions are comparable
+ * decimal integers since Kubernetes 1.35 (KEP-5504), so a checkpoint ahead of it was taken from a future this
+ * cluster does not have: etcd was restored from a backup under the same identity.
+ */
+export async function readCurrentResourceVersion(kc: KubeConfig): Promise<string> {
+  const list = await kc.makeApiClient(CoreV1Api).listNamespace({ limit: 1 });
+  return list.metadata?.resourceVersion ?? '';
+}
+
+/** True when both are decimal resourceVersions and `rv` is ahead of `current`. */
+export function isAhead(rv: string, current: string): boolean {
+  const decimal = /^[0-9]{1,30}$/;
+  return decimal.test(rv) && decimal.test(current) && BigInt(rv) > BigInt(current);
+}
+
 export type BindInput = {
   readonly cluster: string;
   readonly store: CheckpointStore;
@@ -25,6 +41,8 @@ export type BindInput = {
   readonly saved: ReadonlyMap<string, string>;
   /** The identity the cluster has now. */
   readonly identity: string;
+  /** The cluster's current resourceVersion; checkpoints ahead of it are discarded (etcd restored from a backup). */
+  readonly currentResourceVersion?: string;
   readonly logger: Logger;
 };
 
@@ -41,8 +59,16 @@ export async function bindCheckpoints(input: BindInput): Promise<Map<string, str
     const rv = saved.get(r);
     if (rv !== undefined) checkpoints.set(r, rv);
   }
-  if (stored === identity) return checkpoints;
-  if (checkpoints.size > 0 || stored !== undefined) {
+  const current = input.currentResourceVersion;
+  const ahead = current === undefined ? [] : [...checkpoints].filter(([, rv]) => isAhead(rv, current));
+  if (stored === identity && ahead.length === 0) return checkpoints;
+  if (stored === identity) {
+    logger.warn('Checkpoints ahead of the cluster (etcd restored from a backup?); discarding checkpoints', {
+      currentResourceVersion: current,
+      checkpoints: Object.fromEntries(checkpoints),
+    });
+    await store.remove(cluster);
+  } else if (checkpoints.size > 0 || stored !== undefined) {
     logger.warn('Cluster identity changed; discarding checkpoints', {
       storedIdentity: stored ?? null,
       identity,

@@ -14,7 +14,12 @@ import { trimObject, type EventLog, type LoggedEvent, type LoggedEventType } fro
 import type { WorkQueue } from '../queue/work-queue.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { CheckpointWriter, type CheckpointWriterOptions } from './checkpoint-writer.js';
-import { IDENTITY_CHECKPOINT, bindCheckpoints, readClusterIdentity } from './cluster-identity.js';
+import {
+  IDENTITY_CHECKPOINT,
+  bindCheckpoints,
+  readClusterIdentity,
+  readCurrentResourceVersion,
+} from './cluster-identity.js';
 import { eventKeys, type EventKeys, type EventType, type InvalidKey, type KeyContext } from './event-keys.js';
 import { InvalidKeyRecorder } from './invalid-keys.js';
 import { Logger } from '../runtime/logger.js';
@@ -59,6 +64,8 @@ export type ForwarderOptions = {
   readonly watch?: WatchStarter;
   /** The cluster's identity; default the uid of its kube-system namespace. */
   readonly identity?: () => Promise<string>;
+  /** The cluster's current resourceVersion, read with the identity; default a one-item namespace list. */
+  readonly currentResourceVersion?: () => Promise<string>;
 };
 
 export type ForwarderStats = {
@@ -171,15 +178,18 @@ export class Forwarder {
   private async bindIdentity(saved: ReadonlyMap<string, string>): Promise<Map<string, string> | undefined> {
     const backoff = new Backoff(this.o.backoff);
     const read = this.o.identity ?? (() => readClusterIdentity(this.o.kubeConfig));
+    const readRv = this.o.currentResourceVersion ?? (() => readCurrentResourceVersion(this.o.kubeConfig));
     while (this.state === 'running') {
       try {
         const identity = await this.untilStopped(read());
+        const currentResourceVersion = await this.untilStopped(readRv());
         const resumed = await bindCheckpoints({
           cluster: this.cluster,
           store: this.o.checkpoints,
           resources: this.resources,
           saved,
           identity,
+          currentResourceVersion,
           logger: this.logger,
         });
         if (resumed.size === 0 && this.resources.some((r) => saved.has(r))) this.stats.identityChanges++;

@@ -99,6 +99,40 @@ describe('forwarder checkpoints bound to the cluster identity', () => {
     expect(stored.get('cronjobs')).not.toBe(FAR_AHEAD);
   });
 
+  it('discards checkpoints ahead of the cluster under the same identity (etcd restored from a backup)', async () => {
+    for (const n of ['a', 'b']) await createCronJob(n);
+    const uid = (await c.kc.makeApiClient(CoreV1Api).readNamespace({ name: 'kube-system' })).metadata?.uid ?? '';
+    await checkpoints.save(
+      CLUSTER,
+      new Map([
+        [IDENTITY, uid],
+        ['cronjobs', FAR_AHEAD],
+        ['jobs', FAR_AHEAD],
+      ]),
+    );
+    forwarder = new Forwarder({
+      cluster: CLUSTER,
+      kubeConfig: c.kc,
+      owns: ['CronJob'],
+      queue,
+      checkpoints,
+      logger: new Logger('test', 'warn', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
+      registry: new Registry(),
+      resyncMs: 0,
+    });
+    await forwarder.start();
+    await waitForKeys(['a', 'b']);
+    expect(forwarder.stats.relists.initial).toBe(2);
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'Checkpoints ahead of the cluster (etcd restored from a backup?); discarding checkpoints',
+      }),
+    );
+    await createCronJob('later');
+    await waitForKeys(['later']);
+  });
+
   it('resumes without a relist when the identity matches', async () => {
     const first = new Forwarder({
       cluster: CLUSTER,
