@@ -23,7 +23,7 @@ import type { Deployment } from './conformance-types.js';
 import { writeRegistry } from './fleet.js';
 import { jsonLines, spawnTsx, type Proc } from './processes.js';
 
-export const CHAOS_CLUSTERS = ['chaos-1', 'chaos-2'] as const;
+export const CHAOS_CLUSTERS = ['chaos-1', 'chaos-2', 'chaos-3'] as const;
 
 /**
  * 'Reconcile finished' takes endedAt after queue.done() (and addAfter) returned; the lease is released inside

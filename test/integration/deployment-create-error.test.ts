@@ -27,7 +27,7 @@ describe('Deployment whose new ReplicaSet is refused', () => {
     ns = await testNamespace(c.kc);
     apps = c.kc.makeApiClient(AppsV1Api);
     core = c.kc.makeApiClient(CoreV1Api);
-    queue = new MemoryQueue({ maxFailures: 100 });
+    queue = new MemoryQueue();
     deps = inProcessDeps(c, {
       owns: ['Deployment'],
       controllers: [['Deployment', deploymentController as Controller]],
