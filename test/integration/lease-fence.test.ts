@@ -1,7 +1,7 @@
 // Fencing that holds, against a real Redis queue and a real kube-apiserver (fleetq-1): a reconcile whose lease
 // renewal is refused makes no further write, and a lease whose local deadline passed (a process paused past
 // its lease) refuses to write, including a request already waiting in the client-side rate limiter.
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Action } from '../../shared/kube/actions.js';
 import { KubeRest } from '../../shared/kube/rest.js';
@@ -34,6 +34,8 @@ describe('lease fence (real Redis queue, real apiserver)', () => {
     await deleteQueueKeys(redis, queue.prefix);
     await ns.remove();
   });
+  // The shared client is this file's last open handle: Jest runs in band on 2 cores and would wait on it.
+  afterAll(async () => redis.quit());
 
   const configMaps = (n: number): Action[] =>
     Array.from({ length: n }, (_, i) => ({
