@@ -18,6 +18,7 @@ import {
   spineReport,
   type ChaosCluster,
   type Run,
+  WATCH_SKEW_MS,
 } from '../helpers/chaos-harness.js';
 import { activePodsByReplicaSet, createDeployments, deployment, waitRolledOut } from '../helpers/chaos-workloads.js';
 
@@ -48,6 +49,8 @@ describe('chaos: a worker killed and another paused mid-create', () => {
     w = new NamespaceWatcher(c.kc, 'chaos-1', ns, { podGraceMs: 0 });
     await w.start();
     p = new Pipeline({
+      // 4 requests per second: a scale-up of 11 pods takes about 2.5 s, so the test catches it mid-create, and the
+      // heir finishes it within the pause (2 × lease), before the paused worker resumes.
       clusters: [{ name: 'chaos-1', kubeconfig: c.state.kubeconfig, qps: 4, burst: 2 }],
       driver: 'bullmq',
       redisUrl: REDIS_URL,
@@ -65,37 +68,55 @@ describe('chaos: a worker killed and another paused mid-create', () => {
     const rsOf = (d: string): string =>
       [...w!.objects.ReplicaSet.values()].find((rs) => rs.metadata.name?.startsWith(`${d}-`))?.metadata.name ?? '';
 
-    /** Scales `d` up and returns the first run of its ReplicaSet's key that starts after the spec changed. */
+    /**
+     * Scales `d` up and returns the run that is creating its ReplicaSet's pods: the latest run of the key that
+     * started before the first new pod was seen and has not ended. (The scale's first create can come before
+     * this test's watch shows the new spec, so "the first run after the spec changed" may be a later no-op.)
+     */
     const scaleAndCatch = async (d: string): Promise<Run> => {
+      const rs = rsOf(d);
+      const id = `chaos-1/ReplicaSet/${namespace}/${rs}`;
+      // The watch of pods may lag the Deployment's status: wait until it shows the one pod there is, so the first
+      // pod ADDED after the patch is a new one.
+      await waitFor(async () => activePodsByReplicaSet(w!).get(rs) === 1, 30_000, 20, `${rs}'s one pod seen`);
+      const patchedAt = Date.now();
       await apps.patchNamespacedDeploymentScale({
         namespace,
         name: d,
         body: [{ op: 'replace', path: '/spec/replicas', value: TARGET }],
       });
-      const rs = rsOf(d);
-      await waitFor(
-        async () => (w!.objects.ReplicaSet.get(rs)?.spec as { replicas?: number } | undefined)?.replicas === TARGET,
-        30_000,
-        20,
-        `${rs} scaled`,
-      );
-      const scaledAt = Date.now();
       let run: Run | undefined;
       await waitFor(
-        async () =>
-          (run = p!
+        async () => {
+          const firstAdd = w!.events.find(
+            (e) => e.kind === 'Pod' && e.type === 'ADDED' && e.at >= patchedAt && e.keys.includes(id),
+          );
+          if (!firstAdd) return false;
+          run = p!
             .runs()
-            .find((r) => r.id === `chaos-1/ReplicaSet/${namespace}/${rs}` && r.start >= scaledAt - 300)) !== undefined,
+            .filter((r) => r.id === id && r.start <= firstAdd.at + WATCH_SKEW_MS)
+            .pop();
+          return run !== undefined;
+        },
         30_000,
         10,
-        `a run of ${rs}`,
+        `the run creating ${rs}'s pods`,
       );
+      if (run!.end !== undefined) throw new Error(`${id}: the creating run ${run!.token} ended before it was caught`);
       return run!;
     };
 
     const k = await scaleAndCatch('killed');
+    const caughtAt = Date.now();
     await p.kill(k.proc);
     const podsAtKill = activePodsByReplicaSet(w).get(rsOf('killed')) ?? 0;
+    const killedAdds = w.events
+      .filter((e) => e.kind === 'Pod' && e.type === 'ADDED' && e.keys.includes(k.id))
+      .map((e) => e.at - k.start);
+    console.log(
+      `kill timing: run started ${k.start}, caught +${caughtAt - k.start} ms, killed +${(p.kills.get(k.proc) ?? 0) - k.start} ms; ` +
+        `pods added at +${killedAdds.join(', +')} ms`,
+    );
 
     const s = await scaleAndCatch('paused');
     p.pause(s.proc);

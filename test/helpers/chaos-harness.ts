@@ -9,9 +9,10 @@
 // same tests run on the code before and after the fixes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
@@ -22,6 +23,9 @@ import { fenceposts } from './conformance-model.js';
 import type { Deployment } from './conformance-types.js';
 import { writeRegistry } from './fleet.js';
 import { jsonLines, spawnTsx, type Proc } from './processes.js';
+
+/** Where Pipeline.stop() keeps the processes' logs of each run. */
+export const CHAOS_LOG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'chaos', '.logs');
 
 export const CHAOS_CLUSTERS = ['chaos-1', 'chaos-2', 'chaos-3'] as const;
 
@@ -265,6 +269,13 @@ export class Pipeline {
   async stop(): Promise<void> {
     for (const [name] of this.stops) this.procs.get(name)?.child.kill('SIGCONT');
     await Promise.all([...this.procs.values()].map((p) => p.stop('SIGKILL')));
+    this.saveLogs();
+  }
+
+  /** Every process's output, kept for a failed run: test/chaos/.logs/<queue>/<process>.log (gitignored). */
+  saveLogs(dir = join(CHAOS_LOG_DIR, this.queue)): void {
+    mkdirSync(dir, { recursive: true });
+    for (const [name, p] of this.procs) writeFileSync(join(dir, `${name}.log`), `${p.lines.join('\n')}\n`);
   }
 }
 
