@@ -15,6 +15,7 @@ import { loadConfig, type FleetqConfig } from '../shared/runtime/config.js';
 import { queueConfig, registryFrom } from '../shared/runtime/deps.js';
 import { Logger } from '../shared/runtime/logger.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
+import { resyncOnRedisLoss } from '../shared/runtime/redis-loss-resync.js';
 
 /** Time left for stopping cleanly (flushing checkpoints) before Lambda's deadline. */
 const STOP_MARGIN_MS = 5_000;
@@ -92,12 +93,15 @@ export async function main(argv: readonly string[]): Promise<void> {
   const server =
     config.FLEETQ_METRICS_PORT === undefined ? undefined : await serveMetrics(registry, config.FLEETQ_METRICS_PORT);
   await fleet.start();
+  // Redis is a cache that can vanish: on a data loss of the queue's Redis every forwarder resyncs (README).
+  const lossWatch = config.FLEETQ_DRIVER === 'bullmq' ? await resyncOnRedisLoss(fleet, config, logger) : undefined;
   logger.info('Forwarder running', { driver: config.FLEETQ_DRIVER, pid: process.pid });
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info('Forwarder stopping', { signal });
+  await lossWatch?.stop();
   await fleet.stop();
   await close();
   server?.close();
