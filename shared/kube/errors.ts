@@ -3,6 +3,8 @@ export type ReconcileErrorCode =
   | 'ApiError'
   | 'Conflict'
   | 'Unreachable'
+  /** Refused without a request: the cluster's circuit is open and its probe is in flight (kube/circuit.ts). */
+  | 'ClusterUnavailable'
   | 'UnknownCluster'
   | 'UnknownKind'
   | 'NotOwned'

@@ -1,8 +1,10 @@
 // A small REST client for one cluster: the credentials of its KubeConfig, a client-side token bucket
-// (QPS/burst, as client-go), and a count of every request for metrics and benchmarks.
+// (QPS/burst, as client-go), an optional circuit (one probe at a time while the cluster does not answer;
+// circuit.ts), and a count of every request for metrics and benchmarks.
 import type { KubeConfig, HttpMethod } from '@kubernetes/client-node';
 import { RequestContext } from '@kubernetes/client-node';
 import { fetch, type Dispatcher } from 'undici';
+import type { ClusterCircuit } from './circuit.js';
 import { ApiError } from './errors.js';
 import type { TokenBucket } from './token-bucket.js';
 
@@ -26,6 +28,7 @@ export class KubeRest {
     private readonly kc: KubeConfig,
     private readonly bucket: TokenBucket,
     private readonly observe?: RequestObserver,
+    private readonly circuit?: ClusterCircuit,
   ) {
     const c = kc.getCurrentCluster();
     if (!c) throw new Error(`cluster ${cluster}: kubeconfig has no current cluster`);
@@ -38,6 +41,17 @@ export class KubeRest {
   }
 
   async request<T>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+    // Refused before the rate limiter's wait: a cluster that does not answer costs no slot time.
+    const ticket = this.circuit?.admit();
+    let answered = false;
+    try {
+      return await this.send<T>(method, path, o, () => (answered = true));
+    } finally {
+      ticket?.settle(answered);
+    }
+  }
+
+  private async send<T>(method: string, path: string, o: RequestOptions, onAnswer: () => void): Promise<T> {
     await this.bucket.take();
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
@@ -58,6 +72,7 @@ export class KubeRest {
         signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
       });
       code = res.status;
+      onAnswer();
       const text = await res.text();
       if (res.status >= 400) throw new ApiError(res.status, method, path, reasonOf(text, res.statusText), text);
       return (text === '' ? undefined : JSON.parse(text)) as T;

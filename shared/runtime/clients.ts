@@ -1,4 +1,6 @@
-// Per-cluster API clients, built on first use and cached: a rate-limited REST client and a live view.
+// Per-cluster API clients, built on first use and cached: a rate-limited REST client with its circuit
+// (one probe at a time while the cluster does not answer) and a live view.
+import { ClusterCircuit } from '../kube/circuit.js';
 import { LiveClusterView } from '../kube/cluster-view.js';
 import type { ClusterRegistry } from '../kube/registry.js';
 import { KubeRest, type RequestObserver } from '../kube/rest.js';
@@ -20,6 +22,7 @@ export function clusterClients(
       registry.kubeConfig(cluster),
       new TokenBucket(config.limits.qps, config.limits.burst),
       observe,
+      new ClusterCircuit(cluster),
     );
     const clients = { rest, view: new LiveClusterView(rest) };
     cache.set(cluster, clients);

@@ -1,0 +1,63 @@
+// A per-process circuit for one cluster's API: while the cluster does not answer, only one request at a time
+// (the probe) is sent to it, and every other request fails at once with ClusterUnavailableError instead of
+// holding a worker slot until its timeout. Without it, a hung apiserver (a stopped process keeps its port:
+// connections open and nothing answers) takes every slot of every worker, each for the request timeout, and
+// the healthy clusters' keys wait behind them.
+//
+// - closed: requests go out as usual. A request that gets no HTTP answer (timeout, refused, reset) opens it.
+// - open: the first request while no probe is in flight becomes the probe; the others are refused without being
+//   sent. Any HTTP answer to any request (even an error status) closes it: the cluster answers again.
+// The runtime defers a refused reconcile (requeueAfter, no failure counted: the key was not tried), so the
+// keys of that cluster come back within CLUSTER_UNAVAILABLE_DEFER_MS of its recovery.
+import { ReconcileError } from './errors.js';
+
+/** How long a reconcile refused by an open circuit waits before it is tried again. */
+export const CLUSTER_UNAVAILABLE_DEFER_MS = 5_000;
+
+export class ClusterUnavailableError extends ReconcileError {
+  constructor(cluster: string, openForMs: number) {
+    super(
+      'ClusterUnavailable',
+      `cluster ${cluster} has not answered for ${Math.round(openForMs)} ms; a probe request is in flight`,
+      true,
+    );
+  }
+}
+
+export type CircuitTicket = {
+  /** answered: an HTTP response came back (any status); false: no answer (timeout, connection error). */
+  settle(answered: boolean): void;
+};
+
+export class ClusterCircuit {
+  private openedAt: number | undefined;
+  private probing = false;
+
+  constructor(
+    readonly cluster: string,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  get isOpen(): boolean {
+    return this.openedAt !== undefined;
+  }
+
+  /** Before sending a request: a ticket to settle with its outcome, or ClusterUnavailableError. */
+  admit(): CircuitTicket {
+    let probe = false;
+    if (this.openedAt !== undefined) {
+      if (this.probing) throw new ClusterUnavailableError(this.cluster, this.now() - this.openedAt);
+      this.probing = probe = true;
+    }
+    let settled = false;
+    return {
+      settle: (answered) => {
+        if (settled) return;
+        settled = true;
+        if (probe) this.probing = false;
+        if (answered) this.openedAt = undefined;
+        else this.openedAt ??= this.now();
+      },
+    };
+  }
+}
