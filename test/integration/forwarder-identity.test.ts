@@ -81,6 +81,8 @@ describe('forwarder checkpoints bound to the cluster identity', () => {
     });
     await forwarder.start();
     await waitForKeys(['a', 'b', 'c']);
+    // Jobs are listed after the CronJobs (workloads first): both initial lists have run once it has synced.
+    await forwarder.synced();
     expect(forwarder.stats.relists.initial).toBe(2);
     expect(logs).toContainEqual(
       expect.objectContaining({
@@ -122,6 +124,8 @@ describe('forwarder checkpoints bound to the cluster identity', () => {
     });
     await forwarder.start();
     await waitForKeys(['a', 'b']);
+    // Jobs are listed after the CronJobs (workloads first): both initial lists have run once it has synced.
+    await forwarder.synced();
     expect(forwarder.stats.relists.initial).toBe(2);
     expect(logs).toContainEqual(
       expect.objectContaining({
