@@ -7,12 +7,10 @@
 // - closed: requests go out as usual. A request that gets no HTTP answer (timeout, refused, reset) opens it.
 // - open: the first request while no probe is in flight becomes the probe; the others are refused without being
 //   sent. Any HTTP answer to any request (even an error status) closes it: the cluster answers again.
-// The runtime defers a refused reconcile (requeueAfter, no failure counted: the key was not tried), so the
-// keys of that cluster come back within CLUSTER_UNAVAILABLE_DEFER_MS of its recovery.
+// A refusal is a transient failure like any other (retryable; the key backs off, without end): only the slot
+// time is saved. When the cluster answers again, the forwarder's relist adds every key, and an add makes a key
+// in backoff ready at once.
 import { ReconcileError } from './errors.js';
-
-/** How long a reconcile refused by an open circuit waits before it is tried again. */
-export const CLUSTER_UNAVAILABLE_DEFER_MS = 5_000;
 
 export class ClusterUnavailableError extends ReconcileError {
   constructor(cluster: string, openForMs: number) {

@@ -3,7 +3,6 @@
 // rate-limited requeue; never at full speed against a persistent 409), a terminal error parks the key in the
 // dead-letter list, anything else retries with the key's backoff, without end. A lost lease stops the run
 // before its next write (the fence, lease-fence.ts) and touches nothing in the queue.
-import { CLUSTER_UNAVAILABLE_DEFER_MS } from '../kube/circuit.js';
 import type { Controller } from '../controllers/controller.js';
 import { countByType } from '../kube/actions.js';
 import { ApiError, GuardRefusedError, TerminalError, classify } from '../kube/errors.js';
@@ -31,7 +30,7 @@ export type ReconcileDeps = {
   readonly onOutcome?: (e: { cluster: string; kind: string; outcome: Outcome; seconds: number }) => void;
 };
 
-export type Outcome = 'done' | 'requeued' | 'conflict' | 'retried' | 'deferred' | 'dead-lettered' | 'lease-lost';
+export type Outcome = 'done' | 'requeued' | 'conflict' | 'retried' | 'dead-lettered' | 'lease-lost';
 
 /**
  * `fence`: the lease's fence, renewed by the caller (loop.ts); without one, a fence with the queue's lease
@@ -53,12 +52,6 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: Le
     if (e.code === 'LeaseLost') {
       logger.warn('Lease lost; stopped before writing', { error: errorFields(e), token: lease.token });
       outcome = 'lease-lost';
-    } else if (e.code === 'ClusterUnavailable') {
-      // Not tried: the cluster's circuit refused the request (its probe is in flight). Look again later, with no
-      // failure counted, so the key is back within the deferral of the cluster answering again.
-      await queue.done(lease, CLUSTER_UNAVAILABLE_DEFER_MS);
-      logger.info('Cluster unavailable; deferred', { delayMs: CLUSTER_UNAVAILABLE_DEFER_MS, error: e.message });
-      outcome = 'deferred';
     } else if (e.code === 'Conflict') {
       const r = await queue.retry(lease, e, { conflict: true });
       if (r.outcome === 'retried') logger.info('Conflict; re-reading after backoff', { delayMs: r.delayMs, error: e });
