@@ -23,8 +23,11 @@ export class ClusterUnavailableError extends ReconcileError {
 }
 
 export type CircuitTicket = {
-  /** answered: an HTTP response came back (any status); false: no answer (timeout, connection error). */
-  settle(answered: boolean): void;
+  /**
+   * true: an HTTP response came back (any status); false: sent and no answer (timeout, connection error);
+   * undefined: never sent (stopped before the send, e.g. by the lease fence): tells nothing about the cluster.
+   */
+  settle(answered: boolean | undefined): void;
 };
 
 export class ClusterCircuit {
@@ -53,8 +56,8 @@ export class ClusterCircuit {
         if (settled) return;
         settled = true;
         if (probe) this.probing = false;
-        if (answered) this.openedAt = undefined;
-        else this.openedAt ??= this.now();
+        if (answered === true) this.openedAt = undefined;
+        else if (answered === false) this.openedAt ??= this.now();
       },
     };
   }

@@ -43,15 +43,20 @@ export class KubeRest {
   async request<T>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
     // Refused before the rate limiter's wait: a cluster that does not answer costs no slot time.
     const ticket = this.circuit?.admit();
-    let answered = false;
+    const progress = { sent: false, answered: false };
     try {
-      return await this.send<T>(method, path, o, () => (answered = true));
+      return await this.send<T>(method, path, o, progress);
     } finally {
-      ticket?.settle(answered);
+      ticket?.settle(progress.sent ? progress.answered : undefined);
     }
   }
 
-  private async send<T>(method: string, path: string, o: RequestOptions, onAnswer: () => void): Promise<T> {
+  private async send<T>(
+    method: string,
+    path: string,
+    o: RequestOptions,
+    progress: { sent: boolean; answered: boolean },
+  ): Promise<T> {
     await this.bucket.take();
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
@@ -64,6 +69,7 @@ export class KubeRest {
     this.requests++;
     let code = 0;
     try {
+      progress.sent = true;
       const res = await fetch(url, {
         method,
         headers,
@@ -72,7 +78,7 @@ export class KubeRest {
         signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
       });
       code = res.status;
-      onAnswer();
+      progress.answered = true;
       const text = await res.text();
       if (res.status >= 400) throw new ApiError(res.status, method, path, reasonOf(text, res.statusText), text);
       return (text === '' ? undefined : JSON.parse(text)) as T;

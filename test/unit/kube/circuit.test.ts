@@ -42,6 +42,17 @@ describe('ClusterCircuit', () => {
     expect(c.isOpen).toBe(false);
   });
 
+  it('a request stopped before it was sent tells nothing: the state stays, a probe slot is freed', () => {
+    const c = new ClusterCircuit('a');
+    c.admit().settle(undefined);
+    expect(c.isOpen).toBe(false);
+    c.admit().settle(false);
+    const probe = c.admit();
+    probe.settle(undefined); // e.g. the lease fence stopped it: still open, the next request probes
+    expect(c.isOpen).toBe(true);
+    expect(() => c.admit()).not.toThrow();
+  });
+
   it('refusals are retryable ReconcileErrors with their own code', () => {
     const c = new ClusterCircuit('a');
     c.admit().settle(false);
