@@ -66,6 +66,18 @@ export async function isHealthy(c: ClusterState, root = sandboxRoot()): Promise<
   );
 }
 
+/** Replaces one cluster's recorded state (e.g. a restarted component's pid), holding the sandbox lock. */
+export async function updateClusterState(
+  name: string,
+  change: (c: ClusterState) => ClusterState,
+  root = sandboxRoot(),
+): Promise<void> {
+  await withLock(root, async () => {
+    const state = readState(root);
+    writeState(root, { ...state, clusters: state.clusters.map((c) => (c.name === name ? change(c) : c)) });
+  });
+}
+
 /** One process at a time changes a sandbox root (two test runs may start together). */
 async function withLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   const lock = join(root, '.lock');
@@ -78,7 +90,12 @@ async function withLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
         return true;
       } catch {
         // A lock left by a process that died is taken over.
-        const owner = Number(readFileSync(join(lock, 'pid'), 'utf8').trim() || '0');
+        let owner = 0;
+        try {
+          owner = Number(readFileSync(join(lock, 'pid'), 'utf8').trim() || '0');
+        } catch {
+          // the lock is being made or removed right now
+        }
         if (owner > 0 && !isAlive(owner)) rmSync(lock, { recursive: true, force: true });
         return false;
       }

@@ -11,13 +11,13 @@
 // A paused apiserver also gets a detached watchdog that sends SIGCONT after a deadline, so a test process that
 // dies mid-fault (jest killed, machine busy) cannot leave the cluster stopped.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { ensurePki } from '../../infra/sandbox/pki.js';
 import { isAlive, spawnDetached, waitFor } from '../../infra/sandbox/process.js';
 import { httpsGet } from '../../infra/sandbox/probe.js';
-import { sandboxRoot, type SandboxState } from '../../infra/sandbox/sandbox.js';
+import { sandboxRoot, updateClusterState } from '../../infra/sandbox/sandbox.js';
 
 export type ApiserverFault = {
   /** The apiserver's pid now (changes on restart). */
@@ -110,37 +110,6 @@ export function apiserverFault(state: ClusterState, o: { watchdogMs?: number } =
 }
 
 /** Writes the apiserver's new pid into the sandbox state file, holding the sandbox lock. */
-async function recordPid(root: string, cluster: string, pid: number): Promise<void> {
-  const lock = join(root, '.lock');
-  await waitFor(
-    async () => {
-      try {
-        mkdirSync(lock);
-        writeFileSync(join(lock, 'pid'), String(process.pid));
-        return true;
-      } catch {
-        let owner = 0;
-        try {
-          owner = Number(readFileSync(join(lock, 'pid'), 'utf8').trim() || '0');
-        } catch {
-          // the lock is being made or removed right now
-        }
-        if (owner > 0 && !isAlive(owner)) rmSync(lock, { recursive: true, force: true });
-        return false;
-      }
-    },
-    20 * 60_000,
-    200,
-    `the sandbox lock ${lock}`,
-  );
-  try {
-    const file = join(root, 'state.json');
-    const s = JSON.parse(readFileSync(file, 'utf8')) as SandboxState;
-    const clusters = s.clusters.map((c) =>
-      c.name === cluster ? { ...c, pids: { ...c.pids, 'kube-apiserver': pid } } : c,
-    );
-    writeFileSync(file, JSON.stringify({ ...s, clusters }, null, 2) + '\n');
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+function recordPid(root: string, cluster: string, pid: number): Promise<void> {
+  return updateClusterState(cluster, (c) => ({ ...c, pids: { ...c.pids, 'kube-apiserver': pid } }), root);
 }
