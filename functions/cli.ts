@@ -1,5 +1,5 @@
 // fleetq command line.
-//   fleetq run [--registry fleet.yaml] [--driver memory|bullmq|sqs] [--concurrency N] [--metrics-port P]
+//   fleetq run [--registry fleet.yaml] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P]
 //     The all-in-one mode: forwarders for every registered cluster and N workers in one process. With no
 //     registry it starts a local sandbox cluster (`dev-1`, fleetq mode: kube-controller-manager without its
 //     workload controllers) and serves it until Ctrl-C.
@@ -26,6 +26,7 @@ function configFrom(values: Record<string, string | boolean | undefined>): Fleet
     ...(str('driver') && { FLEETQ_DRIVER: str('driver') }),
     ...(str('concurrency') && { FLEETQ_CONCURRENCY: str('concurrency') }),
     ...(str('metrics-port') && { FLEETQ_METRICS_PORT: str('metrics-port') }),
+    ...(str('reads') && { FLEETQ_READS: str('reads') }),
   });
 }
 
@@ -37,6 +38,7 @@ async function run(args: string[]): Promise<void> {
       driver: { type: 'string' },
       concurrency: { type: 'string' },
       'metrics-port': { type: 'string' },
+      reads: { type: 'string' },
       nodes: { type: 'string', default: '3' },
       keep: { type: 'boolean', default: false },
     },
@@ -71,8 +73,9 @@ async function run(args: string[]): Promise<void> {
   const server =
     config.FLEETQ_METRICS_PORT === undefined
       ? undefined
-      : await serveMetrics(app.deps.metrics.registry, config.FLEETQ_METRICS_PORT);
-  if (server) console.log(`fleetq: metrics on http://127.0.0.1:${config.FLEETQ_METRICS_PORT}/metrics`);
+      : await serveMetrics(app.deps.metrics.registry, config.FLEETQ_METRICS_PORT, config.FLEETQ_METRICS_HOST);
+  if (server)
+    console.log(`fleetq: metrics on http://${config.FLEETQ_METRICS_HOST}:${config.FLEETQ_METRICS_PORT}/metrics`);
   console.log(
     `fleetq: running ${registry.clusters.length} cluster(s) on the ${config.FLEETQ_DRIVER} queue — Ctrl-C to stop`,
   );
@@ -115,7 +118,7 @@ async function main(argv: string[]): Promise<void> {
       return deadLetters(rest, true);
     default:
       throw new Error(
-        'usage: fleetq run [--registry FILE] [--driver memory|bullmq|sqs] [--concurrency N] [--metrics-port P] | dead-letters | redrive',
+        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | dead-letters | redrive',
       );
   }
 }

@@ -1,5 +1,5 @@
 // The forwarder as a process or a scheduled Lambda. Parses configuration and calls shared/forwarder.
-//   long-running:  npx tsx functions/forwarder.ts --registry fleet.yaml --driver memory|bullmq|sqs
+//   long-running:  npx tsx functions/forwarder.ts --registry fleet.yaml --driver memory|redis|sqs
 //                  (or FLEETQ_REGISTRY / FLEETQ_DRIVER; SIGTERM/SIGINT stop it and write the checkpoints)
 //   Lambda:        `tick` (EventBridge schedule) runs every cluster's forwarder for FORWARDER_RUN_MS (default
 //                  50 000, capped by the invocation's remaining time) from the checkpoints in Redis.
@@ -11,8 +11,8 @@ import { Registry } from 'prom-client';
 import { FleetForwarder, type ClusterRunResult } from '../shared/forwarder/fleet-forwarder.js';
 import { forwarderStores, loadForwarderConfig, type ForwarderConfig } from '../shared/forwarder/forwarder-deps.js';
 import { createQueue } from '../shared/queue/index.js';
-import { loadConfig, type FleetqConfig } from '../shared/runtime/config.js';
-import { queueConfig, registryFrom } from '../shared/runtime/deps.js';
+import { loadConfig, readsMode, type FleetqConfig } from '../shared/runtime/config.js';
+import { queueConfig, redisCaches, registryFrom } from '../shared/runtime/deps.js';
 import { Logger } from '../shared/runtime/logger.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
 import { resyncOnRedisLoss } from '../shared/runtime/redis-loss-resync.js';
@@ -36,6 +36,9 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
   const clusters = registryFrom(config);
   const queue = await createQueue(queueConfig(config));
   const stores = forwarderStores(config, fwd);
+  // Handlers that read from the cache read what this forwarder materializes in the queue's Redis.
+  const caches =
+    readsMode(config) === 'cache' && config.FLEETQ_DRIVER !== 'memory' ? redisCaches(config, clusters) : undefined;
   const newFleet = (): FleetForwarder =>
     new FleetForwarder(clusters, {
       queue,
@@ -44,6 +47,7 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
       logger,
       registry,
       resyncMs: fwd.FLEETQ_RESYNC_MS,
+      ...(caches && { cacheFor: (cluster: string) => caches.storeFor(cluster) }),
     });
   return {
     config,
@@ -51,7 +55,7 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
     logger,
     registry,
     newFleet,
-    close: async () => void (await Promise.all([queue.close(), stores.close()])),
+    close: async () => void (await Promise.all([queue.close(), stores.close(), caches?.close()])),
   };
 }
 
@@ -91,16 +95,23 @@ export async function main(argv: readonly string[]): Promise<void> {
   const { logger, registry, newFleet, close } = await makeFleetDeps(config, loadForwarderConfig(process.env));
   const fleet = newFleet();
   const server =
-    config.FLEETQ_METRICS_PORT === undefined ? undefined : await serveMetrics(registry, config.FLEETQ_METRICS_PORT);
+    config.FLEETQ_METRICS_PORT === undefined
+      ? undefined
+      : await serveMetrics(registry, config.FLEETQ_METRICS_PORT, config.FLEETQ_METRICS_HOST);
+  // A service holds itself open until it is told to stop; it must not depend on some connection being
+  // ref'd. On the SQS driver nothing else was: the cache's Redis socket is unref'd (so a Lambda or a test never
+  // hangs on it), and the process exited silently mid-list, its log ending at 'Watching'.
+  const keepAlive = setInterval(() => undefined, 60_000);
   await fleet.start();
   // Redis is a cache that can vanish: on a data loss of the queue's Redis every forwarder resyncs (README).
-  const lossWatch = config.FLEETQ_DRIVER === 'bullmq' ? await resyncOnRedisLoss(fleet, config, logger) : undefined;
+  const lossWatch = config.FLEETQ_DRIVER === 'redis' ? await resyncOnRedisLoss(fleet, config, logger) : undefined;
   logger.info('Forwarder running', { driver: config.FLEETQ_DRIVER, pid: process.pid });
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info('Forwarder stopping', { signal });
+  clearInterval(keepAlive);
   await lossWatch?.stop();
   await fleet.stop();
   await close();

@@ -1,8 +1,8 @@
-// Long-running worker: takes keys from the queue (bullmq or sqs) and reconciles them.
-//   FLEETQ_REGISTRY=fleet.yaml FLEETQ_DRIVER=bullmq FLEETQ_CONCURRENCY=8 npx tsx functions/worker.ts
+// Long-running worker: takes keys from the queue (redis or sqs) and reconciles them.
+//   FLEETQ_REGISTRY=fleet.yaml FLEETQ_DRIVER=redis FLEETQ_CONCURRENCY=8 npx tsx functions/worker.ts
 // SIGTERM/SIGINT: stop taking keys, finish the ones in flight, release the queue, exit 0.
 import { loadConfig } from '../shared/runtime/config.js';
-import { makeDeps } from '../shared/runtime/deps.js';
+import { closeDeps, makeDeps } from '../shared/runtime/deps.js';
 import { WorkerLoop } from '../shared/runtime/loop.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
 
@@ -15,7 +15,7 @@ const loop = new WorkerLoop(deps, {
 const server =
   config.FLEETQ_METRICS_PORT === undefined
     ? undefined
-    : await serveMetrics(deps.metrics.registry, config.FLEETQ_METRICS_PORT);
+    : await serveMetrics(deps.metrics.registry, config.FLEETQ_METRICS_PORT, config.FLEETQ_METRICS_HOST);
 loop.start();
 deps.logger.info('Worker started', {
   driver: config.FLEETQ_DRIVER,
@@ -30,7 +30,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   deps.logger.info('Worker stopping', { signal, inFlight: loop.busy });
   await loop.stop();
-  await deps.queue.close();
+  await closeDeps(deps);
   server?.close();
   deps.logger.info('Worker stopped', { signal });
   process.exit(0);

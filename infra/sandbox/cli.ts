@@ -1,8 +1,12 @@
-// npm run sandbox:up -- --clusters N --nodes M --mode fleetq|upstream [--names a,b]
+// npm run sandbox:up -- --clusters N --nodes M --mode fleetq|upstream [--names a,b] [--audit]
 // npm run sandbox:down [-- --names a,b]
 // npm run sandbox:status
+// npx tsx infra/sandbox/cli.ts rbac [--names a,b]   fleetq's roles and ServiceAccounts (infra/k8s/), token files
 import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import { parseMode } from './modes.js';
+import { ensureFleetqRbac } from './rbac.js';
 import { defaultSpecs, down, isHealthy, readState, sandboxRoot, up } from './sandbox.js';
 
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
@@ -22,6 +26,8 @@ async function main(argv: string[]): Promise<void> {
       nodes: { type: 'string' },
       mode: { type: 'string' },
       names: { type: 'string' },
+      // kube-apiserver writes an audit log of every request to <cluster dir>/audit.log (audit.ts).
+      audit: { type: 'boolean' },
     },
     strict: true,
   });
@@ -29,9 +35,10 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'up': {
       const mode = parseMode(values.mode ?? 'fleetq');
-      const specs = names
-        ? names.map((name) => ({ name, mode }))
-        : defaultSpecs(mode, positiveInt('clusters', values.clusters, 1));
+      const audit = values.audit === true;
+      const specs = (
+        names ? names.map((name) => ({ name, mode })) : defaultSpecs(mode, positiveInt('clusters', values.clusters, 1))
+      ).map((spec) => ({ ...spec, audit }));
       const clusters = await up({ clusters: specs, nodes: positiveInt('nodes', values.nodes, 3) });
       for (const c of clusters) console.log(`${c.name}\t${c.mode}\t${c.server}\t${c.kubeconfig}`);
       return;
@@ -50,8 +57,21 @@ async function main(argv: string[]): Promise<void> {
       }
       return;
     }
+    case 'rbac': {
+      for (const c of readState().clusters.filter((c) => !names || names.includes(c.name))) {
+        const kc = new KubeConfig();
+        kc.loadFromFile(c.kubeconfig);
+        const { server, caFile, tokenFiles } = await ensureFleetqRbac(kc, { dir: join(c.dir, 'rbac') });
+        console.log(
+          `${c.name}\t${server}\tca ${caFile}\tforwarder ${tokenFiles.forwarder}\thandler ${tokenFiles.handler}`,
+        );
+      }
+      return;
+    }
     default:
-      throw new Error(`usage: cli.ts up|down|status [--clusters N] [--nodes M] [--mode fleetq|upstream] [--names a,b]`);
+      throw new Error(
+        `usage: cli.ts up|down|status|rbac [--clusters N] [--nodes M] [--mode fleetq|upstream] [--names a,b] [--audit]`,
+      );
   }
 }
 

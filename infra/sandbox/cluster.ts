@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
+import { auditFiles, auditFlags } from './audit.js';
 import { controllersFlag, type SandboxMode } from './modes.js';
 import type { Pki } from './pki.js';
 import { freePort, spawnDetached, stopProcess, waitFor } from './process.js';
@@ -18,6 +19,8 @@ export type ClusterState = {
   readonly ports: { readonly etcd: number; readonly etcdPeer: number; readonly apiserver: number };
   readonly pids: Readonly<Record<Component, number>>;
   readonly startedAt: string;
+  /** The apiserver's audit log (JSON lines), when the cluster was started with `audit` (audit.ts). */
+  readonly auditLog?: string;
 };
 
 export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'] as const;
@@ -32,6 +35,8 @@ export type StartOptions = {
   readonly stageFiles: readonly string[];
   readonly pki: Pki;
   readonly log: (msg: string) => void;
+  /** Start kube-apiserver with an audit log of every request (audit.ts); default off. */
+  readonly audit?: boolean;
 };
 
 /** Label, annotation and taint every sandbox node carries; workloads target them with this toleration. */
@@ -130,6 +135,7 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
         '--endpoint-reconciler-type=none',
         '--profiling=false',
         '--v=0',
+        ...(o.audit ? auditFlags(dir) : []),
       ],
       logOf('kube-apiserver'),
       env,
@@ -217,6 +223,7 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
     ports,
     pids: pids as Record<Component, number>,
     startedAt: new Date().toISOString(),
+    ...(o.audit && { auditLog: auditFiles(dir).log }),
   };
 }
 

@@ -1,7 +1,7 @@
 // The sandbox: several independent clusters side by side under one root folder, with a state file
 // that says what runs where. `up` reuses clusters that are already running and healthy.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCluster, stageFiles, stopCluster, COMPONENTS, type ClusterState } from './cluster.js';
@@ -19,7 +19,12 @@ export function sandboxRoot(env: NodeJS.ProcessEnv = process.env): string {
 
 export type SandboxState = { readonly binDir?: string; readonly clusters: ClusterState[] };
 
-export type ClusterSpec = { readonly name: string; readonly mode: SandboxMode };
+export type ClusterSpec = {
+  readonly name: string;
+  readonly mode: SandboxMode;
+  /** Start its kube-apiserver with an audit log (ClusterState.auditLog; audit.ts). Default off. */
+  readonly audit?: boolean;
+};
 
 export type UpOptions = {
   readonly clusters: readonly ClusterSpec[];
@@ -89,14 +94,19 @@ async function withLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
         writeFileSync(join(lock, 'pid'), String(process.pid));
         return true;
       } catch {
-        // A lock left by a process that died is taken over.
+        // A lock left by a process that died is taken over: its pid is not alive, or it has no pid file
+        // long after it was made (killed between mkdir and write; a live maker writes it at once).
         let owner = 0;
         try {
           owner = Number(readFileSync(join(lock, 'pid'), 'utf8').trim() || '0');
         } catch {
-          // the lock is being made or removed right now
+          // the lock is being made or removed right now, or its maker died in between
         }
-        if (owner > 0 && !isAlive(owner)) rmSync(lock, { recursive: true, force: true });
+        const stale =
+          owner > 0
+            ? !isAlive(owner)
+            : Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 30_000;
+        if (stale) rmSync(lock, { recursive: true, force: true });
         return false;
       }
     },
@@ -122,7 +132,14 @@ export async function up(o: UpOptions): Promise<ClusterState[]> {
     const toStart: ClusterSpec[] = [];
     for (const spec of o.clusters) {
       const existing = state.clusters.find((c) => c.name === spec.name);
-      if (existing && existing.mode === spec.mode && existing.nodes >= o.nodes && (await isHealthy(existing, root))) {
+      const sameAudit = (existing?.auditLog !== undefined) === (spec.audit === true);
+      if (
+        existing &&
+        existing.mode === spec.mode &&
+        existing.nodes >= o.nodes &&
+        sameAudit &&
+        (await isHealthy(existing, root))
+      ) {
         log(`cluster ${spec.name} already running at ${existing.server}`);
         running.push(existing);
       } else {

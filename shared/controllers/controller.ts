@@ -11,7 +11,11 @@ export type PlanResult = {
 
 export interface Controller<Observed = unknown> {
   readonly kind: string;
-  observe(view: ClusterView, key: ReconcileKey): Promise<Observed>;
+  /**
+   * `now`: the runtime's clock, for a controller whose reads depend on time (TTL-after-finished re-reads a Job
+   * fresh only once it has expired); the others ignore it. Observe does I/O; plan stays pure.
+   */
+  observe(view: ClusterView, key: ReconcileKey, now?: Date): Promise<Observed>;
   /** Pure: no I/O, no clock (now is given), no randomness. */
   plan(observed: Observed, now: Date): PlanResult;
   /**

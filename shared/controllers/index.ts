@@ -1,23 +1,32 @@
-// Every controller fleetq ships, by the kind of its reconcile key.
+// Every kind fleetq knows, by its watch descriptor: one registration line per kind. The forwarder's watches
+// and event → key mapping, the workload index and the controller map derive from this list.
 import type { ClusterRegistry } from '../kube/registry.js';
-import { configMapMirror, configMapMirrorController } from './configmap-mirror/index.js';
+import { configMapMirrorDescriptor } from './configmap-mirror/descriptor.js';
 import type { Controller } from './controller.js';
-import { deploymentController } from './deployment/index.js';
-import { replicaSetController } from './replicaset/index.js';
+import { cronJobDescriptor } from './cronjob/descriptor.js';
+import { daemonSetDescriptor } from './daemonset/descriptor.js';
+import { deploymentDescriptor } from './deployment/descriptor.js';
+import { DescriptorRegistry } from './descriptor-registry.js';
+import { jobDescriptor } from './job/descriptor.js';
+import { replicaSetDescriptor } from './replicaset/descriptor.js';
+import { statefulSetDescriptor } from './statefulset/descriptor.js';
+import { ttlAfterFinishedDescriptor } from './ttl-after-finished/descriptor.js';
+
+export const DESCRIPTORS = new DescriptorRegistry([
+  deploymentDescriptor,
+  replicaSetDescriptor,
+  statefulSetDescriptor,
+  daemonSetDescriptor,
+  jobDescriptor,
+  cronJobDescriptor,
+  ttlAfterFinishedDescriptor,
+  configMapMirrorDescriptor,
+]);
 
 /** The controllers bound to a registry (the ConfigMap mirror writes only where each cluster's entry allows). */
 export function controllersFor(registry: Pick<ClusterRegistry, 'get'>): ReadonlyMap<string, Controller> {
-  const mirror = configMapMirrorController((cluster) => registry.get(cluster)?.mirror);
-  return new Map<string, Controller>([
-    [mirror.kind, mirror as Controller],
-    [replicaSetController.kind, replicaSetController as Controller],
-    [deploymentController.kind, deploymentController as Controller],
-  ]);
+  return DESCRIPTORS.controllers(registry);
 }
 
 /** The same kinds without a registry: the mirror here has no policy and writes nowhere. */
-export const CONTROLLERS: ReadonlyMap<string, Controller> = new Map<string, Controller>([
-  [configMapMirror.kind, configMapMirror as Controller],
-  [replicaSetController.kind, replicaSetController as Controller],
-  [deploymentController.kind, deploymentController as Controller],
-]);
+export const CONTROLLERS: ReadonlyMap<string, Controller> = DESCRIPTORS.controllers();

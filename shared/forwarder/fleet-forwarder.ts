@@ -1,14 +1,17 @@
 // One Forwarder per registered cluster, each isolated: a cluster whose client cannot be built or whose
 // checkpoints cannot be loaded is logged and retried with backoff, and never stops the others (an unreachable
 // apiserver is already contained inside its own watchers).
+import type { CacheStore } from '../cache/cache-store.js';
 import type { ClusterRegistry } from '../kube/registry.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { Forwarder, type ForwarderOptions } from './forwarder.js';
 import { Logger } from '../runtime/logger.js';
 
-export type FleetForwarderOptions = Omit<ForwarderOptions, 'cluster' | 'kubeConfig' | 'owns' | 'lister'> & {
+export type FleetForwarderOptions = Omit<ForwarderOptions, 'cluster' | 'kubeConfig' | 'owns' | 'lister' | 'cache'> & {
   /** Backoff between attempts to start one cluster's forwarder. */
   readonly startBackoff?: BackoffOptions;
+  /** Each cluster's object cache to materialize (reads from the cache); none: no cache is filled. */
+  readonly cacheFor?: (cluster: string) => CacheStore;
 };
 
 export type ClusterRunResult = { readonly cluster: string; readonly ok: boolean; readonly error?: string };
@@ -83,6 +86,14 @@ export class FleetForwarder {
   private create(name: string): Forwarder {
     const config = this.registry.get(name);
     if (!config) throw new Error(`cluster ${name} is not registered`);
-    return new Forwarder({ ...this.o, cluster: name, kubeConfig: this.registry.kubeConfig(name), owns: config.owns });
+    const { cacheFor, ...options } = this.o;
+    const cache = cacheFor?.(name);
+    return new Forwarder({
+      ...options,
+      cluster: name,
+      kubeConfig: this.registry.kubeConfig(name),
+      owns: config.owns,
+      ...(cache && { cache }),
+    });
   }
 }

@@ -9,7 +9,7 @@
 //   FLEETQ_EVENT_LOG_REDIS_URL a separate Redis for the event log (default: REDIS_URL)
 //   FLEETQ_EVENT_LOG_MAX_ENTRY_BYTES larger objects are logged as a truncated stub (default 16384; 0 = no cap)
 import type { Redis } from 'ioredis';
-import { connectRedis } from '../queue/bullmq/redis-connection.js';
+import { connectRedis } from '../queue/redis/redis-connection.js';
 import { z } from 'zod';
 import {
   FileCheckpointStore,

@@ -20,13 +20,14 @@ import {
   readClusterIdentity,
   readCurrentResourceVersion,
 } from './cluster-identity.js';
-import { eventKeys, type EventKeys, type EventType, type InvalidKey, type KeyContext } from './event-keys.js';
+import { eventKeys, type EventKeys, type InvalidKey, type KeyContext } from './event-keys.js';
 import { InvalidKeyRecorder } from './invalid-keys.js';
 import { Logger } from '../runtime/logger.js';
 import { forwarderMetrics, type ForwarderMetrics } from './metrics.js';
 import { PreviousState, isPreviousTracked } from './previous-state.js';
-import { ResourceWatcher, type ListReason, type WatchStarter } from './resource-watcher.js';
+import { ResourceWatcher, type ListReason, type WatchedEvent, type WatchStarter } from './resource-watcher.js';
 import {
+  kindOfResource,
   dependentKinds,
   makeLister,
   watchedResources,
@@ -35,7 +36,9 @@ import {
   type Resource,
 } from './resources.js';
 import { runResync } from './resync.js';
-import { isUnreachable } from './watch-errors.js';
+import { isUnreachable } from '../kube/errors.js';
+import { applyEvent } from '../cache/apply-event.js';
+import type { CacheStore } from '../cache/cache-store.js';
 import { WorkloadIndex, isIndexedResource } from './workload-index.js';
 
 export type ForwarderOptions = {
@@ -66,6 +69,12 @@ export type ForwarderOptions = {
   readonly identity?: () => Promise<string>;
   /** The cluster's current resourceVersion, read with the identity; default a one-item namespace list. */
   readonly currentResourceVersion?: () => Promise<string>;
+  /**
+   * The object cache this forwarder materializes (the informer): every event is applied to it before its keys
+   * are enqueued, so a handler woken by an event reads a cache that has it. With a cache, every watched
+   * resource is listed on resume too (the store may be empty or behind).
+   */
+  readonly cache?: CacheStore;
 };
 
 export type ForwarderStats = {
@@ -83,6 +92,9 @@ export type ForwarderStats = {
   /** Checkpoints discarded because the cluster's identity changed. */
   identityChanges: number;
 };
+
+/** How often a forwarder says it keeps its cache current; readers stop trusting it after 3 missed beats. */
+export const CACHE_HEARTBEAT_MS = 5_000;
 
 /** Checkpoint-store entry holding when this cluster was last resynced (epoch ms), for runFor. */
 export const RESYNC_CHECKPOINT = '@resync';
@@ -114,6 +126,7 @@ export class Forwarder {
   private watchers: ResourceWatcher[] = [];
   private launching: Promise<void> = Promise.resolve();
   private resyncTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
   private resyncing: Promise<number> | undefined;
   private state: 'new' | 'running' | 'stopped' = 'new';
 
@@ -156,6 +169,12 @@ export class Forwarder {
     if (resyncMs > 0) {
       this.resyncTimer = setInterval(() => void this.resync().catch(() => undefined), resyncMs);
       this.resyncTimer.unref();
+    }
+    if (this.o.cache) {
+      const beat = (): void => void this.heartbeat();
+      beat();
+      this.heartbeatTimer = setInterval(beat, CACHE_HEARTBEAT_MS);
+      this.heartbeatTimer.unref();
     }
     this.logger.info('Forwarder started', { resources: this.resources, saved: Object.fromEntries(saved) });
   }
@@ -233,6 +252,7 @@ export class Forwarder {
     this.state = 'stopped';
     this.stopSignal.abort();
     if (this.resyncTimer) clearInterval(this.resyncTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     await this.launching;
     await Promise.all(this.watchers.map((w) => w.stop()));
     // A resync stuck on an unresponsive cluster must not hold up the checkpoint write.
@@ -257,6 +277,13 @@ export class Forwarder {
     }
     await sleep(ms, this.stopSignal.signal);
     await this.stop();
+  }
+
+  /** Refills the cache (a warm list of every watched resource), e.g. after its Redis lost its data. */
+  refillCache(): void {
+    if (!this.o.cache) return;
+    this.logger.info('Refilling the cache');
+    for (const w of this.watchers) w.refill();
   }
 
   /** Enqueues every owned object's key from a fresh list of each owned kind; returns how many keys. */
@@ -294,17 +321,18 @@ export class Forwarder {
       lister: this.lister,
       logger,
       ...(resumeFrom === undefined ? {} : { resumeFrom }),
-      warmOnResume: isIndexedResource(resource) || isPreviousTracked(resource),
+      warmOnResume: this.o.cache !== undefined || isIndexedResource(resource) || isPreviousTracked(resource),
       ...(this.o.pageSize === undefined ? {} : { pageSize: this.o.pageSize }),
       ...(this.o.backoff === undefined ? {} : { backoff: this.o.backoff }),
       ...(this.o.maxPendingEvents === undefined ? {} : { maxPending: this.o.maxPendingEvents }),
       ...(this.o.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: this.o.watchTimeoutSeconds }),
       ...(this.o.watch === undefined ? {} : { watch: this.o.watch }),
       hooks: {
-        onEvent: (type, object) => this.onEvent(resource, type, object),
-        onList: (reason, objects) => this.onList(resource, reason, objects),
+        onEvents: (events) => this.onEvents(resource, events),
+        onList: (reason, objects, rv) => this.onList(resource, reason, objects, rv),
         onProgress: (rv) => {
           this.writer.mark(resource, rv);
+          this.advanceCache(resource, rv);
           this.metrics.lastEvent.set({ cluster: this.cluster, resource }, this.now() / 1000);
         },
         onRestart: (reason) => {
@@ -316,28 +344,58 @@ export class Forwarder {
     });
   }
 
-  private async onEvent(resource: Resource, type: EventType, object: KubeObject): Promise<void> {
-    let mapped: EventKeys | undefined;
-    let mappingError: unknown;
-    try {
-      const previous = this.previous.get(resource, object);
-      mapped = eventKeys({ type, resource, object, ...(previous === undefined ? {} : { previous }) }, this.ctx);
-      this.index.apply(resource, type, object);
-      this.previous.apply(resource, type, object);
-    } catch (err) {
-      mappingError = err;
+  /**
+   * A batch of watch events, in order: each is mapped to keys against the index as it stood after the events
+   * before it; then the whole batch goes to the cache (one pipelined round trip), the event log (one append)
+   * and the queue (each distinct key once). The cache first: a key enqueued must find its events in it. A failed
+   * cache apply or enqueue fails the batch (the watch starts again from before it).
+   */
+  private async onEvents(resource: Resource, events: readonly WatchedEvent[]): Promise<void> {
+    const keys = new Map<string, ReconcileKey>();
+    const problems: Array<() => Promise<void>> = [];
+    for (const { type, object } of events) {
+      let mapped: EventKeys | undefined;
+      let mappingError: unknown;
+      try {
+        const previous = this.previous.get(resource, object);
+        mapped = eventKeys({ type, resource, object, ...(previous === undefined ? {} : { previous }) }, this.ctx);
+        this.index.apply(resource, type, object);
+        this.previous.apply(resource, type, object);
+      } catch (err) {
+        mappingError = err;
+      }
+      this.stats.events++;
+      this.metrics.events.inc({ cluster: this.cluster, resource, type });
+      if (mapped === undefined) {
+        problems.push(() => this.invalid.unmappable(resource, object, mappingError));
+        continue;
+      }
+      for (const key of mapped.keys) keys.set(keyString(key), key);
+      const invalid = mapped.invalid;
+      if (invalid.length > 0) problems.push(() => this.recordInvalid(resource, object, invalid));
     }
-    this.stats.events++;
-    this.metrics.events.inc({ cluster: this.cluster, resource, type });
-    await this.log(resource, type, [object]);
-    if (mapped === undefined) return this.invalid.unmappable(resource, object, mappingError);
-    await this.addAll(mapped.keys);
-    await this.recordInvalid(resource, object, mapped.invalid);
+    const cache = this.o.cache;
+    if (cache) {
+      // Issued together: one connection sends them in order, and the store applies each atomically.
+      const kind = kindOfResource(resource);
+      await Promise.all(events.map(({ type, object }) => applyEvent(cache, { type, kind, object })));
+    }
+    await this.logEvents(resource, events);
+    await this.addAll([...keys.values()]);
+    for (const problem of problems) await problem();
   }
 
-  private async onList(resource: Resource, reason: ListReason, objects: readonly KubeObject[]): Promise<void> {
+  private async onList(
+    resource: Resource,
+    reason: ListReason,
+    objects: readonly KubeObject[],
+    resourceVersion: string,
+  ): Promise<void> {
     this.index.replace(resource, objects);
     this.previous.replace(resource, objects);
+    if (this.o.cache) {
+      await applyEvent(this.o.cache, { type: 'LISTED', kind: kindOfResource(resource), objects, resourceVersion });
+    }
     if (reason === 'warm') {
       this.stats.warmLists++;
       return;
@@ -376,22 +434,28 @@ export class Forwarder {
     this.stats.invalidKeys = this.invalid.count;
   }
 
+  /** Enqueues keys, all at once (a round trip for the lot, not one each); a key refused as malformed is recorded. */
   private async addAll(keys: readonly ReconcileKey[]): Promise<number> {
-    for (const key of keys) {
-      try {
-        await this.o.queue.add(key);
-      } catch (err) {
-        // The driver's own rule refused the key: bad data, recorded and skipped like any invalid key.
-        if (err instanceof MalformedKeyError) {
-          await this.invalid.refused(key, err.message);
-          this.stats.invalidKeys = this.invalid.count;
-          continue;
-        }
-        this.countError('enqueue');
-        throw err;
+    const outcomes = await Promise.allSettled(keys.map((key) => this.o.queue.add(key)));
+    let failure: unknown;
+    for (const [i, outcome] of outcomes.entries()) {
+      const key = keys[i] as ReconcileKey;
+      if (outcome.status === 'fulfilled') {
+        this.stats.keysAdded++;
+        this.metrics.keys.inc({ cluster: this.cluster, kind: key.kind });
+        continue;
       }
-      this.stats.keysAdded++;
-      this.metrics.keys.inc({ cluster: this.cluster, kind: key.kind });
+      // The driver's own rule refused the key: bad data, recorded and skipped like any invalid key.
+      if (outcome.reason instanceof MalformedKeyError) {
+        await this.invalid.refused(key, outcome.reason.message);
+        this.stats.invalidKeys = this.invalid.count;
+        continue;
+      }
+      failure ??= outcome.reason;
+    }
+    if (failure !== undefined) {
+      this.countError('enqueue');
+      throw failure;
     }
     if (keys.length > 0) this.logger.debug('Keys added', { keys: keys.map(keyString) });
     return keys.length;
@@ -399,14 +463,24 @@ export class Forwarder {
 
   /** The event log is for replay, not delivery: a failed append is counted and logged, never retried. */
   private async log(resource: Resource, type: LoggedEventType, objects: readonly KubeObject[]): Promise<void> {
-    if (!this.o.eventLog || objects.length === 0) return;
+    await this.logEvents(
+      resource,
+      objects.map((object) => ({ type, object })),
+    );
+  }
+
+  private async logEvents(
+    resource: Resource,
+    watched: ReadonlyArray<{ readonly type: LoggedEventType; readonly object: KubeObject }>,
+  ): Promise<void> {
+    if (!this.o.eventLog || watched.length === 0) return;
     const observedAt = this.now();
-    const events: LoggedEvent[] = objects.map((o) => ({
+    const events: LoggedEvent[] = watched.map(({ type, object }) => ({
       type,
       cluster: this.cluster,
       resource,
       observedAt,
-      object: trimObject(o),
+      object: trimObject(object),
     }));
     try {
       await this.o.eventLog.append(this.cluster, events);
@@ -414,6 +488,25 @@ export class Forwarder {
       this.countError('event-log', resource);
       this.logger.error('Event log append failed', { resource, err, events: events.length });
     }
+  }
+
+  /** Tells readers of a shared cache that it is kept current (cache-store.ts `heartbeat`). */
+  private async heartbeat(): Promise<void> {
+    try {
+      await this.o.cache?.heartbeat(3 * CACHE_HEARTBEAT_MS);
+    } catch (err) {
+      this.countError('cache');
+      this.logger.warn('Cache heartbeat not written', { err });
+    }
+  }
+
+  /** Bookmarks and handled events move the cache's watermark; a lost advance only delays readers. */
+  private advanceCache(resource: Resource, resourceVersion: string): void {
+    if (!this.o.cache) return;
+    this.o.cache.advance(kindOfResource(resource), resourceVersion).catch((err: unknown) => {
+      this.countError('cache', resource);
+      this.logger.warn('Cache watermark not advanced', { resource, err });
+    });
   }
 
   private countError(operation: string, resource = ''): void {

@@ -7,7 +7,7 @@ import type { WorkQueue } from '../queue/work-queue.js';
 import type { Logger } from '../runtime/logger.js';
 import type { InvalidKey } from './event-keys.js';
 import type { ForwarderMetrics } from './metrics.js';
-import { RESOURCE_KIND, type KubeObject, type Resource } from './resources.js';
+import { kindOfResource, type KubeObject, type Resource } from './resources.js';
 
 /** How many parked (object, key, reason) triples are remembered to avoid parking them again. */
 const REMEMBERED = 10_000;
@@ -19,7 +19,7 @@ export type ObjectIdentity = { kind: string; namespace: string; name: string; ui
 export function objectIdentity(resource: Resource, object: KubeObject): ObjectIdentity {
   const m = object.metadata ?? {};
   return {
-    kind: RESOURCE_KIND[resource],
+    kind: kindOfResource(resource),
     namespace: bounded(m.namespace),
     name: bounded(m.name),
     uid: bounded(m.uid),

@@ -1,60 +1,32 @@
-// The previous version of the objects whose mapping depends on what changed: Nodes (a heartbeat-only update
-// wakes no DaemonSet) and mirror-source ConfigMaps (removing the annotation still wakes the source's key).
-// Only a trimmed view is kept, and only for those two resources.
-import { isDeepStrictEqual } from 'node:util';
-import { mirrorSourceView } from './mirror-keys.js';
+// The previous version of the objects whose mapping depends on what changed (a descriptor's `remember`: Nodes
+// for DaemonSets, mirror-source ConfigMaps for the mirror). Only the trimmed view the descriptor asks for is
+// kept, and only for those resources.
+import { DESCRIPTORS } from '../controllers/index.js';
+import type { DescriptorRegistry } from '../controllers/descriptor-registry.js';
 import type { KubeObject, Resource } from './resources.js';
 
-type NodeSpecView = { taints?: unknown; unschedulable?: unknown };
-type Condition = { type?: string; status?: string };
-
-/** The parts of a Node that DaemonSet scheduling depends on: labels, taints, unschedulable, readiness. */
-export function nodeView(object: KubeObject): KubeObject {
-  const spec = (object.spec ?? {}) as NodeSpecView;
-  const conditions = ((object.status as { conditions?: Condition[] } | undefined)?.conditions ?? [])
-    .filter((c) => c.type === 'Ready')
-    .map((c) => ({ type: c.type, status: c.status }));
-  return {
-    metadata: { name: object.metadata?.name, labels: { ...object.metadata?.labels } },
-    spec: { taints: spec.taints ?? [], unschedulable: spec.unschedulable ?? false },
-    status: { conditions },
-  };
-}
-
-/** True when a Node update changed nothing a DaemonSet cares about. */
-export function isNodeUnchanged(previous: KubeObject, current: KubeObject): boolean {
-  return isDeepStrictEqual(
-    JSON.parse(JSON.stringify(nodeView(previous))),
-    JSON.parse(JSON.stringify(nodeView(current))),
-  );
-}
-
-function viewOf(resource: Resource, object: KubeObject): KubeObject | undefined {
-  if (resource === 'nodes') return nodeView(object);
-  if (resource === 'configmaps') return mirrorSourceView(object);
-  return undefined;
-}
-
-export function isPreviousTracked(resource: Resource): boolean {
-  return resource === 'nodes' || resource === 'configmaps';
+export function isPreviousTracked(resource: Resource, descriptors: DescriptorRegistry = DESCRIPTORS): boolean {
+  return descriptors.isRemembered(resource);
 }
 
 export class PreviousState {
   private readonly views = new Map<string, KubeObject>();
+
+  constructor(private readonly descriptors: DescriptorRegistry = DESCRIPTORS) {}
 
   get(resource: Resource, object: KubeObject): KubeObject | undefined {
     return this.views.get(id(resource, object));
   }
 
   apply(resource: Resource, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject): void {
-    if (!isPreviousTracked(resource)) return;
-    const view = type === 'DELETED' ? undefined : viewOf(resource, object);
+    if (!this.descriptors.isRemembered(resource)) return;
+    const view = type === 'DELETED' ? undefined : this.descriptors.remember(resource, object);
     if (view === undefined) this.views.delete(id(resource, object));
     else this.views.set(id(resource, object), view);
   }
 
   replace(resource: Resource, objects: readonly KubeObject[]): void {
-    if (!isPreviousTracked(resource)) return;
+    if (!this.descriptors.isRemembered(resource)) return;
     for (const key of this.views.keys()) if (key.startsWith(`${resource}/`)) this.views.delete(key);
     for (const object of objects) this.apply(resource, 'ADDED', object);
   }

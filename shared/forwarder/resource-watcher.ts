@@ -12,15 +12,25 @@ import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import type { EventType } from './event-keys.js';
 import type { Logger } from '../runtime/logger.js';
 import { listAll, watchPath, type KubeObject, type Lister, type Resource } from './resources.js';
-import { isExpiredError, isUnreachable, outcomeOfDone, outcomeOfStatus, type WatchOutcome } from './watch-errors.js';
+import { isUnreachable } from '../kube/errors.js';
+import { isExpiredError, outcomeOfDone, outcomeOfStatus, type WatchOutcome } from './watch-errors.js';
 
 /** initial: no checkpoint; expired: 410 Gone; warm: resuming from a checkpoint, list only to refill memory. */
 export type ListReason = 'initial' | 'expired' | 'warm';
 export type RestartReason = 'ended' | 'timeout' | 'expired' | 'error' | 'overflow';
 
+/** One watch event handed to the hooks. */
+export type WatchedEvent = { readonly type: EventType; readonly object: KubeObject };
+
 export type WatcherHooks = {
-  onEvent(type: EventType, object: KubeObject): Promise<void>;
-  onList(reason: ListReason, objects: readonly KubeObject[]): Promise<void>;
+  /**
+   * The events that arrived while the last batch was handled, in order (at most MAX_BATCH): handled together,
+   * so a burst costs a few round trips to the cache, log and queue rather than a few per event. The
+   * checkpoint moves past the batch only once this resolved; a failure fails the whole batch.
+   */
+  onEvents(events: readonly WatchedEvent[]): Promise<void>;
+  /** A complete list (every page) and the resourceVersion it was read at. */
+  onList(reason: ListReason, objects: readonly KubeObject[], resourceVersion: string): Promise<void>;
   /** The resourceVersion up to which everything was handled (after events, bookmarks and lists). */
   onProgress(resourceVersion: string): void;
   onRestart(reason: RestartReason): void;
@@ -57,6 +67,8 @@ export type ResourceWatcherOptions = {
 };
 
 export const DEFAULT_MAX_PENDING = 1_000;
+/** The most events handed to onEvents at once. */
+export const MAX_BATCH = 200;
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
@@ -73,6 +85,7 @@ export class ResourceWatcher {
   private loop: Promise<void> | undefined;
   private readonly maxPending: number;
   private markSynced!: () => void;
+  private refillRequested = false;
   /** Resolves once the first list (or warm list) is done, or at once when resuming without one. */
   readonly synced = new Promise<void>((resolve) => (this.markSynced = resolve));
 
@@ -90,6 +103,15 @@ export class ResourceWatcher {
     this.loop ??= this.run();
   }
 
+  /**
+   * Lists once more (a warm list: nothing enqueued, the watch goes on from where it was) to refill what the
+   * hooks keep, e.g. a cache that lost its data; the current watch is ended to get there at once.
+   */
+  refill(): void {
+    this.refillRequested = true;
+    this.current?.abort();
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     this.stopSignal.abort();
@@ -103,6 +125,10 @@ export class ResourceWatcher {
     if (pending === undefined) this.markSynced();
     while (!this.stopping) {
       try {
+        if (this.refillRequested) {
+          this.refillRequested = false;
+          pending ??= 'warm';
+        }
         if (pending !== undefined) {
           await this.list(pending);
           pending = undefined;
@@ -159,7 +185,7 @@ export class ResourceWatcher {
       this.stats.skipped += skipped;
       this.o.logger.warn('Listed items skipped: not objects with metadata', { reason, skipped });
     }
-    await this.o.hooks.onList(reason, items);
+    await this.o.hooks.onList(reason, items, resourceVersion);
     this.o.logger.info('Listed', { reason, objects: items.length, resourceVersion });
     if (reason === 'warm') return;
     this.rv = resourceVersion;
@@ -185,17 +211,18 @@ export class ResourceWatcher {
       const drain = async (): Promise<void> => {
         await undefined; // `draining` is set before the first item is handled
         while (buffer.length > 0 && !halted && !this.stopping) {
-          const next = buffer[0] as Pending;
+          const batch = buffer.slice(0, MAX_BATCH);
+          const events = batch.flatMap((p) => (p.type === 'BOOKMARK' ? [] : [{ type: p.type, object: p.object }]));
           try {
-            if (next.type !== 'BOOKMARK') await this.o.hooks.onEvent(next.type, next.object);
+            if (events.length > 0) await this.o.hooks.onEvents(events);
             if (this.stopping) break;
-            this.advance(next.rv);
+            this.advance(lastResourceVersion(batch));
           } catch (error) {
             halted = true;
             settle({ kind: 'failed', error });
             break;
           }
-          buffer.shift();
+          buffer.splice(0, batch.length);
         }
         if (halted || this.stopping) buffer.length = 0;
       };
@@ -214,8 +241,17 @@ export class ResourceWatcher {
         if (finished) return;
         finished = true;
         this.stopSignal.signal.removeEventListener('abort', onStop);
+        // A stream ended by refill() ended on purpose: no error, the loop lists and watches on.
+        const refill = this.refillRequested && outcome === undefined;
+        const ended = { kind: 'ended', reason: 'ended', events, durationMs: Date.now() - started } as const;
         void idle().then(() =>
-          resolve(this.stopping ? { kind: 'stopped' } : (outcome ?? outcomeOfDone(err, events, Date.now() - started))),
+          resolve(
+            this.stopping
+              ? { kind: 'stopped' }
+              : refill
+                ? ended
+                : (outcome ?? outcomeOfDone(err, events, Date.now() - started)),
+          ),
         );
       };
       const skip = (why: string, type: unknown): void => {
@@ -276,6 +312,15 @@ export class ResourceWatcher {
     this.rv = rv;
     this.o.hooks.onProgress(rv);
   }
+}
+
+/** The last resourceVersion a batch carries (an object without one does not move the checkpoint). */
+function lastResourceVersion(batch: readonly Pending[]): string | undefined {
+  for (let i = batch.length - 1; i >= 0; i--) {
+    const rv = batch[i]?.rv;
+    if (rv !== undefined && rv !== '') return rv;
+  }
+  return undefined;
 }
 
 function isObjectWithMetadata(value: unknown): value is KubeObject & { metadata: { resourceVersion?: unknown } } {

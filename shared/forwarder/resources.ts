@@ -1,110 +1,38 @@
-// The API resources the forwarder watches, which of them each owned kind needs, and how to list one page of
-// each across all namespaces with the typed clients (and every page, following continue tokens).
-import {
-  AppsV1Api,
-  BatchV1Api,
-  CoreV1Api,
-  type KubeConfig,
-  type KubernetesObject,
-  type V1ListMeta,
-} from '@kubernetes/client-node';
-import type { Kind } from '../kube/kinds.js';
+// The API resources the forwarder watches (derived from the controllers' watch descriptors and the resource
+// table, shared/controllers/index.ts), and how to list one page of each across all namespaces with the typed
+// clients (and every page, following continue tokens).
+import { AppsV1Api, BatchV1Api, CoreV1Api, type KubeConfig, type V1ListMeta } from '@kubernetes/client-node';
+import { DESCRIPTORS } from '../controllers/index.js';
+import type { DescriptorRegistry } from '../controllers/descriptor-registry.js';
+import type { KubeObject } from '../kube/meta/object.js';
+import { resourcePath } from '../kube/resources.js';
 
-export const Resource = {
-  Deployments: 'deployments',
-  ReplicaSets: 'replicasets',
-  StatefulSets: 'statefulsets',
-  DaemonSets: 'daemonsets',
-  Jobs: 'jobs',
-  CronJobs: 'cronjobs',
-  Pods: 'pods',
-  ControllerRevisions: 'controllerrevisions',
-  PersistentVolumeClaims: 'persistentvolumeclaims',
-  Nodes: 'nodes',
-  ConfigMaps: 'configmaps',
-} as const;
-export type Resource = (typeof Resource)[keyof typeof Resource];
+/** An API resource by its plural, as the resource table names it ('pods', 'replicasets', …). */
+export type Resource = string;
 
-/** What the mapping reads of an object: identity, labels, annotations, owners, and the spec's selector. */
-export type KubeObject = KubernetesObject & { spec?: unknown; status?: unknown };
+export type { KubeObject };
 
-/** The workload resources, each holding one kind fleetq can own. */
-export const WORKLOAD_KIND: Readonly<Partial<Record<Resource, Kind>>> = {
-  deployments: 'Deployment',
-  replicasets: 'ReplicaSet',
-  statefulsets: 'StatefulSet',
-  daemonsets: 'DaemonSet',
-  jobs: 'Job',
-  cronjobs: 'CronJob',
-};
-
-/** The object kind each resource holds. */
-export const RESOURCE_KIND: Readonly<Record<Resource, string>> = {
-  deployments: 'Deployment',
-  replicasets: 'ReplicaSet',
-  statefulsets: 'StatefulSet',
-  daemonsets: 'DaemonSet',
-  jobs: 'Job',
-  cronjobs: 'CronJob',
-  pods: 'Pod',
-  controllerrevisions: 'ControllerRevision',
-  persistentvolumeclaims: 'PersistentVolumeClaim',
-  nodes: 'Node',
-  configmaps: 'ConfigMap',
-};
-
-const WATCH_PATH: Readonly<Record<Resource, string>> = {
-  deployments: '/apis/apps/v1/deployments',
-  replicasets: '/apis/apps/v1/replicasets',
-  statefulsets: '/apis/apps/v1/statefulsets',
-  daemonsets: '/apis/apps/v1/daemonsets',
-  controllerrevisions: '/apis/apps/v1/controllerrevisions',
-  jobs: '/apis/batch/v1/jobs',
-  cronjobs: '/apis/batch/v1/cronjobs',
-  pods: '/api/v1/pods',
-  persistentvolumeclaims: '/api/v1/persistentvolumeclaims',
-  nodes: '/api/v1/nodes',
-  configmaps: '/api/v1/configmaps',
-};
-
-export function watchPath(resource: Resource): string {
-  return WATCH_PATH[resource];
+/** The object kind a resource holds. */
+export function kindOfResource(resource: Resource, descriptors: DescriptorRegistry = DESCRIPTORS): string {
+  return descriptors.kindOf(resource);
 }
 
-/** The resource holding each kind's own objects (what a resync lists). */
-export const PRIMARY_RESOURCE: Readonly<Record<Kind, Resource>> = {
-  Deployment: 'deployments',
-  ReplicaSet: 'replicasets',
-  StatefulSet: 'statefulsets',
-  DaemonSet: 'daemonsets',
-  Job: 'jobs',
-  CronJob: 'cronjobs',
-  ConfigMap: 'configmaps',
-};
-
-/** Everything a controller of each kind reacts to (upstream's informers for that controller). */
-export const WATCHES: Readonly<Record<Kind, readonly Resource[]>> = {
-  Deployment: ['deployments', 'replicasets', 'pods'],
-  ReplicaSet: ['replicasets', 'pods'],
-  StatefulSet: ['statefulsets', 'pods', 'controllerrevisions', 'persistentvolumeclaims'],
-  DaemonSet: ['daemonsets', 'pods', 'nodes', 'controllerrevisions'],
-  Job: ['jobs', 'pods'],
-  CronJob: ['cronjobs', 'jobs'],
-  ConfigMap: ['configmaps'],
-};
-
-const ORDER = Object.values(Resource);
+export function watchPath(resource: Resource, descriptors: DescriptorRegistry = DESCRIPTORS): string {
+  return resourcePath(descriptors.resourceOf(descriptors.kindOf(resource)));
+}
 
 /** The resources to watch for a cluster owning `owns`, each once, workloads before their dependents. */
-export function watchedResources(owns: Iterable<Kind>): Resource[] {
-  const wanted = new Set<Resource>();
-  for (const kind of owns) for (const r of WATCHES[kind]) wanted.add(r);
-  return ORDER.filter((r) => wanted.has(r));
+export function watchedResources(owns: Iterable<string>, descriptors: DescriptorRegistry = DESCRIPTORS): Resource[] {
+  return descriptors.watchedResources(owns);
 }
 
 /** Owned kinds that watch `resource` without it being their own (a relist of it must wake them all). */
-export function dependentKinds(resource: Resource, owns: Iterable<Kind>): Kind[] {
-  return [...owns].filter((k) => PRIMARY_RESOURCE[k] !== resource && WATCHES[k].includes(resource));
+export function dependentKinds(
+  resource: Resource,
+  owns: Iterable<string>,
+  descriptors: DescriptorRegistry = DESCRIPTORS,
+): string[] {
+  return descriptors.dependentKinds(resource, owns);
 }
 
 export type ObjectPage = {
@@ -167,39 +95,29 @@ export async function listAll(
 }
 
 type List = { items: readonly KubeObject[]; metadata?: V1ListMeta };
+type ListParams = { limit: number; _continue?: string };
+type ListCall = (p: ListParams) => Promise<List>;
 
-export function makeLister(kc: KubeConfig): Lister {
-  const apps = kc.makeApiClient(AppsV1Api);
-  const batch = kc.makeApiClient(BatchV1Api);
-  const core = kc.makeApiClient(CoreV1Api);
-  const call = (resource: Resource, p: { limit: number; _continue?: string }): Promise<List> => {
-    switch (resource) {
-      case 'deployments':
-        return apps.listDeploymentForAllNamespaces(p);
-      case 'replicasets':
-        return apps.listReplicaSetForAllNamespaces(p);
-      case 'statefulsets':
-        return apps.listStatefulSetForAllNamespaces(p);
-      case 'daemonsets':
-        return apps.listDaemonSetForAllNamespaces(p);
-      case 'controllerrevisions':
-        return apps.listControllerRevisionForAllNamespaces(p);
-      case 'jobs':
-        return batch.listJobForAllNamespaces(p);
-      case 'cronjobs':
-        return batch.listCronJobForAllNamespaces(p);
-      case 'pods':
-        return core.listPodForAllNamespaces(p);
-      case 'persistentvolumeclaims':
-        return core.listPersistentVolumeClaimForAllNamespaces(p);
-      case 'nodes':
-        return core.listNode(p);
-      case 'configmaps':
-        return core.listConfigMapForAllNamespaces(p);
-    }
+/**
+ * Lists with the typed clients, found by client-node's naming: `list<Kind>ForAllNamespaces` of the group's
+ * API class (`list<Kind>` for a cluster-scoped kind). A resource of another group has no typed client here.
+ */
+export function makeLister(kc: KubeConfig, descriptors: DescriptorRegistry = DESCRIPTORS): Lister {
+  const clients: Readonly<Record<string, object>> = {
+    '': kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    batch: kc.makeApiClient(BatchV1Api),
+  };
+  const call = (resource: Resource): ListCall => {
+    const info = descriptors.resourceOf(descriptors.kindOf(resource));
+    const client = clients[info.group] as Record<string, unknown> | undefined;
+    const method = info.namespaced ? `list${info.kind}ForAllNamespaces` : `list${info.kind}`;
+    const fn = client?.[method];
+    if (typeof fn !== 'function') throw new Error(`no typed client lists ${resource} (${info.apiVersion})`);
+    return (p) => (fn as (p: ListParams) => Promise<List>).call(client, p);
   };
   return async (resource, page) => {
-    const list = await call(resource, {
+    const list = await call(resource)({
       limit: page.limit,
       ...(page.continueToken === undefined ? {} : { _continue: page.continueToken }),
     });

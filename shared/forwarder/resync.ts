@@ -3,14 +3,14 @@
 // anywhere upstream is reconciled within one interval. Every page of each list is read; an object that yields
 // an invalid key is recorded and skipped, never the end of the resync.
 import { keyString, type ReconcileKey } from '../kube/key.js';
-import type { Kind } from '../kube/kinds.js';
 import { eventKeys, type EventKeys, type InvalidKey, type KeyContext } from './event-keys.js';
-import { PRIMARY_RESOURCE, listAll, type KubeObject, type Lister, type Resource } from './resources.js';
+import { DESCRIPTORS } from '../controllers/index.js';
+import { listAll, type KubeObject, type Lister, type Resource } from './resources.js';
 import { isExpiredError } from './watch-errors.js';
 
 export type ResyncInput = {
   readonly lister: Lister;
-  readonly owns: readonly Kind[];
+  readonly owns: readonly string[];
   readonly ctx: KeyContext;
   readonly pageSize: number;
   readonly add: (keys: readonly ReconcileKey[]) => Promise<number>;
@@ -24,7 +24,7 @@ export type ResyncInput = {
 export async function runResync(input: ResyncInput): Promise<number> {
   let added = 0;
   const seen = new Set<string>();
-  for (const resource of new Set(input.owns.map((k) => PRIMARY_RESOURCE[k]))) {
+  for (const resource of new Set(input.owns.map((k) => (input.ctx.descriptors ?? DESCRIPTORS).primaryResource(k)))) {
     const { items } = await listAll(input.lister, resource, input.pageSize, isExpiredError);
     const keys: ReconcileKey[] = [];
     for (const object of items) {

@@ -79,26 +79,6 @@ export function isTimeoutError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'TimeoutError';
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-]);
-
-/** The cluster could not be reached at all (connection refused, DNS, routing, connect timeout). */
-export function isUnreachable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('UND_ERR_CONNECT'))) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
 /** The outcome of the watch's done callback (err null: the server closed the stream). */
 export function outcomeOfDone(err: unknown, events: number, durationMs: number): WatchOutcome {
   if (err === null || err === undefined) return { kind: 'ended', reason: 'ended', events, durationMs };

@@ -1,38 +1,34 @@
 // What the forwarder remembers of the workloads it watches, to map events it cannot map from the object alone:
 // the selectors of each namespace's workloads (orphan adoption), the cluster's DaemonSets (Node events) and each
 // ReplicaSet's controlling Deployment (Pod deletions). Filled from the forwarder's own workload watches.
-import type { Kind } from '../kube/kinds.js';
-import { isSelectorEmpty, isSelectorMatch, specSelector, type LabelSelector, type Labels } from './label-selector.js';
-import { WORKLOAD_KIND, type KubeObject, type Resource } from './resources.js';
+import { DESCRIPTORS } from '../controllers/index.js';
+import type { DescriptorRegistry } from '../controllers/descriptor-registry.js';
+import type { IndexedWorkload as WorkloadRef, WorkloadLookup } from '../controllers/descriptor.js';
+import { controllerRefOf } from '../kube/meta/controller-ref.js';
+import { selectorOrNothing, type Labels, type Selector } from '../kube/meta/label-selector.js';
+import type { KubeObject, Resource } from './resources.js';
 
-export type IndexedWorkload = {
-  readonly kind: Kind;
-  readonly namespace: string;
-  readonly name: string;
-  readonly selector?: LabelSelector;
-  /** The controlling owner (ownerReferences with controller=true), when there is one. */
-  readonly controller?: { readonly kind: string; readonly name: string };
+export type IndexedWorkload = WorkloadRef & {
+  /** Its spec.selector; one that is missing or invalid selects nothing (upstream's listers skip it). */
+  readonly selector: Selector;
 };
 
 /** The read side the pure mapping uses. */
-export interface WorkloadIndexView {
-  /** Workloads of `kinds` in `namespace` whose non-empty selector matches `labels`. */
-  matching(namespace: string, labels: Labels, kinds: ReadonlySet<Kind>): IndexedWorkload[];
-  /** Every indexed workload of `kinds`, in any namespace. */
-  all(kinds: ReadonlySet<Kind>): IndexedWorkload[];
-  get(kind: Kind, namespace: string, name: string): IndexedWorkload | undefined;
-}
+export type WorkloadIndexView = WorkloadLookup;
 
-export function isIndexedResource(resource: Resource): boolean {
-  return WORKLOAD_KIND[resource] !== undefined;
+/** Does the index hold the objects of `resource` (the primaries of descriptors that own something)? */
+export function isIndexedResource(resource: Resource, descriptors: DescriptorRegistry = DESCRIPTORS): boolean {
+  return descriptors.indexedKind(resource) !== undefined;
 }
 
 export class WorkloadIndex implements WorkloadIndexView {
   /** namespace → `kind/name` → workload */
   private readonly byNamespace = new Map<string, Map<string, IndexedWorkload>>();
 
+  constructor(private readonly descriptors: DescriptorRegistry = DESCRIPTORS) {}
+
   apply(resource: Resource, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject): void {
-    const kind = WORKLOAD_KIND[resource];
+    const kind = this.descriptors.indexedKind(resource);
     const namespace: unknown = object.metadata?.namespace;
     const name: unknown = object.metadata?.name;
     if (kind === undefined || typeof namespace !== 'string' || typeof name !== 'string') return;
@@ -50,7 +46,7 @@ export class WorkloadIndex implements WorkloadIndexView {
 
   /** A full list of `resource`: forget its kind's entries, then index the list. */
   replace(resource: Resource, objects: readonly KubeObject[]): void {
-    const kind = WORKLOAD_KIND[resource];
+    const kind = this.descriptors.indexedKind(resource);
     if (kind === undefined) return;
     for (const [namespace, ns] of this.byNamespace) {
       for (const [id, w] of ns) if (w.kind === kind) ns.delete(id);
@@ -59,22 +55,23 @@ export class WorkloadIndex implements WorkloadIndexView {
     for (const object of objects) this.apply(resource, 'ADDED', object);
   }
 
-  matching(namespace: string, labels: Labels, kinds: ReadonlySet<Kind>): IndexedWorkload[] {
+  matching(namespace: string, labels: Labels, kinds: ReadonlySet<string>): IndexedWorkload[] {
     const out: IndexedWorkload[] = [];
     for (const w of this.byNamespace.get(namespace)?.values() ?? []) {
-      if (!kinds.has(w.kind) || w.selector === undefined || isSelectorEmpty(w.selector)) continue;
-      if (isSelectorMatch(w.selector, labels)) out.push(w);
+      // An empty selector would adopt every orphan: upstream's listers skip it ("it should match nothing").
+      if (!kinds.has(w.kind) || w.selector.isEmpty) continue;
+      if (w.selector.matches(labels)) out.push(w);
     }
     return out;
   }
 
-  all(kinds: ReadonlySet<Kind>): IndexedWorkload[] {
+  all(kinds: ReadonlySet<string>): IndexedWorkload[] {
     const out: IndexedWorkload[] = [];
     for (const ns of this.byNamespace.values()) for (const w of ns.values()) if (kinds.has(w.kind)) out.push(w);
     return out;
   }
 
-  get(kind: Kind, namespace: string, name: string): IndexedWorkload | undefined {
+  get(kind: string, namespace: string, name: string): IndexedWorkload | undefined {
     return this.byNamespace.get(namespace)?.get(`${kind}/${name}`);
   }
 
@@ -85,26 +82,14 @@ export class WorkloadIndex implements WorkloadIndexView {
   }
 }
 
-function toIndexed(kind: Kind, namespace: string, name: string, object: KubeObject): IndexedWorkload {
-  const selector = specSelector(object.spec);
-  const refs: unknown = object.metadata?.ownerReferences;
-  const ref = Array.isArray(refs)
-    ? (refs as unknown[]).find((r): r is { kind: string; name: string } => {
-        const o = r as { controller?: unknown; kind?: unknown; name?: unknown } | null;
-        return (
-          typeof o === 'object' &&
-          o !== null &&
-          o.controller === true &&
-          typeof o.kind === 'string' &&
-          typeof o.name === 'string'
-        );
-      })
-    : undefined;
+function toIndexed(kind: string, namespace: string, name: string, object: KubeObject): IndexedWorkload {
+  const selector = selectorOrNothing((object.spec as { selector?: unknown } | null | undefined)?.selector);
+  const ref = controllerRefOf(object);
   return {
     kind,
     namespace,
     name,
-    ...(selector === undefined ? {} : { selector }),
+    selector,
     ...(ref === undefined ? {} : { controller: { kind: ref.kind, name: ref.name } }),
   };
 }

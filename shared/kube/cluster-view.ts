@@ -4,10 +4,11 @@
 //
 // Lists are paged (limit + continue, as client-go's pager): the raw JSON names the token
 // `metadata.continue` (client-node's typed models call it `_continue`; this client reads raw JSON).
-import type { KubernetesObject } from '@kubernetes/client-node';
 import { isNotFound } from './errors.js';
 import type { KubeRest } from './rest.js';
 import { resourceOf, resourcePath } from './resources.js';
+import { controllerUidOf, isControlledByOrOrphan } from './meta/controller-ref.js';
+import type { ApiObject } from './meta/object.js';
 import type { ClusterView, ListOptions } from './view.js';
 
 /** client-go's pager default (and kube-controller-manager's informers' page size). */
@@ -40,7 +41,7 @@ export class LiveClusterView implements ClusterView {
     return this.rest.cluster;
   }
 
-  async get<T extends KubernetesObject>(kind: string, namespace: string, name: string): Promise<T | null> {
+  async get<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null> {
     const info = resourceOf(kind);
     try {
       return withKind(await this.rest.request<T>('GET', resourcePath(info, namespace, name)), info.apiVersion, kind);
@@ -50,7 +51,7 @@ export class LiveClusterView implements ClusterView {
     }
   }
 
-  async list<T extends KubernetesObject>(
+  async list<T extends ApiObject>(
     kind: string,
     namespace: string | undefined,
     options: ListOptions = {},
@@ -63,22 +64,32 @@ export class LiveClusterView implements ClusterView {
     return items;
   }
 
+  /** One list of the namespace, filtered: no server-side selector finds objects by owner. */
+  async listControlledOrOrphaned<T extends ApiObject>(
+    kind: string,
+    namespace: string,
+    controllerUid: string,
+  ): Promise<T[]> {
+    return (await this.list<T>(kind, namespace)).filter((o) => isControlledByOrOrphan(o, controllerUid));
+  }
+
   /**
    * A live count of the objects in `namespace` whose controller reference names `controllerUid` and that
    * `accept` keeps, over every page. Safety checks (the ReplicaSet guard) count with it: it does not go
    * through list(), so a bug there, or in what observe made of it, cannot blind the check that bounds it.
    */
-  async countControlled<T extends KubernetesObject>(
+  async countControlled<T extends ApiObject>(
     kind: string,
     namespace: string,
     controllerUid: string,
     accept: (o: T) => boolean = () => true,
+    options: { readonly labelSelector?: string } = {},
   ): Promise<number> {
     let n = 0;
-    for await (const page of this.pages<T>(kind, namespace, {})) {
+    const query = options.labelSelector ? { labelSelector: options.labelSelector } : {};
+    for await (const page of this.pages<T>(kind, namespace, query)) {
       for (const o of page.items) {
-        const ref = o.metadata?.ownerReferences?.find((r) => r.controller === true);
-        if (ref?.uid === controllerUid && accept(o)) n++;
+        if (controllerUidOf(o) === controllerUid && accept(o)) n++;
       }
     }
     return n;
@@ -108,6 +119,6 @@ export class LiveClusterView implements ClusterView {
 }
 
 /** List items come without apiVersion/kind; planners and the writer rely on them. */
-function withKind<T extends KubernetesObject>(o: T, apiVersion: string, kind: string): T {
+function withKind<T extends ApiObject>(o: T, apiVersion: string, kind: string): T {
   return { ...o, apiVersion, kind };
 }

@@ -72,21 +72,27 @@ export function isAlreadyExists(err: unknown): boolean {
   return err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists';
 }
 
-/** Connection-level failures: the cluster did not answer at all. */
+const NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+]);
+
+/**
+ * Connection-level failures: the cluster did not answer at all (refused, reset, DNS, routing, any of
+ * undici's connect errors). Reconciles classify by it; the forwarder logs it with a failed watch or identity read.
+ */
 export function isUnreachable(err: unknown): boolean {
-  const codes = [
-    'ECONNREFUSED',
-    'ECONNRESET',
-    'ETIMEDOUT',
-    'EHOSTUNREACH',
-    'ENOTFOUND',
-    'EAI_AGAIN',
-    'UND_ERR_CONNECT_TIMEOUT',
-    'UND_ERR_SOCKET',
-  ];
   // Duck-typed, not instanceof: errors raised by Node internals may come from another realm (e.g. under Jest).
-  for (let e: unknown = err, depth = 0; isErrorLike(e) && depth < 10; e = e.cause, depth++) {
-    if (typeof e.code === 'string' && codes.includes(e.code)) return true;
+  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 10; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('UND_ERR_CONNECT'))) return true;
+    e = (e as { cause?: unknown }).cause;
   }
   return false;
 }

@@ -6,6 +6,11 @@ export const Kind = {
   DaemonSet: 'DaemonSet',
   Job: 'Job',
   CronJob: 'CronJob',
+  /**
+   * Not a resource: the TTL-after-finished controller, which reconciles Jobs under keys of its own kind
+   * (controllers/ttl-after-finished/descriptor.ts says why). Opt-in, like Job.
+   */
+  TTLAfterFinished: 'TTLAfterFinished',
   /** The example controller: ConfigMaps annotated fleetq.dev/mirror-to. */
   ConfigMap: 'ConfigMap',
 } as const;

@@ -20,20 +20,21 @@ const r = (kind: string, group: string, version: string, plural: string, namespa
   namespaced,
 });
 
+/** In watch order: workloads before their dependents (the forwarder starts and lists them in this order). */
 export const RESOURCES: Readonly<Record<string, ResourceInfo>> = {
-  Pod: r('Pod', '', 'v1', 'pods'),
-  ConfigMap: r('ConfigMap', '', 'v1', 'configmaps'),
-  PersistentVolumeClaim: r('PersistentVolumeClaim', '', 'v1', 'persistentvolumeclaims'),
-  Event: r('Event', '', 'v1', 'events'),
-  Namespace: r('Namespace', '', 'v1', 'namespaces', false),
-  Node: r('Node', '', 'v1', 'nodes', false),
   Deployment: r('Deployment', 'apps', 'v1', 'deployments'),
   ReplicaSet: r('ReplicaSet', 'apps', 'v1', 'replicasets'),
   StatefulSet: r('StatefulSet', 'apps', 'v1', 'statefulsets'),
   DaemonSet: r('DaemonSet', 'apps', 'v1', 'daemonsets'),
-  ControllerRevision: r('ControllerRevision', 'apps', 'v1', 'controllerrevisions'),
   Job: r('Job', 'batch', 'v1', 'jobs'),
   CronJob: r('CronJob', 'batch', 'v1', 'cronjobs'),
+  Pod: r('Pod', '', 'v1', 'pods'),
+  ControllerRevision: r('ControllerRevision', 'apps', 'v1', 'controllerrevisions'),
+  PersistentVolumeClaim: r('PersistentVolumeClaim', '', 'v1', 'persistentvolumeclaims'),
+  Node: r('Node', '', 'v1', 'nodes', false),
+  ConfigMap: r('ConfigMap', '', 'v1', 'configmaps'),
+  Event: r('Event', '', 'v1', 'events'),
+  Namespace: r('Namespace', '', 'v1', 'namespaces', false),
 };
 
 export function resourceOf(kind: string): ResourceInfo {

@@ -1,12 +1,13 @@
-// A small REST client for one cluster: the credentials of its KubeConfig, a client-side token bucket
-// (QPS/burst, as client-go), an optional circuit (one probe at a time while the cluster does not answer;
-// circuit.ts), and a count of every request for metrics and benchmarks.
+// A small REST client for one cluster: the credentials of its KubeConfig, a rate limiter (the cluster's
+// QPS/burst: fleet-wide in Redis, redis-token-bucket.ts, or per process, token-bucket.ts), an optional
+// circuit (one probe at a time while the cluster does not answer; circuit.ts), and a count of every request
+// for metrics and benchmarks.
 import type { KubeConfig, HttpMethod } from '@kubernetes/client-node';
 import { RequestContext } from '@kubernetes/client-node';
 import { fetch, type Dispatcher } from 'undici';
 import type { ClusterCircuit } from './circuit.js';
+import { currentWriteTracker } from '../cache/write-tracker.js';
 import { ApiError } from './errors.js';
-import type { TokenBucket } from './token-bucket.js';
 
 export type RequestOptions = {
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
@@ -17,6 +18,9 @@ export type RequestOptions = {
   readonly beforeSend?: () => void;
 };
 
+/** Waits until one more request to the cluster is within its API budget. */
+export type RateLimiter = { take(): Promise<void> };
+
 export type RequestObserver = (e: { cluster: string; method: string; code: number; ms: number }) => void;
 
 export class KubeRest {
@@ -26,7 +30,7 @@ export class KubeRest {
   constructor(
     readonly cluster: string,
     private readonly kc: KubeConfig,
-    private readonly bucket: TokenBucket,
+    private readonly limiter: RateLimiter,
     private readonly observe?: RequestObserver,
     private readonly circuit?: ClusterCircuit,
   ) {
@@ -57,7 +61,7 @@ export class KubeRest {
     o: RequestOptions,
     progress: { sent: boolean; answered: boolean },
   ): Promise<T> {
-    await this.bucket.take();
+    await this.limiter.take();
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const ctx = new RequestContext(url.toString(), method as HttpMethod);
@@ -81,7 +85,10 @@ export class KubeRest {
       progress.answered = true;
       const text = await res.text();
       if (res.status >= 400) throw new ApiError(res.status, method, path, reasonOf(text, res.statusText), text);
-      return (text === '' ? undefined : JSON.parse(text)) as T;
+      const parsed = (text === '' ? undefined : JSON.parse(text)) as T;
+      // Read-your-writes: the reconcile this request belongs to (if any) learns what its write returned.
+      if (method !== 'GET') currentWriteTracker()?.noteWrite(method, path, o.body, parsed);
+      return parsed;
     } finally {
       this.observe?.({ cluster: this.cluster, method, code, ms: Date.now() - started });
     }

@@ -1,5 +1,9 @@
-// client-go's client-side rate limiter: `qps` tokens a second, at most `burst` saved up.
-export class TokenBucket {
+// client-go's client-side rate limiter, in process: `qps` tokens a second, at most `burst` saved up. It limits
+// one process only, so it is the API budget of the memory driver (one process), and the share a process falls
+// back to while the fleet-wide bucket in Redis does not answer (redis-token-bucket.ts).
+import type { RateLimiter } from './rest.js';
+
+export class TokenBucket implements RateLimiter {
   private tokens: number;
   private last: number;
   private queue: Promise<void> = Promise.resolve();

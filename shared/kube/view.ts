@@ -1,23 +1,52 @@
 // The read interface handlers observe through. Planners never see it; observe functions do.
-import type { KubernetesObject } from '@kubernetes/client-node';
+import { isControlledByOrOrphan } from './meta/controller-ref.js';
+import type { ApiObject } from './meta/object.js';
 
 export type ListOptions = { readonly labelSelector?: string; readonly fieldSelector?: string };
 
 export interface ClusterView {
   readonly cluster: string;
-  /** null when the object does not exist. */
-  get<T extends KubernetesObject>(kind: string, namespace: string, name: string): Promise<T | null>;
+  /**
+   * null when the object does not exist. `fresh`: a quorum read from the apiserver even when reads come from a
+   * cache (upstream's uncached GET before adopting: RecheckDeletionTimestamp).
+   */
+  get<T extends ApiObject>(
+    kind: string,
+    namespace: string,
+    name: string,
+    options?: { readonly fresh?: boolean },
+  ): Promise<T | null>;
   /** namespace undefined lists across all namespaces. Every page: the whole list. */
-  list<T extends KubernetesObject>(kind: string, namespace: string | undefined, options?: ListOptions): Promise<T[]>;
+  list<T extends ApiObject>(kind: string, namespace: string | undefined, options?: ListOptions): Promise<T[]>;
+  /**
+   * The objects of `namespace` whose controller reference names `controllerUid`, plus those with no controller
+   * reference (orphans a selector may adopt): what claiming reads. The cache answers it from its owner and
+   * orphan indexes; a live view lists the namespace and filters (so does controlledOrOrphaned() for a view
+   * without it).
+   */
+  listControlledOrOrphaned?<T extends ApiObject>(kind: string, namespace: string, controllerUid: string): Promise<T[]>;
   /**
    * Optional: a live count of the objects of `namespace` controlled by `controllerUid` (controller owner
    * reference) that `accept` keeps, read apart from list() for safety checks (preflight guards). Views without
-   * it are counted through list().
+   * it are counted through list(). `labelSelector` narrows the read on the server (a ReplicaSet's selector: a
+   * namespace of thousands of pods is then not paged through for each check).
    */
-  countControlled?<T extends KubernetesObject>(
+  countControlled?<T extends ApiObject>(
     kind: string,
     namespace: string,
     controllerUid: string,
     accept?: (o: T) => boolean,
+    options?: { readonly labelSelector?: string },
   ): Promise<number>;
+}
+
+/** The objects of `namespace` controlled by `controllerUid` or by nothing (see listControlledOrOrphaned). */
+export async function controlledOrOrphaned<T extends ApiObject>(
+  view: ClusterView,
+  kind: string,
+  namespace: string,
+  controllerUid: string,
+): Promise<T[]> {
+  if (view.listControlledOrOrphaned) return view.listControlledOrOrphaned<T>(kind, namespace, controllerUid);
+  return (await view.list<T>(kind, namespace)).filter((o) => isControlledByOrOrphan(o, controllerUid));
 }

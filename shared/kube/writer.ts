@@ -17,9 +17,20 @@
 // wrote first. Creates have no precondition (upstream relies on expectations + leader election): a late
 // create of a generateName object (a pod) is one surplus object the next reconcile removes, a late create of
 // a fixed name (a ReplicaSet) gets 409 AlreadyExists. Slow start keeps a batch small (1, 2, 4, …).
-import type { KubernetesObject } from '@kubernetes/client-node';
-import type { Action } from './actions.js';
-import { ReconcileError, isNotFound } from './errors.js';
+//
+// Events (Kubernetes Events, as upstream records them): a write's `onSuccess` events are recorded once it
+// succeeded (a pod's name comes from the create response), its `onFailure` event when the apiserver refused it
+// (not for a 404 on delete, nor a namespace being terminated: upstream records none then), and `event` actions
+// unconditionally. They are handed to the recorder at the end of the apply, after the status write, in the
+// order of the actions, and also when the apply fails part-way: a write that was done keeps its event. The
+// recorder only buffers (kube/events/recorder.ts): recording never blocks or fails a reconcile.
+import type { Action, WriteEvents } from './actions.js';
+import { ApiError, ReconcileError, isAlreadyExists, isNotFound } from './errors.js';
+import { resolveEvent } from './events/make-event.js';
+import type { EventSink } from './events/recorder.js';
+import { errorText, hasStatusCause, NAMESPACE_TERMINATING } from './events/status-cause.js';
+import type { ResolvedEvent } from './events/types.js';
+import type { ApiObject } from './meta/object.js';
 import type { KubeRest } from './rest.js';
 import { resourceOf, resourcePath } from './resources.js';
 
@@ -35,41 +46,107 @@ export type ApplyResult = {
   readonly updated: number;
   readonly deleted: number;
   readonly statusWritten: boolean;
+  /** Kubernetes Events handed to the recorder. */
+  readonly events: number;
+};
+
+export type ApplyOptions = {
+  /** The cluster's event recorder; without one, no events are recorded. */
+  readonly events?: EventSink;
 };
 
 const SLOW_START_INITIAL = 1;
 
-export async function applyActions(rest: KubeRest, actions: readonly Action[], fence: Fence): Promise<ApplyResult> {
-  const result = { created: 0, updated: 0, deleted: 0, statusWritten: false };
-  const byType = <T extends Action['type']>(t: T) =>
-    actions.filter((a): a is Extract<Action, { type: T }> => a.type === t);
-
-  const creates = byType('create');
-  for (let i = 0, size = SLOW_START_INITIAL; i < creates.length; i += size, size *= 2) {
-    await checkFence(fence);
-    const batch = creates.slice(i, i + size);
-    const outcomes = await Promise.allSettled(batch.map((a) => create(rest, a.object, fence)));
-    result.created += outcomes.filter((o) => o.status === 'fulfilled').length;
-    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    if (failed) throw failed.reason;
-  }
-  const others = actions.filter((a) => a.type === 'update' || a.type === 'delete');
-  if (others.length > 0) {
-    await checkFence(fence);
-    await Promise.all(
-      others.map(async (a) => {
-        await applyOne(rest, a, fence);
-        if (a.type === 'update') result.updated++;
-        else result.deleted++;
-      }),
+export async function applyActions(
+  rest: KubeRest,
+  actions: readonly Action[],
+  fence: Fence,
+  o: ApplyOptions = {},
+): Promise<ApplyResult> {
+  const result = { created: 0, updated: 0, deleted: 0, statusWritten: false, events: 0 };
+  // The events of each action, by its index: recorded in the order of the actions, whatever order the
+  // writes of a batch finished in.
+  const recorded: ResolvedEvent[][] = actions.map((a) => (a.type === 'event' ? [resolveEvent(a.event)] : []));
+  let lost = false;
+  const indexed = actions.map((action, i) => ({ action, i }));
+  const ofType = <T extends Action['type']>(...types: T[]) =>
+    indexed.filter((x): x is { action: Extract<Action, { type: T }>; i: number } =>
+      (types as string[]).includes(x.action.type),
     );
-  }
-  for (const a of byType('updateStatus')) {
-    await checkFence(fence);
-    await applyOne(rest, a, fence);
-    result.statusWritten = true;
+
+  try {
+    const creates = ofType('create');
+    for (let start = 0, size = SLOW_START_INITIAL; start < creates.length; start += size, size *= 2) {
+      await checkFence(fence);
+      const batch = creates.slice(start, start + size);
+      const outcomes = await Promise.allSettled(batch.map(({ action }) => create(rest, action.object, fence)));
+      outcomes.forEach((out, j) => {
+        const { action, i } = batch[j]!;
+        if (out.status === 'fulfilled') result.created++;
+        recorded[i] = outcomeEvents(action.events, out, out.status === 'fulfilled' ? out.value.metadata?.name : '');
+      });
+      const failed = outcomes.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+    const others = ofType('update', 'patch', 'delete');
+    if (others.length > 0) {
+      await checkFence(fence);
+      const outcomes = await Promise.allSettled(others.map(({ action }) => applyOne(rest, action, fence)));
+      outcomes.forEach((out, j) => {
+        const { action, i } = others[j]!;
+        if (out.status === 'fulfilled') {
+          if (action.type === 'delete') result.deleted++;
+          else if (out.value === 'written') result.updated++;
+        }
+        // A delete that found the object gone did nothing: upstream records no event for it.
+        recorded[i] = out.status === 'fulfilled' && out.value === 'absent' ? [] : outcomeEvents(action.events, out);
+      });
+      const failed = outcomes.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+    for (const { action, i } of ofType('updateStatus')) {
+      await checkFence(fence);
+      await applyOne(rest, action, fence);
+      result.statusWritten = true;
+      recorded[i] = (action.events?.onSuccess ?? []).map((e) => resolveEvent(e));
+    }
+  } catch (err) {
+    lost = err instanceof ReconcileError && err.code === 'LeaseLost';
+    throw err;
+  } finally {
+    // A holder that lost its lease records no event of its own (`event` actions); the new holder's pass will.
+    if (lost) actions.forEach((a, i) => a.type === 'event' && (recorded[i] = []));
+    for (const e of o.events ? recorded.flat() : []) {
+      o.events?.record(e);
+      result.events++;
+    }
   }
   return result;
+}
+
+/** The events one write records: its success events (the created name appended where asked), or its failure. */
+function outcomeEvents(
+  events: WriteEvents | undefined,
+  out: PromiseSettledResult<unknown>,
+  createdName = '',
+): ResolvedEvent[] {
+  if (events === undefined) return [];
+  if (out.status === 'fulfilled') return (events.onSuccess ?? []).map((e) => resolveEvent(e, createdName));
+  const failure = events.onFailure;
+  if (failure === undefined || !recordsFailure(out.reason, failure.quietOn ?? [])) return [];
+  const { quietOn: _quiet, ...spec } = failure;
+  return [resolveEvent(spec, errorText(out.reason))];
+}
+
+/**
+ * Upstream records a failure event for an error the apiserver answered (here: an ApiError), except a
+ * namespace being terminated and the refusals a write lists as quiet. A request not sent (the fence, an open
+ * circuit) or not answered records nothing: the write will be retried.
+ */
+function recordsFailure(err: unknown, quietOn: readonly string[]): boolean {
+  if (!(err instanceof ApiError)) return false;
+  if (hasStatusCause(err, NAMESPACE_TERMINATING)) return false;
+  return !(quietOn.includes('AlreadyExists') && isAlreadyExists(err));
 }
 
 function leaseLost(): ReconcileError {
@@ -90,19 +167,21 @@ function guarded(fence: Fence): () => void {
   return () => guard(fence);
 }
 
-async function create(rest: KubeRest, object: KubernetesObject, fence: Fence): Promise<void> {
+async function create(rest: KubeRest, object: ApiObject, fence: Fence): Promise<ApiObject> {
   const info = resourceOf(object.kind ?? '');
   guard(fence);
-  await rest.request('POST', resourcePath(info, object.metadata?.namespace), {
+  return rest.request<ApiObject>('POST', resourcePath(info, object.metadata?.namespace), {
     body: object,
     beforeSend: guarded(fence),
   });
 }
 
-async function applyOne(rest: KubeRest, action: Action, fence: Fence): Promise<void> {
+/** 'absent': a delete found the object already gone (the goal is met, nothing was written). */
+async function applyOne(rest: KubeRest, action: Action, fence: Fence): Promise<'written' | 'absent'> {
   switch (action.type) {
     case 'create':
-      return create(rest, action.object, fence);
+      await create(rest, action.object, fence);
+      return 'written';
     case 'update': {
       const { object } = action;
       requireResourceVersion(object);
@@ -112,7 +191,28 @@ async function applyOne(rest: KubeRest, action: Action, fence: Fence): Promise<v
         body: object,
         beforeSend: guarded(fence),
       });
-      return;
+      return 'written';
+    }
+    case 'patch': {
+      const { target } = action;
+      const info = resourceOf(target.kind);
+      guard(fence);
+      try {
+        await rest.request('PATCH', resourcePath(info, target.namespace, target.name), {
+          body: action.patch,
+          contentType: 'application/strategic-merge-patch+json',
+          beforeSend: guarded(fence),
+        });
+      } catch (err) {
+        const refusal = isNotFound(err)
+          ? 'NotFound'
+          : err instanceof ApiError && err.code === 422
+            ? 'Invalid'
+            : undefined;
+        if (refusal !== undefined && action.ignore?.includes(refusal)) return 'absent';
+        throw err;
+      }
+      return 'written';
     }
     case 'updateStatus': {
       const { object } = action;
@@ -123,29 +223,32 @@ async function applyOne(rest: KubeRest, action: Action, fence: Fence): Promise<v
         body: object,
         beforeSend: guarded(fence),
       });
-      return;
+      return 'written';
     }
     case 'delete': {
       const { target, uid } = action;
       const info = resourceOf(target.kind);
+      const propagationPolicy = action.propagationPolicy ?? 'Background';
       guard(fence);
       try {
         await rest.request('DELETE', resourcePath(info, target.namespace, target.name), {
-          body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid }, propagationPolicy: 'Background' },
+          body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid }, propagationPolicy },
           beforeSend: guarded(fence),
         });
       } catch (err) {
-        if (isNotFound(err)) return; // already gone: the goal is met
+        if (isNotFound(err)) return 'absent'; // already gone: the goal is met
         throw err;
       }
-      return;
+      return 'written';
     }
+    case 'event':
+      return 'absent'; // recorded by applyActions, no write
     default:
       return assertNever(action);
   }
 }
 
-function requireResourceVersion(o: KubernetesObject): void {
+function requireResourceVersion(o: ApiObject): void {
   if (!o.metadata?.resourceVersion) {
     throw new ReconcileError(
       'PlanFailed',

@@ -3,11 +3,11 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Registry } from 'prom-client';
 import { MemoryQueue } from './memory/memory-queue.js';
-import { RedisQueue } from './bullmq/redis-queue.js';
+import { RedisQueue } from './redis/redis-queue.js';
 import { SqsQueue } from './sqs/sqs-queue.js';
 import { ensureSqsQueues, sqsQueueNames, type SqsQueueNames, type SqsQueueUrls } from './sqs/sqs-setup.js';
 import { instrument } from './metrics.js';
-import { redisOptionsFor } from './bullmq/redis-connection.js';
+import { redisOptionsFor } from './redis/redis-connection.js';
 import type { QueueOptions, WorkQueue } from './work-queue.js';
 
 export type QueueConfig = {
@@ -18,7 +18,7 @@ export type QueueConfig = {
 } & (
   | { readonly driver: 'memory' }
   | {
-      readonly driver: 'bullmq';
+      readonly driver: 'redis';
       /** Default redis://127.0.0.1:6379. */
       readonly redisUrl?: string;
       /** Key prefix before `{name}`; default `fleetq`. */
@@ -50,7 +50,7 @@ async function createDriver(config: QueueConfig, name: string): Promise<WorkQueu
   switch (config.driver) {
     case 'memory':
       return new MemoryQueue(options);
-    case 'bullmq':
+    case 'redis':
       return new RedisQueue({
         ...options,
         name,
@@ -82,7 +82,7 @@ async function createDriver(config: QueueConfig, name: string): Promise<WorkQueu
 }
 
 export { MemoryQueue } from './memory/memory-queue.js';
-export { RedisQueue } from './bullmq/redis-queue.js';
+export { RedisQueue } from './redis/redis-queue.js';
 export { SqsQueue } from './sqs/sqs-queue.js';
 export { leaseFromSqsRecord, type SqsRecordLike } from './sqs/sqs-record-lease.js';
 export { instrument } from './metrics.js';

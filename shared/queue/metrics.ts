@@ -1,9 +1,9 @@
 // client-go's workqueue metrics (same names, same buckets) for any driver: instrument(queue, registry, name)
 // wraps a WorkQueue. Labels: name (queue), cluster, kind. Counts and durations are this process's;
 // workqueue_depth is the queue's own (every process reports the same value), by cluster/kind when the driver
-// can break it down (memory, bullmq) and as cluster="" kind="" otherwise (sqs).
+// can break it down (memory, redis) and as cluster="" kind="" otherwise (sqs).
 // adds_total counts add/addAfter calls (requests; the drivers dedup them). retries_total counts failure
-// retries; a conflict retry (same backoff, client-go's rate-limited requeue after a 409) is counted in
+// retries; a conflict retry (its own per-key backoff count, client-go's rate-limited requeue after a 409) is counted in
 // fleetq_workqueue_conflict_retries_total instead, so a persistent conflict does not look like a failing key.
 // fleetq_keys_in_backoff{name,cluster} is read from the driver at scrape time (backoffBreakdown), like depth.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -65,7 +65,7 @@ function metricsFor(registry: Registry) {
       existing<Counter>('fleetq_workqueue_conflict_retries_total') ??
       new Counter({
         name: 'fleetq_workqueue_conflict_retries_total',
-        help: 'Retries after a conflict (409): re-read with the key backoff, not counted as failures',
+        help: 'Retries after a conflict (409): re-read after the key conflict backoff, not counted as failures',
         labelNames: LABELS,
         registers,
       }),

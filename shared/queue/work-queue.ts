@@ -1,5 +1,5 @@
 // The WorkQueue contract: client-go workqueue semantics made fleet-wide. Every driver
-// (memory/, bullmq/, sqs/) implements exactly this and passes test/integration/work-queue.contract.test.ts.
+// (memory/, redis/, sqs/) implements exactly this and passes test/integration/work-queue.contract.test.ts.
 //
 // - add(key): waiting → nothing; being processed → marked dirty, runs once more after done(); else enqueued.
 // - a key is held by at most one lease at a time, across all processes; a lease not renewed within
@@ -7,8 +7,10 @@
 // - addAfter(key, ms): the earlier of two pending ready times wins.
 // - retry(lease, err): per-key exponential backoff (baseDelayMs doubling to maxDelayMs, client-go's
 //   5 ms → 1000 s), without end: transient failures never dead-letter a key. done() resets the count.
-//   retry(lease, err, { conflict: true }) backs off the same way but is not counted as a failure in
-//   metrics (client-go's rate-limited requeue after a conflict).
+//   retry(lease, err, { conflict: true }) backs off on a separate per-key conflict count (same base and cap)
+//   and leaves the failure count alone: a routine 409 after an outage costs baseDelayMs, not the outage's
+//   backoff, and a persistent conflict still backs off instead of looping. Not counted as a failure in
+//   metrics. done() resets both counts.
 // - done(lease, requeueAfterMs): release and schedule the next run in one atomic step, so a crash between
 //   the two cannot lose the requeue.
 // - the dead-letter list holds terminal failures only: deadLetter(lease, reason) for a key that cannot
@@ -21,7 +23,8 @@
 // Choices every driver makes the same way (see memory/memory-queue.ts):
 // - a key has one pending ready time; a later addAfter superseded by an earlier one is dropped
 //   (SQS cannot drop it: it may run once more).
-// - retry(): the backoff wins over an add made during the failed run; the retry run covers that add.
+// - retry(): the backoff wins over an add made during the failed run; the retry run covers that add (on SQS a
+//   conflict retry hops through the delay queue, so an add made during that run is not held back).
 // - a lost lease counts as a failure for the backoff; the key is ready again at once.
 // - dead-lettering resets the failure count; an add made during the last run still runs once more.
 import type { ReconcileKey } from '../kube/key.js';
@@ -36,6 +39,8 @@ export type Lease = {
   readonly readyAt: number;
   /** Consecutive failures before this hand-out. */
   readonly failures: number;
+  /** Consecutive conflict retries before this hand-out (absent = 0); their own backoff, not failures. */
+  readonly conflicts?: number;
   /**
    * performance.now() in this process, taken just before the request that granted (or, for a prefetched
    * lease, last renewed) it: the runtime's local fence deadline counts leaseMs from here. Optional: without
@@ -76,7 +81,7 @@ export type QueueOptions = {
 };
 
 export interface WorkQueue {
-  readonly driver: 'memory' | 'bullmq' | 'sqs';
+  readonly driver: 'memory' | 'redis' | 'sqs';
   add(key: ReconcileKey): Promise<void>;
   addAfter(key: ReconcileKey, delayMs: number): Promise<void>;
   /** Waits up to waitMs for a ready key; null when none. */
@@ -86,13 +91,13 @@ export interface WorkQueue {
    * requeueAfterMs, the key is also scheduled that far ahead, in the same atomic step.
    */
   done(lease: Lease, requeueAfterMs?: number): Promise<void>;
-  /** Transient failure (or a conflict): requeue with the key's backoff, without end. */
+  /** Transient failure: requeue with the key's failure backoff, without end. A conflict: its conflict backoff. */
   retry(lease: Lease, error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome>;
   /** Terminal failure: park the key in the dead-letter list now. */
   deadLetter(lease: Lease, reason: string): Promise<void>;
   /** Record something that never became a valid key (raw text, e.g. an object's identity) as a dead letter. */
   parkInvalid(raw: string, reason: string): Promise<void>;
-  /** Keys waiting out a backoff (failures > 0, not held), by cluster: the keys-in-backoff gauge. */
+  /** Keys waiting out a backoff (failures or conflicts > 0, not held), by cluster: the keys-in-backoff gauge. */
   backoffBreakdown(): Promise<Array<{ cluster: string; keys: number }>>;
   /** Extends the lease; false when it was lost (the holder must stop writing). */
   renew(lease: Lease): Promise<boolean>;

@@ -1,18 +1,25 @@
 // The all-in-one mode (`fleetq run`): a forwarder for every registered cluster and N workers in one
-// process, on the memory driver by default or bullmq/sqs. Checkpoints and the event log go to Redis with
-// bullmq and to files under dataDir otherwise, unless FLEETQ_CHECKPOINTS / FLEETQ_EVENT_LOG say else.
+// process, on the memory driver by default or redis/sqs. Checkpoints and the event log go to Redis with
+// the redis driver and to files under dataDir otherwise, unless FLEETQ_CHECKPOINTS / FLEETQ_EVENT_LOG say else.
 import { join } from 'node:path';
 import { FleetForwarder } from '../forwarder/fleet-forwarder.js';
 import { forwarderStores, loadForwarderConfig } from '../forwarder/forwarder-deps.js';
 import type { ClusterRegistry } from '../kube/registry.js';
-import type { FleetqConfig } from './config.js';
-import { makeDeps, type Deps } from './deps.js';
+import { readsMode, type FleetqConfig } from './config.js';
+import { ClusterCaches } from './cluster-caches.js';
+import { closeDeps, makeDeps, type Deps } from './deps.js';
 import { WorkerLoop } from './loop.js';
 import { resyncOnRedisLoss } from './redis-loss-resync.js';
 
 export type AllInOneOptions = {
   readonly config: FleetqConfig;
   readonly registry: ClusterRegistry;
+  /**
+   * The forwarder's own credentials for the same clusters (same names and kinds owned), as a split deployment
+   * mounts each component's ServiceAccount token: the forwarder's role can only get, list and watch, the
+   * handlers' only what they write (infra/k8s/). Default: `registry` for both.
+   */
+  readonly forwarderRegistry?: ClusterRegistry;
   /** Where checkpoints and the event log live without Redis. */
   readonly dataDir: string;
   readonly env?: NodeJS.ProcessEnv;
@@ -27,21 +34,26 @@ export type AllInOne = {
 
 export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   const env = o.env ?? process.env;
-  const withRedis = o.config.FLEETQ_DRIVER === 'bullmq';
+  const forwarderRegistry = forwarderRegistryOf(o);
+  const withRedis = o.config.FLEETQ_DRIVER === 'redis';
   const fwd = loadForwarderConfig({
     FLEETQ_CHECKPOINTS: withRedis ? 'redis' : `file:${join(o.dataDir, 'checkpoints.json')}`,
     FLEETQ_EVENT_LOG: withRedis ? 'redis' : `jsonl:${join(o.dataDir, 'events')}`,
     ...env,
   });
-  const deps = await makeDeps(o.config, { service: 'fleetq', registry: o.registry });
+  // Reads from the cache: one in-process store per cluster, filled by the forwarder, read by the workers.
+  const caches = readsMode(o.config) === 'cache' ? new ClusterCaches({ registry: o.registry }) : undefined;
+  const deps = await makeDeps(o.config, { service: 'fleetq', registry: o.registry, ...(caches && { caches }) });
+  if (caches) caches.attachMetrics(deps.metrics.registry);
   const stores = forwarderStores(o.config, fwd);
-  const fleet = new FleetForwarder(o.registry, {
+  const fleet = new FleetForwarder(forwarderRegistry, {
     queue: deps.queue,
     checkpoints: stores.checkpoints,
     ...(stores.eventLog && { eventLog: stores.eventLog }),
     logger: deps.logger.child({ component: 'forwarder' }),
     registry: deps.metrics.registry,
     resyncMs: fwd.FLEETQ_RESYNC_MS,
+    ...(caches && { cacheFor: (cluster: string) => caches.storeFor(cluster) }),
   });
   const loop = new WorkerLoop(deps, {
     concurrency: o.config.FLEETQ_CONCURRENCY,
@@ -66,9 +78,23 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
       await fleet.stop();
       deps.logger.debug('Stopping workers');
       await loop.stop();
-      deps.logger.debug('Closing queue and stores');
-      await deps.queue.close();
+      deps.logger.debug('Writing buffered events; closing queue, API budget, caches and stores');
+      await closeDeps(deps);
       await stores.close();
     },
   };
+}
+
+function forwarderRegistryOf(o: AllInOneOptions): ClusterRegistry {
+  const forwarder = o.forwarderRegistry;
+  if (forwarder === undefined) return o.registry;
+  const describe = (r: ClusterRegistry): string =>
+    JSON.stringify(r.clusters.map((c) => [c.name, [...c.owns].sort()]).sort());
+  // The forwarder watches for the kinds the handlers reconcile: a cluster or kind one side lacks is lost work.
+  if (describe(forwarder) !== describe(o.registry)) {
+    throw new Error(
+      `forwarderRegistry must name the clusters and owned kinds of registry: ${describe(forwarder)} vs ${describe(o.registry)}`,
+    );
+  }
+  return forwarder;
 }

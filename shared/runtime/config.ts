@@ -5,7 +5,13 @@ const intVar = (min: number) => z.coerce.number().int().min(min);
 
 const schema = z.object({
   FLEETQ_REGISTRY: z.string().min(1).optional(),
-  FLEETQ_DRIVER: z.enum(['memory', 'bullmq', 'sqs']).default('memory'),
+  FLEETQ_DRIVER: z
+    .enum(['memory', 'redis', 'sqs'], {
+      // The Redis driver was once configured as `bullmq`, a library it never used: say so rather than only refuse.
+      error: (issue) =>
+        issue.input === 'bullmq' ? "'bullmq' is now 'redis' (the same driver, renamed)" : 'memory, redis or sqs',
+    })
+    .default('memory'),
   FLEETQ_QUEUE: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,60}$/, 'letters, digits, - and _ only (at most 60)')
@@ -22,7 +28,22 @@ const schema = z.object({
   FLEETQ_REDIS_TLS_CA: z.string().min(1).optional(),
   /** How often the Redis data-loss marker is checked (ms). */
   FLEETQ_REDIS_LOSS_CHECK_MS: intVar(100).default(2_000),
+  /**
+   * Where each cluster's API budget (registry limits.qps/burst) is kept: `redis` (one token bucket per cluster
+   * shared by every process of the queue) or `process` (a bucket per process). Default: `process` for the
+   * memory driver, `redis` for the redis and sqs drivers (see apiBudgetMode in clients.ts).
+   */
+  FLEETQ_API_BUDGET: z.enum(['redis', 'process']).optional(),
+  /**
+   * Where handlers read cluster state: `cache` (the forwarder's materialized objects, with read-your-writes;
+   * in-process for `fleetq run`, in the queue's Redis otherwise) or `live` (every read from the apiserver).
+   * A standalone forwarder fills the Redis cache when this is `cache`. A standalone worker on the memory driver
+   * has no forwarder to share a cache with, and reads live. Default: see readsMode().
+   */
+  FLEETQ_READS: z.enum(['live', 'cache']).optional(),
   FLEETQ_METRICS_PORT: intVar(0).optional(),
+  /** The address the metrics server binds: 127.0.0.1 by default; 0.0.0.0 (or the Pod IP) to be scraped in a Pod. */
+  FLEETQ_METRICS_HOST: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
@@ -47,4 +68,13 @@ export function loadConfig(
     throw new ConfigError(`invalid configuration\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/**
+ * Where handlers read: FLEETQ_READS, else `cache` for the memory and redis drivers and `live` for sqs. The SQS
+ * deployment (the Lambda stack) has no shared store for a cache yet: SQS stays on live reads until the Lambda
+ * stack decides where its state lives. Split workers on SQS with a Redis can set FLEETQ_READS=cache.
+ */
+export function readsMode(config: Pick<FleetqConfig, 'FLEETQ_READS' | 'FLEETQ_DRIVER'>): 'live' | 'cache' {
+  return config.FLEETQ_READS ?? (config.FLEETQ_DRIVER === 'sqs' ? 'live' : 'cache');
 }

@@ -1,15 +1,25 @@
-// Builds what a handler needs from its configuration: registry, queue, per-cluster clients, metrics.
+// Builds what a handler needs from its configuration: registry, queue, per-cluster clients and their API
+// budget (fleet-wide in Redis, or per process: clients.ts), metrics.
 import { controllersFor } from '../controllers/index.js';
+import { EventRecorders } from '../kube/events/recorders.js';
 import { ClusterRegistry, loadRegistry, type ClusterConfig } from '../kube/registry.js';
 import { createQueue, type QueueConfig } from '../queue/index.js';
 import type { WorkQueue } from '../queue/work-queue.js';
-import { clusterClients } from './clients.js';
-import type { FleetqConfig } from './config.js';
+import { connectRedis } from '../queue/redis/redis-connection.js';
+import { ClusterCaches } from './cluster-caches.js';
+import { apiBudgetMode, clusterClients, processApiBudget, redisApiBudget, type ApiBudget } from './clients.js';
+import { readsMode, type FleetqConfig } from './config.js';
 import { Logger } from './logger.js';
 import { runtimeMetrics, type RuntimeMetrics } from './metrics.js';
 import type { ReconcileDeps } from './reconcile-one.js';
 
-export type Deps = ReconcileDeps & { readonly metrics: RuntimeMetrics };
+export type Deps = ReconcileDeps & {
+  /** The caches handlers read (FLEETQ_READS=cache); closed by whoever closes the deps. */
+  readonly caches?: ClusterCaches;
+  readonly metrics: RuntimeMetrics;
+  /** The clusters' API budget; close it on shutdown (after the queue). */
+  readonly apiBudget: ApiBudget;
+};
 
 export function queueConfig(
   config: FleetqConfig,
@@ -39,10 +49,10 @@ export function queueConfig(
   switch (config.FLEETQ_DRIVER) {
     case 'memory':
       return { ...common, driver: 'memory' };
-    case 'bullmq':
+    case 'redis':
       return {
         ...common,
-        driver: 'bullmq',
+        driver: 'redis',
         redisUrl: config.REDIS_URL,
         prefix: config.FLEETQ_REDIS_PREFIX,
         ...(config.FLEETQ_REDIS_TLS_CA !== undefined && { redisTlsCaFile: config.FLEETQ_REDIS_TLS_CA }),
@@ -65,21 +75,68 @@ export async function makeDeps(
     readonly registry?: ClusterRegistry;
     readonly queue?: WorkQueue;
     readonly metrics?: RuntimeMetrics;
+    /** The cluster caches to read (FLEETQ_READS=cache); default: stores in the queue's Redis. */
+    readonly caches?: ClusterCaches;
   },
 ): Promise<Deps> {
   const metrics = o.metrics ?? runtimeMetrics();
   const registry = o.registry ?? registryFrom(config);
   const logger = new Logger(o.service, config.LOG_LEVEL);
   const queue = o.queue ?? (await createQueue(queueConfig(config, metrics, logger, registry)));
+  const apiBudget =
+    apiBudgetMode(config) === 'redis'
+      ? redisApiBudget({ config, logger: logger.child({ component: 'api-budget' }) })
+      : processApiBudget();
+  logger.info('API budget', { mode: apiBudget.mode });
+  // A worker on the memory driver outside `fleetq run` (which passes its caches) shares no cache: live.
+  const caches =
+    readsMode(config) !== 'cache'
+      ? undefined
+      : (o.caches ?? (config.FLEETQ_DRIVER === 'memory' ? undefined : redisCaches(config, registry, metrics)));
+  logger.info('Reads', { from: caches ? `cache (${caches.where})` : 'live' });
   return {
     registry,
     queue,
     metrics,
-    clients: clusterClients(registry, metrics.onRequest),
+    apiBudget,
+    clients: clusterClients(registry, metrics.onRequest, apiBudget, caches && ((c, live) => caches.viewFor(c, live))),
+    ...(caches && { caches }),
     controllers: controllersFor(registry),
+    events: new EventRecorders({ registry: metrics.registry, logger }),
     logger,
     now: () => new Date(),
     leaseMs: config.FLEETQ_LEASE_MS,
     onOutcome: metrics.onOutcome,
   };
+}
+
+/**
+ * Closes what makeDeps opened, in order: the event buffers first (written out, bounded by eventsTimeoutMs, while
+ * the clients still work), then the queue, the API budget and the caches. Call it after the worker loop stopped.
+ */
+export async function closeDeps(deps: Deps, o: { readonly eventsTimeoutMs?: number } = {}): Promise<void> {
+  await deps.events?.close(o.eventsTimeoutMs ?? 5_000);
+  await deps.queue.close();
+  await deps.apiBudget.close();
+  await deps.caches?.close();
+}
+
+/** Cluster caches in the queue's Redis (split workers, Lambdas, standalone forwarders). */
+export function redisCaches(
+  config: FleetqConfig,
+  registry: Pick<ClusterRegistry, 'get'>,
+  metrics?: RuntimeMetrics,
+): ClusterCaches {
+  const redis = connectRedis(config.REDIS_URL, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { lazyConnect: true });
+  // Never what keeps a process alive (a Lambda container, a test that does not close its deps); errors reach
+  // the reads, which then go live.
+  redis.on('connect', () => redis.stream.unref());
+  redis.on('error', () => undefined);
+  return new ClusterCaches({
+    registry,
+    redis,
+    ownsClient: true,
+    redisPrefix: config.FLEETQ_REDIS_PREFIX,
+    ...(metrics && { metrics: metrics.registry }),
+  });
 }

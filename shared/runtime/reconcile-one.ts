@@ -1,12 +1,21 @@
 // One reconcile: observe → pure plan → apply through the one writer → done (with requeueAfter) / retry.
-// Errors are classified once (kube/errors.ts): a conflict re-reads after the key's backoff (client-go's
+// Errors are classified once (kube/errors.ts): a conflict re-reads after the key's conflict backoff (client-go's
 // rate-limited requeue; never at full speed against a persistent 409), a terminal error parks the key in the
 // dead-letter list, anything else retries with the key's backoff, without end. A lost lease stops the run
 // before its next write (the fence, lease-fence.ts) and touches nothing in the queue.
-import type { Controller } from '../controllers/controller.js';
+// Reads from the cache: each run reads through its key's view (it first waits until the cache has passed the
+// key's previous writes), and what this run writes is recorded for the next one (cache/write-tracker.ts).
+// Kubernetes Events: the writer hands the events of the plan's writes to the cluster's recorder (one per
+// cluster and process, kube/events/recorders.ts), which writes them in the background; deps without `events`
+// record none.
+import type { CachedClusterView } from '../cache/cached-cluster-view.js';
+import { WriteTracker, trackWrites } from '../cache/write-tracker.js';
+import type { Controller, PlanResult } from '../controllers/controller.js';
 import { countByType } from '../kube/actions.js';
 import { ApiError, GuardRefusedError, TerminalError, classify } from '../kube/errors.js';
-import { keyString } from '../kube/key.js';
+import { keyString, type ReconcileKey } from '../kube/key.js';
+import type { EventRecorders } from '../kube/events/recorders.js';
+import { isAccessDenied } from '../kube/events/status-cause.js';
 import type { ClusterRegistry } from '../kube/registry.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { ClusterView } from '../kube/view.js';
@@ -16,7 +25,12 @@ import type { Logger } from './logger.js';
 import { errorFields } from './logger.js';
 import { LeaseFence } from './lease-fence.js';
 
-export type ClusterClients = { readonly rest: KubeRest; readonly view: ClusterView };
+export type ClusterClients = {
+  readonly rest: KubeRest;
+  readonly view: ClusterView;
+  /** With reads from the cache: the view each key's run reads through (read-your-writes). */
+  readonly cached?: CachedClusterView;
+};
 
 export type ReconcileDeps = {
   readonly registry: ClusterRegistry;
@@ -25,6 +39,8 @@ export type ReconcileDeps = {
   readonly queue: WorkQueue;
   readonly logger: Logger;
   readonly now: () => Date;
+  /** The event recorders of this process (one per cluster); absent: no Kubernetes Events are recorded. */
+  readonly events?: EventRecorders;
   /** The queue's lease duration, for the local fence deadline; default 30 000. */
   readonly leaseMs?: number;
   readonly onOutcome?: (e: { cluster: string; kind: string; outcome: Outcome; seconds: number }) => void;
@@ -44,17 +60,27 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: Le
   // A child logger per reconcile: several reconciles run at once in one process, so keys appended to a
   // shared logger would leak between them.
   const logger = deps.logger.child({ cluster: key.cluster, kind: key.kind, namespace: key.namespace, name: key.name });
+  // When the run's work ended: just before the queue is told (done, retry or dead letter). Once that call is
+  // sent the key may be handed to another holder, and this run acts on it no more; its reply can come back
+  // later on a loaded machine, so the time after it would overstate how long the key was held.
+  const work = { endedAt: 0 };
   let outcome: Outcome;
   try {
-    outcome = await run(deps, lease, logger, leaseFence);
+    outcome = await run(deps, lease, logger, leaseFence, work);
   } catch (err) {
+    work.endedAt = Date.now();
     const e = classify(err, `reconcile ${keyString(key)}`);
     if (e.code === 'LeaseLost') {
       logger.warn('Lease lost; stopped before writing', { error: errorFields(e), token: lease.token });
       outcome = 'lease-lost';
     } else if (e.code === 'Conflict') {
       const r = await queue.retry(lease, e, { conflict: true });
-      if (r.outcome === 'retried') logger.info('Conflict; re-reading after backoff', { delayMs: r.delayMs, error: e });
+      if (r.outcome === 'retried')
+        logger.info('Conflict; re-reading after backoff', {
+          delayMs: r.delayMs,
+          conflicts: (lease.conflicts ?? 0) + 1,
+          error: e,
+        });
       outcome = r.outcome === 'retried' ? 'conflict' : 'lease-lost';
     } else if (!e.retryable) {
       logger.error('Key dead-lettered', { code: e.code, error: errorFields(e) });
@@ -70,18 +96,34 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: Le
           ...e.fields,
           ...(r.outcome === 'retried' && { delayMs: r.delayMs }),
         });
+      // Refused by the cluster's authorization: a deployment error (its role lacks a rule) an operator must see.
+      else if (isAccessDenied(e.cause) && r.outcome === 'retried')
+        logger.error('Reconcile forbidden (403); retrying', { ...fields, delayMs: r.delayMs });
       else if (r.outcome === 'retried') logger.warn('Reconcile failed; retrying', { ...fields, delayMs: r.delayMs });
       outcome = r.outcome;
     }
   }
-  const ended = Date.now();
+  const ended = work.endedAt || Date.now();
   // One line per run with its fencing token and times: the chaos suite's run log (no two runs of a key overlap).
-  logger.info('Reconcile finished', { token: lease.token, startedAt: started, endedAt: ended, outcome });
+  // endedAt is when the work ended (before the queue call); releasedAt when the queue's reply came back.
+  logger.info('Reconcile finished', {
+    token: lease.token,
+    startedAt: started,
+    endedAt: ended,
+    releasedAt: Date.now(),
+    outcome,
+  });
   deps.onOutcome?.({ cluster: key.cluster, kind: key.kind, outcome, seconds: (ended - started) / 1000 });
   return outcome;
 }
 
-async function run(deps: ReconcileDeps, lease: Lease, logger: Logger, fence: LeaseFence): Promise<Outcome> {
+async function run(
+  deps: ReconcileDeps,
+  lease: Lease,
+  logger: Logger,
+  fence: LeaseFence,
+  work: { endedAt: number },
+): Promise<Outcome> {
   const { key } = lease;
   logger.debug('Reconcile started', { token: lease.token, failures: lease.failures });
   if (!deps.registry.get(key.cluster))
@@ -91,28 +133,56 @@ async function run(deps: ReconcileDeps, lease: Lease, logger: Logger, fence: Lea
   if (!deps.registry.owns(key.cluster, key.kind)) {
     throw new TerminalError('NotOwned', `fleetq does not own ${key.kind} in cluster ${key.cluster}`);
   }
-  const { rest, view } = deps.clients(key.cluster);
-  const observed = await controller.observe(view, key);
+  const clients = deps.clients(key.cluster);
+  const keyView = clients.cached?.forKey(keyString(key));
+  const tracker = new WriteTracker();
+  let result: PlanResult;
+  try {
+    result = await trackWrites(tracker, () =>
+      observeAndApply(deps, controller, key, clients.rest, keyView ?? clients.view, fence, logger),
+    );
+  } finally {
+    // Before done(): the key's next run must find this run's writes recorded, or it could read a cache that
+    // has not seen them yet (and create again what this run created).
+    await keyView?.settle(tracker.record());
+  }
+  // Release and requeue in one atomic step: a crash between the two cannot lose the requeue.
+  work.endedAt = Date.now();
+  await deps.queue.done(lease, result.requeueAfter);
+  return result.requeueAfter === undefined ? 'done' : 'requeued';
+}
+
+/** observe → plan → preflight → apply; returns the plan. */
+async function observeAndApply(
+  deps: ReconcileDeps,
+  controller: Controller,
+  key: ReconcileKey,
+  rest: KubeRest,
+  view: ClusterView,
+  fence: LeaseFence,
+  logger: Logger,
+): Promise<PlanResult> {
+  const observed = await controller.observe(view, key, deps.now());
   const result = controller.plan(observed, deps.now());
   logger.info('Plan computed', { actions: countByType(result.actions), requeueAfter: result.requeueAfter });
   logger.debug('Plan', { plan: result });
   if (controller.preflight) await controller.preflight(view, key, observed, result);
+  const events = deps.events?.for(key.cluster, rest);
+  const apply = events ? { events } : {};
   try {
-    await applyActions(rest, result.actions, fence);
+    await applyActions(rest, result.actions, fence, apply);
   } catch (err) {
     // A failed create or delete may itself be status (ReplicaFailure, ReplicaSetCreateError): write it, then retry.
     if (err instanceof ApiError && (err.method === 'POST' || err.method === 'DELETE') && controller.planWriteFailure) {
       const failure = { message: apiMessage(err), method: err.method };
       const follow = controller.planWriteFailure(observed, deps.now(), failure);
-      await applyActions(rest, follow.actions, fence).catch((e: unknown) =>
+      await applyActions(rest, follow.actions, fence, apply).catch((e: unknown) =>
         logger.warn('Failure status not written', { error: errorFields(e) }),
       );
     }
     throw err;
   }
-  // Release and requeue in one atomic step: a crash between the two cannot lose the requeue.
-  await deps.queue.done(lease, result.requeueAfter);
-  return result.requeueAfter === undefined ? 'done' : 'requeued';
+  return result;
 }
 
 /** The apiserver's own message from a Status body (what upstream puts in a condition), else the error's. */

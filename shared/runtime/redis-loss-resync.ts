@@ -2,13 +2,15 @@
 // forwarder of this process resyncs, so every owned object's key is enqueued again within one check interval
 // plus one list of each cluster, instead of waiting for the next periodic resync (5 min by default).
 import type { Redis } from 'ioredis';
-import { connectRedis } from '../queue/bullmq/redis-connection.js';
-import { epochKey, watchRedisLoss, type RedisLoss, type RedisLossWatcher } from '../queue/bullmq/redis-loss.js';
+import { connectRedis } from '../queue/redis/redis-connection.js';
+import { epochKey, watchRedisLoss, type RedisLoss, type RedisLossWatcher } from '../queue/redis/redis-loss.js';
 import type { FleetqConfig } from './config.js';
 import { errorFields, type Logger } from './logger.js';
 
 /** What is resynced: a FleetForwarder's forwarders (structurally, so this module does not import the forwarder). */
-export type Resyncable = { readonly forwarders: ReadonlyMap<string, { resync(): Promise<number> }> };
+export type Resyncable = {
+  readonly forwarders: ReadonlyMap<string, { resync(): Promise<number>; refillCache?(): void }>;
+};
 
 export type RedisLossResync = { readonly watcher: RedisLossWatcher; stop(): Promise<void> };
 
@@ -18,6 +20,8 @@ export async function resyncAll(fleet: Resyncable, logger: Logger): Promise<Map<
   await Promise.all(
     [...fleet.forwarders].map(async ([cluster, forwarder]) => {
       try {
+        // A cache kept in that Redis lost its objects too: list them again (readers go live meanwhile).
+        forwarder.refillCache?.();
         out.set(cluster, await forwarder.resync());
       } catch (err) {
         logger.error('Resync after Redis data loss failed', { cluster, error: errorFields(err) });
@@ -47,10 +51,15 @@ export async function resyncOnRedisLoss(
     epochKey(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX),
     (loss) => {
       logger.warn('Redis data loss detected; resyncing', { how: loss.how, epoch: loss.epoch });
-      void resyncAll(fleet, logger).then((keys) => {
-        logger.info('Resynced after Redis data loss', { keys: Object.fromEntries(keys) });
-        o.onResynced?.(loss, keys);
-      });
+      // A resync that fails is logged, never left as an unhandled rejection (which would end the process); the
+      // periodic resync still comes.
+      void resyncAll(fleet, logger).then(
+        (keys) => {
+          logger.info('Resynced after Redis data loss', { keys: Object.fromEntries(keys) });
+          o.onResynced?.(loss, keys);
+        },
+        (err: unknown) => logger.error('Resync after Redis data loss failed', { error: errorFields(err) }),
+      );
     },
     {
       intervalMs: config.FLEETQ_REDIS_LOSS_CHECK_MS,

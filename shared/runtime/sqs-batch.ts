@@ -52,8 +52,18 @@ export async function processWorkBatch(
       if (deps.queue.settleRecord(plan.lease) === 'keep') failed.push(plan.messageId);
     }),
   );
+  // A Lambda container is frozen once the handler returns: events still buffered would wait for the next
+  // invocation, or be lost with the container. Written now, bounded by the time the invocation has left.
+  const flushMs = Math.min(EVENTS_FLUSH_MS, Math.max(0, timing.remainingMs() - EVENTS_FLUSH_MARGIN_MS));
+  if (deps.events && !(await deps.events.flush(flushMs))) {
+    deps.logger.warn('Events still buffered at the end of the batch', { waitedMs: flushMs });
+  }
   return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
 }
+
+/** The longest a batch waits for its events to be written, and the time it keeps in hand for returning. */
+const EVENTS_FLUSH_MS = 5_000;
+const EVENTS_FLUSH_MARGIN_MS = 1_000;
 
 export async function processDelayBatch(queue: SqsQueue, records: readonly SqsRecordLike[]): Promise<void> {
   await queue.routeDelayed(records.map((r) => r.body));

@@ -2,7 +2,7 @@
 // ConfigMaps on sandbox cluster fleetq-2, the queue, and a worker loop whose controller only records
 // when each reconcile starts. A ConfigMap is created every `gapMs` (not saturated); latency is from
 // just before the create request to the start of the first reconcile of its key.
-//   npx tsx test/bench/pipeline-latency.ts [--count 200] [--gap-ms 20] [--drivers memory,bullmq,sqs]
+//   npx tsx test/bench/pipeline-latency.ts [--count 200] [--gap-ms 20] [--drivers memory,redis,sqs]
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -24,7 +24,7 @@ const { values } = parseArgs({
   options: {
     count: { type: 'string', default: '200' },
     'gap-ms': { type: 'string', default: '20' },
-    drivers: { type: 'string', default: 'memory,bullmq,sqs' },
+    drivers: { type: 'string', default: 'memory,redis,sqs' },
   },
 });
 const COUNT = Number(values.count);
@@ -35,7 +35,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function measure(
-  driver: 'memory' | 'bullmq' | 'sqs',
+  driver: 'memory' | 'redis' | 'sqs',
 ): Promise<{ p50: number; p99: number; max: number; n: number; addP50: number; addP99: number }> {
   const c = await sandboxCluster('fleetq-2');
   const core = c.kc.makeApiClient(CoreV1Api);
@@ -46,7 +46,7 @@ async function measure(
   const config: QueueConfig =
     driver === 'memory'
       ? { driver, name }
-      : driver === 'bullmq'
+      : driver === 'redis'
         ? { driver, name }
         : { driver, name, endpoint: sqs?.endpoint ?? '' };
   const queue = await createQueue(config);
@@ -140,7 +140,7 @@ async function measure(
 }
 
 const rows: string[] = [];
-for (const d of (values.drivers ?? '').split(',') as Array<'memory' | 'bullmq' | 'sqs'>) {
+for (const d of (values.drivers ?? '').split(',') as Array<'memory' | 'redis' | 'sqs'>) {
   const r = await measure(d);
   rows.push(
     `${d.padEnd(8)} ${String(r.n).padStart(6)} ${r.p50.toFixed(0).padStart(8)} ${r.p99.toFixed(0).padStart(8)} ${r.max.toFixed(0).padStart(8)} ${r.addP50.toFixed(0).padStart(10)} ${r.addP99.toFixed(0).padStart(10)}`,

@@ -1,5 +1,5 @@
 // Queue throughput and latency, per driver. Prints figures; asserts nothing.
-//   npx tsx test/bench/queue-throughput.ts [--runs 3] [--drivers memory,bullmq,sqs]
+//   npx tsx test/bench/queue-throughput.ts [--runs 3] [--drivers memory,redis,sqs]
 // Throughput: N distinct keys preloaded, then 1/2/4 worker processes with a no-op reconcile
 // (get → done) drain them; keys/s = N / time until depth() is 0. Median of --runs runs.
 // Latency: 1 idle worker, keys added one every 5 ms (far from saturation); add call → get returned.
@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import type { ReconcileKey } from '../../shared/kube/key.js';
 import { createQueue, type QueueConfig } from '../../shared/queue/index.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
-import { deleteQueueKeys, redisKeyPrefix } from '../../shared/queue/bullmq/redis-keys.js';
+import { deleteQueueKeys, redisKeyPrefix } from '../../shared/queue/redis/redis-keys.js';
 import { ensureSqsQueues, sqsQueueNames, deleteSqsQueues } from '../../shared/queue/sqs/sqs-setup.js';
 import type { WorkQueue } from '../../shared/queue/work-queue.js';
 import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
@@ -19,11 +19,11 @@ import { sqsClient, startSqsEmulator } from '../helpers/sqs.js';
 import { spawnWorkers } from '../helpers/queue-workers.js';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, drivers: { type: 'string', default: 'memory,bullmq,sqs' } },
+  options: { runs: { type: 'string', default: '3' }, drivers: { type: 'string', default: 'memory,redis,sqs' } },
 });
 const RUNS = Number(values.runs);
 const WORKER_COUNTS = [1, 2, 4];
-const KEYS: Record<string, number> = { memory: 50_000, bullmq: 20_000, sqs: 1_000 };
+const KEYS: Record<string, number> = { memory: 50_000, redis: 20_000, sqs: 1_000 };
 const keysFor = (t: Target): number => KEYS[t.label.split(' ')[0] as string] as number;
 const key = (i: number): ReconcileKey => ({
   cluster: `c${i % 8}`,
@@ -141,7 +141,7 @@ const redisTarget = (label: string, concurrency: number, prefetch?: number): Tar
   label,
   concurrency,
   config: async () => ({
-    driver: 'bullmq',
+    driver: 'redis',
     name: testQueueName(),
     redisUrl: REDIS_URL,
     ...(prefetch ? { prefetch } : {}),
@@ -150,9 +150,9 @@ const redisTarget = (label: string, concurrency: number, prefetch?: number): Tar
 });
 const allTargets: Target[] = [
   { label: 'memory', concurrency: 1, config: async () => ({ driver: 'memory' }), cleanup: async () => {} },
-  redisTarget('bullmq', 1),
-  redisTarget('bullmq prefetch 8', 1, 8),
-  redisTarget('bullmq 8 loops/process', 8),
+  redisTarget('redis', 1),
+  redisTarget('redis prefetch 8', 1, 8),
+  redisTarget('redis 8 loops/process', 8),
   {
     label: 'sqs',
     concurrency: 1,

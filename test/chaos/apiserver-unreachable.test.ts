@@ -154,7 +154,7 @@ describe('chaos: one apiserver unreachable for 5 minutes', () => {
           { name: 'chaos-1', kubeconfig: c1.state.kubeconfig, qps: 50, burst: 100 },
           { name: 'chaos-2', kubeconfig: c2.state.kubeconfig, qps: 5, burst: 2 },
         ],
-        driver: 'bullmq',
+        driver: 'redis',
         redisUrl: REDIS_URL,
         workers: WORKERS,
         concurrency: CONCURRENCY,

@@ -75,7 +75,7 @@ describe('chaos: a cluster recreated under the same name behind a kept checkpoin
     const viaEndpoint = kubeconfigVia(c.state.kubeconfig, endpoint.server);
     p = new Pipeline({
       clusters: [{ name: CLUSTER, kubeconfig: viaEndpoint }],
-      driver: 'bullmq',
+      driver: 'redis',
       redisUrl: redis.url,
       workers: 2,
       leaseMs: 10_000,

@@ -41,7 +41,7 @@ describe('chaos: more pods than one list page', () => {
     await w.start();
     p = new Pipeline({
       clusters: [{ name: 'chaos-1', kubeconfig: c.state.kubeconfig, qps: 200, burst: 400 }],
-      driver: 'bullmq',
+      driver: 'redis',
       redisUrl: REDIS_URL,
       workers: 2,
       leaseMs: 15_000,

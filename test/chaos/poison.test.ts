@@ -63,7 +63,7 @@ describe('chaos: poison objects', () => {
     await Promise.all([w.start(), wLong.start()]);
     p = new Pipeline({
       clusters: [{ name: 'chaos-1', kubeconfig: c.state.kubeconfig }],
-      driver: 'bullmq',
+      driver: 'redis',
       redisUrl: REDIS_URL,
       workers: 2,
       leaseMs: 10_000,

@@ -63,7 +63,7 @@ describe('chaos: Redis down for 90 s while events flow', () => {
     await w.start();
     p = new Pipeline({
       clusters: [{ name: 'chaos-1', kubeconfig: c.state.kubeconfig }],
-      driver: 'bullmq',
+      driver: 'redis',
       redisUrl: redis.url,
       workers: 2,
       leaseMs: LEASE_MS,

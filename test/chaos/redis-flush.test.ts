@@ -50,7 +50,7 @@ describe('chaos: FLUSHALL mid-rollout', () => {
     await w.start();
     p = new Pipeline({
       clusters: [{ name: 'chaos-1', kubeconfig: c.state.kubeconfig, qps: 20, burst: 20 }],
-      driver: 'bullmq',
+      driver: 'redis',
       redisUrl: redis.url,
       workers: 2,
       leaseMs: 10_000,

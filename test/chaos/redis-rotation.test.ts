@@ -40,7 +40,7 @@ describe('chaos: rotation structures deleted', () => {
     await w.start();
     p = new Pipeline({
       clusters: [{ name: 'chaos-1', kubeconfig: c.state.kubeconfig, qps: 20, burst: 20 }],
-      driver: 'bullmq',
+      driver: 'redis',
       redisUrl: REDIS_URL,
       workers: 2,
       leaseMs: 10_000,

@@ -81,8 +81,12 @@ function keyRuns(runs: readonly Run[], key: string, firstAddAt: number, lastAddA
   const ofKey = runs.filter((r) => r.id === key && r.start >= firstAddAt);
   const ok = (r: Run): boolean => r.outcome === 'done' || r.outcome === 'requeued';
   const last = ofKey.at(-1);
+  // A run that ended requeued (requeueAfter) or in a conflict schedules the next run itself, whatever the adds
+  // did: those follow-ups are the controller's, not the adds'. Only the rest can come from the 50 adds.
+  const followUps = ofKey.slice(0, -1).filter((r) => r.outcome === 'requeued' || r.outcome === 'conflict').length;
   return {
     count: ofKey.length,
+    fromAdds: ofKey.length - followUps,
     afterLastAdd: ofKey.filter((r) => r.start >= lastAddAt && ok(r)).length,
     lastFollowsLastAdd: last !== undefined && ok(last) && last.start >= lastAddAt,
     outcomes: ofKey.map((r) => `${r.proc}:${r.outcome ?? 'no end'}`),
@@ -116,11 +120,14 @@ describe('chaos: 50 adds of one key on the SQS path', () => {
     const p = new Pipeline({
       clusters: [{ name: 'chaos-1', kubeconfig: c.state.kubeconfig }],
       driver: 'sqs',
-      // Not used by the SQS driver (checkpoints in memory, no event log); the harness reads no dead letters there.
+      // The cache lives here (FLEETQ_READS below); checkpoints stay in memory and there is no event log on SQS.
       redisUrl: REDIS_URL,
       workers: 2,
       leaseMs: LEASE_MS,
       env: {
+        // Split workers on SQS reading a cache the forwarder fills in Redis (the SQS default is live reads; the
+        // in-process test below reads live). Its forwarder once exited mid-list here: nothing held it open.
+        FLEETQ_READS: 'cache',
         SQS_ENDPOINT: sqs.endpoint,
         AWS_REGION: 'us-east-1',
         AWS_ACCESS_KEY_ID: 'local',
@@ -155,14 +162,14 @@ describe('chaos: 50 adds of one key on the SQS path', () => {
     const letters = await sqsDeadLetters(producer);
     console.log(
       `sqs (fauxqs, 2 worker processes): ${ADDS} adds in ${addsMs} ms; ${runs.count} runs of the key from the ` +
-        `first add (${runs.afterLastAdd} after the last, at most ${MAX_RUNS} allowed): ${runs.outcomes.join(', ')}; ` +
+        `first add (${runs.afterLastAdd} after the last; ${runs.fromAdds} not follow-ups of a requeue or conflict, at most ${MAX_RUNS} allowed): ${runs.outcomes.join(', ')}; ` +
         `converged=${converged}, quiet=${quiet}; ${letters.length} SQS dead letters ${JSON.stringify(letters)}`,
     );
     const report = await spineReport(p, w, { boundMs: 30_000 });
     expect(report.overlaps).toEqual([]);
     expect(runs.afterLastAdd).toBeGreaterThanOrEqual(1);
     expect(runs.lastFollowsLastAdd).toBe(true);
-    expect(runs.count).toBeLessThanOrEqual(MAX_RUNS);
+    expect(runs.fromAdds).toBeLessThanOrEqual(MAX_RUNS);
     expect(letters).toEqual([]);
     expect(deadLettersWithoutRun(letters, p.runs())).toEqual([]);
     expect(converged).toBe(true);
@@ -236,7 +243,7 @@ describe('chaos: 50 adds of one key on the SQS path', () => {
     console.log(
       `sqs (FIFO double, 2 in-process workers × 4 slots): ${ADDS} adds in ${addsMs} ms; up to ` +
         `${double.maxSameGroupPerReceive} messages of one group in one receive; ${runs.count} runs of the key from ` +
-        `the first add (${runs.afterLastAdd} after the last, at most ${MAX_RUNS} allowed): ${runs.outcomes.join(', ')}; ` +
+        `the first add (${runs.afterLastAdd} after the last; ${runs.fromAdds} not follow-ups of a requeue or conflict, at most ${MAX_RUNS} allowed): ${runs.outcomes.join(', ')}; ` +
         `converged=${converged}, quiet=${quiet}; ${all.length} runs, ${w.events.length} events, event→run p99 ` +
         `${percentile(follow.latencies, 0.99)} ms; ${overlaps.length} overlaps, ${follow.misses.length} unfollowed, ` +
         `${invariants.length} invariant violations, ${letters.length} SQS dead letters ${JSON.stringify(letters)}\n` +
@@ -246,7 +253,7 @@ describe('chaos: 50 adds of one key on the SQS path', () => {
     expect(overlaps).toEqual([]);
     expect(runs.afterLastAdd).toBeGreaterThanOrEqual(1);
     expect(runs.lastFollowsLastAdd).toBe(true);
-    expect(runs.count).toBeLessThanOrEqual(MAX_RUNS);
+    expect(runs.fromAdds).toBeLessThanOrEqual(MAX_RUNS);
     expect(letters).toEqual([]);
     expect(deadLettersWithoutRun(letters, all)).toEqual([]);
     expect(converged).toBe(true);

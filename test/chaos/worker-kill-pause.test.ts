@@ -52,7 +52,7 @@ describe('chaos: a worker killed and another paused mid-create', () => {
       // 4 requests per second: a scale-up of 11 pods takes about 2.5 s, so the test catches it mid-create, and the
       // heir finishes it within the pause (2 × lease), before the paused worker resumes.
       clusters: [{ name: 'chaos-1', kubeconfig: c.state.kubeconfig, qps: 4, burst: 2 }],
-      driver: 'bullmq',
+      driver: 'redis',
       redisUrl: REDIS_URL,
       workers: 3,
       leaseMs: LEASE_MS,

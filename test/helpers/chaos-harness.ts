@@ -30,12 +30,13 @@ export const CHAOS_LOG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..',
 export const CHAOS_CLUSTERS = ['chaos-1', 'chaos-2', 'chaos-3'] as const;
 
 /**
- * 'Reconcile finished' takes endedAt after queue.done() (and addAfter) returned; the lease is released inside
- * done(), so the next holder may start up to one Redis round trip (tens of ms on this loaded machine) before the
- * previous run's logged end. A real overlap (a lease handed out while its holder still runs) is a lease
- * period, i.e. seconds.
+ * 'Reconcile finished' takes endedAt just before the run calls the queue (done, retry, dead letter), and
+ * startedAt after get() returned, on one machine's clock: a run's end is before its release reaches the queue,
+ * which is before the next holder's get() is answered. So no tolerance is needed: any overlap is a key held
+ * twice. (endedAt once came after done() returned, and on a loaded machine the next holder started up to
+ * 165 ms before it, a measured overlap that was not one.)
  */
-export const RELEASE_SKEW_MS = 150;
+export const RELEASE_SKEW_MS = 0;
 
 /** Tolerance between the forwarder's and the test's watch seeing the same event (two watches of one apiserver). */
 export const WATCH_SKEW_MS = 300;
@@ -118,7 +119,7 @@ export async function ownRedis(): Promise<OwnRedis> {
 
 export type PipelineOptions = {
   readonly clusters: ReadonlyArray<{ name: string; kubeconfig: string; qps?: number; burst?: number }>;
-  readonly driver: 'bullmq' | 'sqs';
+  readonly driver: 'redis' | 'sqs';
   readonly redisUrl: string;
   readonly workers: number;
   readonly leaseMs: number;
@@ -354,6 +355,9 @@ const PATHS = {
 
 export type Violation = { readonly invariant: string; readonly from: number; readonly to: number };
 
+/** The watcher's ticker period: how finely it knows when its event loop was held. */
+const TICK_MS = 50;
+
 export class NamespaceWatcher {
   readonly events: WatchedEvent[] = [];
   readonly objects = {
@@ -368,6 +372,10 @@ export class NamespaceWatcher {
   private readonly open = new Map<string, number>();
   private readonly aborts: AbortController[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private ticker: NodeJS.Timeout | undefined;
+  /** When this process's event loop last ran the ticker, and where the stall the ticker last saw began (record). */
+  private lastTick = Date.now();
+  private stalledSince: number | undefined;
   private stopped = false;
 
   constructor(
@@ -381,6 +389,11 @@ export class NamespaceWatcher {
     const kinds = this.o.kinds ?? (['Pod', 'ReplicaSet', 'Deployment'] as const);
     await Promise.all(kinds.map((k) => this.watch(k, undefined)));
     this.timer = setInterval(() => this.check(), 200);
+    this.ticker = setInterval(() => {
+      const now = Date.now();
+      this.stalledSince = now - this.lastTick > 2 * TICK_MS ? this.lastTick : undefined;
+      this.lastTick = now;
+    }, TICK_MS);
   }
 
   private async watch(kind: keyof typeof PATHS, rv: string | undefined): Promise<void> {
@@ -391,7 +404,8 @@ export class NamespaceWatcher {
       if (this.stopped) return;
       // A closed watch resumes from the last resourceVersion seen (no event is missed); on error after a
       // short pause (the apiserver may be down: that is the fault under test).
-      setTimeout(() => void this.watch(kind, last).catch(() => restart()), 500);
+      const t = setTimeout(() => void this.watch(kind, last).catch(() => restart()), 500);
+      t.unref();
     };
     const ac = await w.watch(
       PATHS[kind](this.namespace),
@@ -410,7 +424,10 @@ export class NamespaceWatcher {
       },
       () => restart(),
     );
-    this.aborts.push(ac);
+    // stop() may have come while this watch was being opened (a restart after the fault, at the end of a
+    // test): aborted here, or it would stay open and hold the test process after the last test.
+    if (this.stopped) ac.abort();
+    else this.aborts.push(ac);
   }
 
   private record(kind: keyof typeof PATHS, type: string, obj: Obj): void {
@@ -428,7 +445,13 @@ export class NamespaceWatcher {
     } else {
       keys.push(k('ConfigMap', name));
     }
-    this.events.push({ at: Date.now(), type, kind, name, keys, rv: obj.metadata.resourceVersion ?? '' });
+    // An event is stamped when it is read. If this process's event loop was held (a loaded machine, a long
+    // synchronous step of the test), it may have sat in the socket since the stall began: it is stamped then,
+    // the earliest it can have arrived, so a run the pipeline started on it meanwhile counts as after it. The
+    // ticker may run first after a stall (timers come before I/O in a loop turn): then it has noted the stall.
+    const now = Date.now();
+    const at = now - this.lastTick > 2 * TICK_MS ? this.lastTick : (this.stalledSince ?? now);
+    this.events.push({ at, type, kind, name, keys, rv: obj.metadata.resourceVersion ?? '' });
     if (kind !== 'ConfigMap') {
       const m = this.objects[kind];
       if (type === 'DELETED') m.delete(name);
@@ -491,6 +514,7 @@ export class NamespaceWatcher {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.ticker) clearInterval(this.ticker);
     for (const a of this.aborts) a.abort();
   }
 }
@@ -528,7 +552,13 @@ export function followReport(
       const after = (byKey.get(key) ?? []).find((r) => r.start >= e.at - WATCH_SKEW_MS);
       const base = Math.max(e.at, o.boundFrom ?? 0);
       if (!after) {
-        misses.push(`${e.type} ${e.kind} ${e.name} (rv ${e.rv}) at ${e.at}: no successful run of ${key} after it`);
+        const before = Math.max(...(byKey.get(key) ?? []).map((r) => r.start));
+        const last = Number.isFinite(before)
+          ? `its last successful run started ${e.at - before} ms before`
+          : 'it never ran';
+        misses.push(
+          `${e.type} ${e.kind} ${e.name} (rv ${e.rv}) at ${e.at}: no successful run of ${key} after it (${last})`,
+        );
       } else {
         const lat = after.start - e.at;
         latencies.push(Math.max(0, lat));

@@ -6,7 +6,7 @@ import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { ApiError, isConflict, isNotFound } from '../../shared/kube/errors.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';
-import type { Deployment, KubeEvent, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
+import type { Deployment, Job, KubeEvent, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
 import { sandboxCluster } from './sandbox.js';
 
 type List<T> = { items: T[] };
@@ -14,8 +14,16 @@ type List<T> = { items: T[] };
 export const RESOURCE = {
   Deployment: 'deployments',
   ReplicaSet: 'replicasets',
+  Job: 'jobs',
   Pod: 'pods',
 } as const;
+
+const API: Record<keyof typeof RESOURCE, string> = {
+  Deployment: '/apis/apps/v1',
+  ReplicaSet: '/apis/apps/v1',
+  Job: '/apis/batch/v1',
+  Pod: '/api/v1',
+};
 
 export class Side {
   /** Outputs of recorded kubectl steps, by name (compared across sides at the end of a scenario). */
@@ -48,8 +56,7 @@ export class Side {
   }
 
   path(kind: keyof typeof RESOURCE, name?: string, sub?: string): string {
-    const base = kind === 'Pod' ? '/api/v1' : '/apis/apps/v1';
-    return [`${base}/namespaces/${this.namespace}/${RESOURCE[kind]}`, name, sub].filter(Boolean).join('/');
+    return [`${API[kind]}/namespaces/${this.namespace}/${RESOURCE[kind]}`, name, sub].filter(Boolean).join('/');
   }
 
   async list<T>(kind: keyof typeof RESOURCE): Promise<T[]> {
@@ -59,15 +66,16 @@ export class Side {
   async snapshot(): Promise<Snapshot> {
     const deployments = await this.list<Deployment>('Deployment');
     const replicaSets = await this.list<ReplicaSet>('ReplicaSet');
+    const jobs = await this.list<Job>('Job');
     const pods = await this.list<Pod>('Pod');
-    return { at: Date.now(), deployments, replicaSets, pods };
+    return { at: Date.now(), namespace: this.namespace, deployments, replicaSets, jobs, pods };
   }
 
   async events(): Promise<KubeEvent[]> {
     return (await this.rest.request<List<KubeEvent>>('GET', `/api/v1/namespaces/${this.namespace}/events`)).items;
   }
 
-  async create(obj: Deployment | ReplicaSet | Pod): Promise<void> {
+  async create(obj: Deployment | ReplicaSet | Job | Pod): Promise<void> {
     const kind = obj.kind as keyof typeof RESOURCE;
     await this.rest.request('POST', this.path(kind), {
       body: { ...obj, metadata: { ...obj.metadata, namespace: this.namespace } },

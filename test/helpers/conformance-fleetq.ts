@@ -1,7 +1,13 @@
 // fleetq in-process for the conformance suites and benches: the all-in-one runtime (forwarder + worker loop)
-// on the bullmq driver with a queue of its own, owning Deployment and ReplicaSet in one sandbox cluster.
+// on the redis driver with a queue of its own, owning Deployment, ReplicaSet, Job and TTLAfterFinished in one
+// sandbox cluster.
 // Two fleetq instances owning the same cluster would both act on every object, so a lock file makes the
 // suites of one machine take turns (a stale lock of a dead process is taken over).
+//
+// fleetq authenticates as the ServiceAccounts of infra/k8s/ (test/helpers/sandbox-rbac.ts), the forwarder as
+// fleetq-forwarder and the handlers as fleetq-handler, so the suite checks those roles are enough;
+// CONFORMANCE_CREDENTIALS=admin runs it with the sandbox admin's kubeconfig instead (to tell an RBAC gap from a
+// controller bug).
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,21 +18,41 @@ import { CONTROLLERS } from '../../shared/controllers/index.js';
 import type { Kind } from '../../shared/kube/kinds.js';
 import { ClusterRegistry } from '../../shared/kube/registry.js';
 import { startAllInOne, type AllInOne } from '../../shared/runtime/all-in-one.js';
-import { loadConfig } from '../../shared/runtime/config.js';
+import { loadConfig, readsMode } from '../../shared/runtime/config.js';
 import { sandboxCluster } from './sandbox.js';
+import { authorizationDenials, serviceAccountRegistries, type ClusterEntry } from './sandbox-rbac.js';
 
-export const OWNED_KINDS: readonly Kind[] = ['Deployment', 'ReplicaSet'];
+/**
+ * Job and TTLAfterFinished are opt-in (not default owned kinds): owning them here also binds their role pairs
+ * (job-rbac.yaml, ttl-after-finished-rbac.yaml). fleetq-1's controller-manager runs neither of their controllers.
+ */
+export const OWNED_KINDS: readonly Kind[] = ['Deployment', 'ReplicaSet', 'Job', 'TTLAfterFinished'];
 
 /** The kinds among `kinds` that fleetq has no registered controller for. */
 export function missingControllers(kinds: readonly string[]): string[] {
   return kinds.filter((k) => !CONTROLLERS.has(k));
 }
 
+export type Credentials = 'serviceaccounts' | 'admin';
+
 export type RunningFleetq = {
   readonly app: AllInOne;
   readonly queue: string;
+  readonly credentials: Credentials;
+  /**
+   * Requests the cluster's RBAC refused (403) since fleetq started, counted by the apiserver; fleetq's error log
+   * names each (forwarder: 'List failed' / 'Watch failed'; handler: 'Reconcile forbidden (403)').
+   */
+  denials(): Promise<number>;
   stop(): Promise<void>;
 };
+
+export function credentialsFrom(env: NodeJS.ProcessEnv = process.env): Credentials {
+  const value = env.CONFORMANCE_CREDENTIALS ?? 'serviceaccounts';
+  if (value !== 'serviceaccounts' && value !== 'admin')
+    throw new Error(`CONFORMANCE_CREDENTIALS must be serviceaccounts or admin, got ${JSON.stringify(value)}`);
+  return value;
+}
 
 function lockPath(cluster: string): string {
   return join(tmpdir(), `fleetq-conformance-${cluster}.lock`);
@@ -59,28 +85,51 @@ export async function startFleetq(
     const { state } = await sandboxCluster(cluster);
     const queue = `conformance-${randomUUID().slice(0, 8)}`;
     const config = loadConfig(process.env, {
-      FLEETQ_DRIVER: 'bullmq',
+      FLEETQ_DRIVER: 'redis',
       FLEETQ_QUEUE: queue,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       FLEETQ_CONCURRENCY: String(o.concurrency ?? 8),
       // Reconcile retries are expected here (e.g. creates into namespaces the suite is deleting): errors only.
       LOG_LEVEL: o.logLevel ?? process.env.CONFORMANCE_LOG_LEVEL ?? 'error',
     });
-    const registry = new ClusterRegistry([
-      {
-        name: cluster,
-        owns: OWNED_KINDS,
-        limits: { qps: o.qps ?? 50, burst: o.burst ?? 100 },
-        connection: { type: 'kubeconfig', path: state.kubeconfig },
-      },
-    ]);
+    const entry: ClusterEntry = {
+      name: cluster,
+      owns: OWNED_KINDS,
+      limits: { qps: o.qps ?? 50, burst: o.burst ?? 100 },
+    };
+    const credentials = credentialsFrom();
+    const registries =
+      credentials === 'admin'
+        ? { handler: new ClusterRegistry([{ ...entry, connection: { type: 'kubeconfig', path: state.kubeconfig } }]) }
+        : await serviceAccountRegistries(cluster, entry);
+    const deniedBefore = await authorizationDenials(cluster);
     const dataDir = mkdtempSync(join(tmpdir(), 'fleetq-conformance-'));
-    const app = await startAllInOne({ config, registry, dataDir });
+    const app = await startAllInOne({
+      config,
+      registry: registries.handler,
+      ...('forwarder' in registries && { forwarderRegistry: registries.forwarder }),
+      dataDir,
+    });
+    console.log(
+      credentials === 'admin'
+        ? `fleetq on ${cluster} as the sandbox admin (CONFORMANCE_CREDENTIALS=admin)`
+        : `fleetq on ${cluster} as ServiceAccounts fleetq-system/fleetq-forwarder and fleetq-handler (infra/k8s/)`,
+    );
     return {
       app,
       queue,
+      credentials,
+      denials: async () => (await authorizationDenials(cluster)) - deniedBefore,
       stop: async () => {
         try {
+          // Where the handlers' reads came from (FLEETQ_READS=cache: the cache, else live), as evidence.
+          const reads = await app.deps.metrics.registry.getSingleMetric('fleetq_cache_reads_total')?.get();
+          const bySource = new Map<string, number>();
+          for (const v of reads?.values ?? []) {
+            const source = `${v.labels.source}${v.labels.reason ? `:${v.labels.reason}` : ''}`;
+            bySource.set(source, (bySource.get(source) ?? 0) + v.value);
+          }
+          console.log(`fleetq reads (${readsMode(config)}): ${JSON.stringify(Object.fromEntries(bySource))}`);
           await app.stop();
           await deleteRedisKeys(config.REDIS_URL, queue);
           rmSync(dataDir, { recursive: true, force: true });

@@ -4,6 +4,7 @@
 import {
   fenceposts,
   findDeployment,
+  findJob,
   findReplicaSet,
   isActive,
   isPodAvailable,
@@ -13,7 +14,7 @@ import {
   replicaSetsOf,
   controllerOf,
 } from './conformance-model.js';
-import type { Invariant, Snapshot } from './conformance-types.js';
+import type { Invariant, Job, Snapshot } from './conformance-types.js';
 
 const POD_GRACE_MS = 2_500;
 
@@ -140,6 +141,90 @@ export function minReadyRespected(): Invariant {
       return null;
     },
   };
+}
+
+/**
+ * A Job never runs more active pods than spec.parallelism (0 while suspended). Lowering parallelism, or suspending,
+ * deletes the surplus a moment after the spec changed, under upstream as under fleetq: hence the pod grace.
+ */
+export function jobParallelismBound(name: string): Invariant {
+  return {
+    name: `${name}: active pods ≤ parallelism`,
+    graceMs: POD_GRACE_MS,
+    check: (s) => {
+      const j = findJob(s, name);
+      if (!j) return null;
+      const bound = j.spec.suspend === true ? 0 : (j.spec.parallelism ?? 1);
+      const n = podsOwnedBy(s, j.metadata.uid).filter(isActive).length;
+      return n <= bound ? null : `${n} active pods > ${j.spec.suspend === true ? 'suspended: 0' : bound}`;
+    },
+  };
+}
+
+/**
+ * A succeeded pod is never counted twice: status.succeeded never exceeds the number of distinct pods of the Job
+ * ever seen Succeeded. A sample lists the Job before its pods, so a pod the status counts is already in the same
+ * sample's pod list. The pods seen are kept per Job uid, which keeps the two sides (that share this object) apart.
+ */
+export function jobSucceededCountedOnce(name: string): Invariant {
+  const seen = new Map<string, Set<string>>();
+  return {
+    name: `${name}: status.succeeded ≤ succeeded pods ever seen`,
+    graceMs: 0,
+    check: (s) => {
+      const j = findJob(s, name);
+      if (!j?.metadata.uid) return null;
+      const pods = seen.get(j.metadata.uid) ?? new Set<string>();
+      seen.set(j.metadata.uid, pods);
+      for (const p of podsOwnedBy(s, j.metadata.uid))
+        if (p.status?.phase === 'Succeeded') pods.add(p.metadata.uid ?? '');
+      const counted = j.status?.succeeded ?? 0;
+      return counted <= pods.size ? null : `status.succeeded ${counted} > ${pods.size} succeeded pods seen`;
+    },
+  };
+}
+
+/**
+ * A Job is not deleted before finish + ttlSecondsAfterFinished. A sample that finds it marked for deletion or gone
+ * was taken after the delete, so it must not come before the expiry that an earlier sample of the same side saw
+ * (the Complete or Failed condition's lastTransitionTime + the TTL; both controllers and the harness read one
+ * machine's clock), nor may a deletionTimestamp (whole seconds, as the finish time is). The expiry is kept per
+ * side, by the sample's namespace: a gone Job leaves nothing else to tell the sides apart. A Job never seen with
+ * a TTL before it went (the TTL set just before) is not judged.
+ */
+export function jobKeptForTtl(name: string): Invariant {
+  const expiries = new Map<string, number | undefined>();
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  return {
+    name: `${name}: not deleted before finish + ttlSecondsAfterFinished`,
+    graceMs: 0,
+    check: (s) => {
+      const side = s.namespace ?? '';
+      const j = findJob(s, name);
+      if (j && !j.metadata.deletionTimestamp) {
+        expiries.set(side, ttlExpiryOf(j));
+        return null;
+      }
+      const expiry = expiries.get(side);
+      if (expiry === undefined) return null;
+      const marked = j?.metadata.deletionTimestamp;
+      if (marked !== undefined && Date.parse(marked) < expiry)
+        return `deletionTimestamp ${marked} before its TTL expired at ${iso(expiry)}`;
+      return s.at < expiry ? `${j ? 'marked for deletion' : 'gone'} at ${iso(s.at)}, before ${iso(expiry)}` : null;
+    },
+  };
+}
+
+/** ms of finish + ttl for a finished Job with a TTL, else undefined. */
+function ttlExpiryOf(j: Job): number | undefined {
+  const ttl = j.spec.ttlSecondsAfterFinished;
+  const done = j.status?.conditions?.find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  const at = done?.lastTransitionTime === undefined ? NaN : Date.parse(done.lastTransitionTime);
+  return ttl === undefined || Number.isNaN(at) ? undefined : at + ttl * 1000;
+}
+
+export function jobInvariants(name: string): Invariant[] {
+  return [jobParallelismBound(name), jobSucceededCountedOnce(name)];
 }
 
 export function deploymentInvariants(name: string, o: { recreate?: boolean } = {}): Invariant[] {

@@ -1,9 +1,22 @@
 // Reading a snapshot the way the controllers do: ownership, revisions, the new ReplicaSet of a Deployment,
 // readiness and availability of pods, and the rolling-update fenceposts. Pure functions of the snapshot.
-import type { Deployment, IntOrString, ObjectMeta, OwnerRef, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
+import type {
+  Deployment,
+  IntOrString,
+  Job,
+  ObjectMeta,
+  OwnerRef,
+  Pod,
+  ReplicaSet,
+  Snapshot,
+} from './conformance-types.js';
 
 export const HASH_LABEL = 'pod-template-hash';
 export const REVISION = 'deployment.kubernetes.io/revision';
+/** batch.JobCompletionIndexAnnotation: an Indexed Job's pods carry it as annotation and label. */
+export const COMPLETION_INDEX = 'batch.kubernetes.io/job-completion-index';
+/** batch.JobTrackingFinalizer. */
+export const JOB_TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 
 export function controllerOf(meta: ObjectMeta): OwnerRef | undefined {
   return meta.ownerReferences?.find((r) => r.controller === true);
@@ -30,6 +43,10 @@ export function replicaSetsOf(s: Snapshot, d: Deployment): ReplicaSet[] {
   return s.replicaSets
     .filter((rs) => controllerOf(rs.metadata)?.uid === d.metadata.uid)
     .sort((a, b) => revisionOf(a) - revisionOf(b));
+}
+
+export function findJob(s: Snapshot, name: string): Job | undefined {
+  return s.jobs.find((j) => j.metadata.name === name);
 }
 
 export function podsOwnedBy(s: Snapshot, uid: string | undefined): Pod[] {

@@ -3,7 +3,9 @@
 // it (`web@2`); pod-template-hash values are compared by equivalence class (each hash must be consistent
 // with its ReplicaSet's name, selector, template and pods), and byte for byte only when asked.
 import {
+  COMPLETION_INDEX,
   HASH_LABEL,
+  JOB_TRACKING_FINALIZER,
   controllerOf,
   isPodReady,
   isTerminating,
@@ -12,9 +14,11 @@ import {
 } from './conformance-model.js';
 import type {
   Condition,
+  Job,
   KubeEvent,
   Labels,
   ObjectMeta,
+  Pod,
   PodTemplate,
   ReplicaSet,
   Snapshot,
@@ -23,14 +27,21 @@ import type {
 export type Normalized = {
   deployments: Record<string, unknown>;
   replicaSets: Record<string, unknown>;
+  /** Only when the namespace has Jobs, so the states of the other scenarios compare as before. */
+  jobs?: Record<string, unknown>;
   /** Active and terminating pods per owner key, counted by state. */
   pods: Record<string, Record<string, number>>;
 };
 
 export type NormalizedSide = {
   state: Normalized;
-  /** Reasons of the events of each Deployment and ReplicaSet (compared apart: see the runner). */
-  events: Record<string, string[]>;
+  /**
+   * The events of each Deployment and ReplicaSet as the set of `Reason (Type)` recorded on it (a difference
+   * reads `ReplicaSet/web@2.FailedCreate (Warning): (absent) / true`), keyed by
+   * `<kind>/<name>` with a Deployment's ReplicaSets named by revision (`ReplicaSet/web@2`) and ReplicaSets gone
+   * by the time of the comparison as `ReplicaSet/deleted` (compared apart: see the runner).
+   */
+  events: Record<string, Record<string, true>>;
   /** owner key → raw pod-template-hash, for the exact-hash comparison. */
   hashes: Record<string, string>;
   /** kubectl outputs recorded by the scenario (only in the summary's kubectl checkpoint). */
@@ -144,12 +155,18 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     };
   }
 
+  const jobs: Record<string, unknown> = {};
+  for (const j of s.jobs) jobs[j.metadata.name ?? '?'] = normalizeJob(j, conditions);
+
   const pods: Record<string, Record<string, number>> = {};
   for (const p of s.pods) {
     const r = controllerOf(p.metadata);
     const ownerKey = r ? (owner(p.metadata) ?? '?') : 'orphan';
     const parts = [p.status?.phase ?? 'NoPhase', isPodReady(p) ? 'ready' : 'unready'];
     if (isTerminating(p.metadata)) parts.push('terminating');
+    if (r?.kind === 'Job') parts.push(...jobIndexParts(p, r.name));
+    // Any pod, owned or not: a pod a Job released (or never adopted) must not keep the Job's finalizer.
+    if (p.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER)) parts.push('tracking-finalizer');
     const rsKey = r?.kind === 'ReplicaSet' ? keyByUid.get(r.uid) : undefined;
     const h = p.metadata.labels?.[HASH_LABEL];
     if (rsKey !== undefined && hashes[rsKey] !== undefined && h !== hashes[rsKey]) parts.push('hash≠owner');
@@ -161,14 +178,62 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
   const eventReasons: Record<string, Set<string>> = {};
   for (const e of events) {
     const kind = e.involvedObject.kind;
-    if (kind !== 'Deployment' && kind !== 'ReplicaSet') continue;
+    if (kind !== 'Deployment' && kind !== 'ReplicaSet' && kind !== 'Job') continue;
     const name = e.involvedObject.name ?? '?';
     const key = `${kind}/${kind === 'ReplicaSet' ? (keyByName.get(name) ?? 'deleted') : name}`;
-    (eventReasons[key] ??= new Set()).add(e.reason ?? '?');
+    (eventReasons[key] ??= new Set()).add(`${e.reason ?? '?'} (${e.type ?? '?'})`);
   }
-  const eventsOut = Object.fromEntries(Object.entries(eventReasons).map(([k, v]) => [k, [...v].sort()]));
+  const eventsOut = Object.fromEntries(
+    Object.entries(eventReasons).map(([k, v]) => [k, Object.fromEntries([...v].sort().map((r) => [r, true as const]))]),
+  );
 
-  return { state: { deployments, replicaSets, pods }, events: eventsOut, hashes };
+  const state: Normalized = { deployments, replicaSets, ...(s.jobs.length > 0 && { jobs }), pods };
+  return { state, events: eventsOut, hashes };
+}
+
+/**
+ * A Job as compared: its spec as written (the selector and template carry the generated controller-uid, so they
+ * are left out), its status counts and indexes, uncountedTerminatedPods as counts (empty at rest), the presence
+ * of startTime and completionTime, and its conditions by type with status, reason and message (job-controller's
+ * messages name no pod, so they are deterministic).
+ */
+function normalizeJob(
+  j: Job,
+  conditions: (cs: readonly Condition[] | undefined) => Record<string, unknown>,
+): Record<string, unknown> {
+  const st = j.status ?? {};
+  const { selector: _selector, template: _template, ...spec } = j.spec;
+  return {
+    spec,
+    status: {
+      active: st.active,
+      succeeded: st.succeeded,
+      failed: st.failed,
+      ready: st.ready,
+      terminating: st.terminating,
+      completedIndexes: st.completedIndexes,
+      failedIndexes: st.failedIndexes,
+      uncounted: {
+        succeeded: st.uncountedTerminatedPods?.succeeded?.length ?? 0,
+        failed: st.uncountedTerminatedPods?.failed?.length ?? 0,
+      },
+      startTime: st.startTime !== undefined,
+      completionTime: st.completionTime !== undefined,
+    },
+    conditions: conditions(st.conditions),
+  };
+}
+
+/** What a Job's pod adds to its state: its completion index, and its hostname when it is not <job>-<index>. */
+function jobIndexParts(p: Pod, jobName: string): string[] {
+  const parts: string[] = [];
+  const index = p.metadata.labels?.[COMPLETION_INDEX];
+  if (index !== undefined) {
+    parts.push(`index=${index}`);
+    if (p.metadata.annotations?.[COMPLETION_INDEX] !== index) parts.push('annotation≠label');
+    if (p.spec.hostname !== `${jobName}-${index}`) parts.push(`hostname=${String(p.spec.hostname)}`);
+  }
+  return parts;
 }
 
 function withoutHash(labels: Labels | undefined): Labels {

@@ -3,6 +3,7 @@
 import {
   controllerOf,
   findDeployment,
+  findJob,
   findReplicaSet,
   isActive,
   isPodReady,
@@ -111,6 +112,39 @@ export const podsReady =
   (s: Snapshot): Check => {
     const ready = s.pods.filter((p) => isActive(p) && isPodReady(p)).length;
     return ready === n && s.pods.length === n ? true : `${ready}/${s.pods.length} pods ready, want ${n}`;
+  };
+
+/** A Job condition of this type and status (and reason), e.g. Complete True or Failed True BackoffLimitExceeded. */
+export const jobCondition =
+  (name: string, type: string, status: string, reason?: string) =>
+  (s: Snapshot): Check => {
+    const c = findJob(s, name)?.status?.conditions?.find((x) => x.type === type);
+    if (c?.status === status && (reason === undefined || c.reason === reason)) return true;
+    return `job ${name}: condition ${type} is ${c ? `${c.status}/${c.reason}` : 'absent'}, want ${status}/${reason ?? '*'}`;
+  };
+
+/** The Job has n pods Running (not terminating), and its status counts them active (and ready, when asked). */
+export const jobRunning =
+  (name: string, n: number) =>
+  (s: Snapshot): Check => {
+    const j = findJob(s, name);
+    if (!j) return `job ${name} not found`;
+    const running = podsOwnedBy(s, j.metadata.uid).filter((p) => isActive(p) && p.status?.phase === 'Running');
+    if (running.length !== n) return `job ${name}: ${running.length} running pods, want ${n}`;
+    if ((j.status?.active ?? 0) !== n) return `job ${name}: status.active ${j.status?.active ?? 0}, want ${n}`;
+    return true;
+  };
+
+/** Status counters of a Job (only those given are checked; absent counts as 0). */
+export const jobStatus =
+  (name: string, want: { active?: number; succeeded?: number; failed?: number; ready?: number }) =>
+  (s: Snapshot): Check => {
+    const st = findJob(s, name)?.status;
+    for (const k of ['active', 'succeeded', 'failed', 'ready'] as const) {
+      const w = want[k];
+      if (w !== undefined && (st?.[k] ?? 0) !== w) return `job ${name}: ${k} ${st?.[k] ?? 0}, want ${w}`;
+    }
+    return true;
   };
 
 export const all =

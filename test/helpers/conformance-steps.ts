@@ -3,11 +3,15 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Side } from './conformance-client.js';
-import { controllerOf, isActive, isPodReady, isTerminating } from './conformance-model.js';
+import { COMPLETION_INDEX, controllerOf, isActive, isPodReady, isTerminating } from './conformance-model.js';
 import { replicaSetKey } from './conformance-normalize.js';
 import type { Sampler } from './conformance-sampler.js';
-import type { Condition, Deployment, Pod, PodFilter, ReplicaSet, Snapshot, Step } from './conformance-types.js';
+import type { Condition, Deployment, Job, Pod, PodFilter, ReplicaSet, Snapshot, Step } from './conformance-types.js';
 import { kubectlPath } from './sandbox.js';
+
+/** The annotations infra/sandbox/stages/pod-outcome.yaml acts on. */
+const OUTCOME = 'fleetq.dev/sandbox-outcome';
+const EXIT_CODE = 'fleetq.dev/sandbox-exit-code';
 
 export const DEFAULT_WAIT_MS = Number(process.env.CONFORMANCE_WAIT_MS ?? 90_000);
 
@@ -56,6 +60,8 @@ export function selectPods(s: Snapshot, f: PodFilter): Pod[] {
       if (key !== f.owner) return false;
     }
     if (f.ready !== undefined && isPodReady(p) !== f.ready) return false;
+    if (f.phase !== undefined && p.status?.phase !== f.phase) return false;
+    if (f.index !== undefined && p.metadata.labels?.[COMPLETION_INDEX] !== String(f.index)) return false;
     if (f.image !== undefined) {
       const containers = (p.spec.containers ?? []) as Array<{ image?: string }>;
       if (!containers.some((c) => c.image === f.image)) return false;
@@ -102,6 +108,26 @@ export async function runStep(
     case 'update':
       await side.update<Deployment & ReplicaSet>(step.kind, step.name, step.mutate);
       return `updated ${step.kind}/${step.name}`;
+    case 'updateJob':
+      await side.update<Job>('Job', step.name, step.mutate);
+      return `updated Job/${step.name}`;
+    case 'endPods': {
+      // kwok's outcome stages act on Running pods only; a pod still Pending would keep its annotation unseen.
+      const s = await sampler.next();
+      const filter = { phase: 'Running', ...step.filter };
+      const pods = selectPods(s, filter);
+      if (pods.length < (filter.count ?? 1))
+        throw new Error(`endPods: ${pods.length} pods match ${JSON.stringify(filter)}, want ${filter.count ?? 1}`);
+      const annotations: Record<string, string> = {
+        [OUTCOME]: step.outcome,
+        ...(step.exitCode !== undefined && { [EXIT_CODE]: String(step.exitCode) }),
+      };
+      for (const p of pods)
+        await side.update<Pod>('Pod', p.metadata.name ?? '', (x) => {
+          x.metadata.annotations = { ...x.metadata.annotations, ...annotations };
+        });
+      return `endPods ${step.outcome} on ${pods.map((p) => p.metadata.name).join(', ')}`;
+    }
     case 'scale':
       await side.update<Deployment & ReplicaSet>(step.kind, step.name, (o) => {
         o.spec.replicas = step.replicas;

@@ -5,11 +5,14 @@
 //   CONFORMANCE_ONLY=<regex>     run only the scenarios whose name matches
 //   CONFORMANCE_PARALLEL=3       scenarios in flight at once
 //   CONFORMANCE_EXACT_HASH=1     compare pod-template-hash values byte for byte
-//   CONFORMANCE_STRICT_EVENTS=1  differing event reasons fail the scenario
+//   CONFORMANCE_STRICT_EVENTS=0  differing events (reason + type per workload) are reported, not failing
 //   CONFORMANCE_KEEP=1           keep the namespaces of failed scenarios
 //   CONFORMANCE_LOG_LEVEL=warn   fleetq's own log level (default error)
+//   CONFORMANCE_CREDENTIALS=admin fleetq with the admin kubeconfig, not the ServiceAccounts of infra/k8s/
+// Under the ServiceAccounts, a request their roles refuse fails the suite: the last test counts the apiserver's
+// RBAC refusals since fleetq started, and a failed scenario's report says how many there were.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { missingControllers, startFleetq, type RunningFleetq } from './conformance-fleetq.js';
+import { credentialsFrom, missingControllers, startFleetq, type RunningFleetq } from './conformance-fleetq.js';
 import {
   conformanceOptions,
   pool,
@@ -26,6 +29,8 @@ import { sandboxCluster } from './sandbox.js';
 const NEEDS: Record<Scenario['kind'], string[]> = {
   ReplicaSet: ['ReplicaSet'],
   Deployment: ['Deployment', 'ReplicaSet'],
+  Job: ['Job'],
+  TTLAfterFinished: ['Job', 'TTLAfterFinished'],
 };
 
 const LOCK_WAIT_MS = 30 * 60_000;
@@ -78,11 +83,31 @@ export function conformanceSuite(suite: string, title: string, scenarios: readon
         async () => {
           const r = await pending.get(s.name);
           if (!r) throw new Error(`scenario ${s.name} was not started`);
-          if (!r.ok) throw new Error(r.report);
+          if (!r.ok) throw new Error(r.report + (await denialNote(fleetq)));
           expect(r.failures).toEqual([]);
         },
         LOCK_WAIT_MS,
       );
     }
+
+    const checksRoles = selected.length > 0 && credentialsFrom() === 'serviceaccounts' ? it : it.skip;
+    checksRoles(
+      'fleetq: every request allowed by its roles (infra/k8s/, no 403 from RBAC)',
+      async () => {
+        await Promise.all(pending.values());
+        if (fleetq === undefined) return; // side B is not a fleetq cluster
+        expect({ refusedByRbac: await fleetq.denials() }).toEqual({ refusedByRbac: 0 });
+      },
+      LOCK_WAIT_MS,
+    );
   });
+}
+
+/** When fleetq's roles refused requests, the count and where the log names them. */
+async function denialNote(fleetq: RunningFleetq | undefined): Promise<string> {
+  const denied = fleetq?.credentials === 'serviceaccounts' ? await fleetq.denials().catch(() => 0) : 0;
+  return denied === 0
+    ? ''
+    : `\n${denied} request(s) of fleetq refused with 403 by RBAC so far: its roles (shared/kube/rbac.ts) lack a rule; ` +
+        "fleetq's error log names them ('Reconcile forbidden (403)', 'List failed', 'Watch failed', 'Event rejected')";
 }

@@ -5,6 +5,7 @@ export type Labels = Record<string, string>;
 
 export type ObjectMeta = {
   name?: string;
+  finalizers?: string[];
   generateName?: string;
   namespace?: string;
   uid?: string;
@@ -85,6 +86,37 @@ export type ReplicaSet = {
   };
 };
 
+export type Job = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: {
+    parallelism?: number;
+    completions?: number;
+    completionMode?: 'NonIndexed' | 'Indexed';
+    backoffLimit?: number;
+    activeDeadlineSeconds?: number;
+    suspend?: boolean;
+    manualSelector?: boolean;
+    selector?: { matchLabels?: Labels };
+    ttlSecondsAfterFinished?: number;
+    template: PodTemplate;
+  };
+  status?: {
+    active?: number;
+    succeeded?: number;
+    failed?: number;
+    ready?: number;
+    terminating?: number;
+    completedIndexes?: string;
+    failedIndexes?: string;
+    uncountedTerminatedPods?: { succeeded?: string[]; failed?: string[] };
+    startTime?: string;
+    completionTime?: string;
+    conditions?: Condition[];
+  };
+};
+
 export type Pod = {
   apiVersion?: string;
   kind?: string;
@@ -108,11 +140,17 @@ export type KubeEvent = {
   reportingComponent?: string;
 };
 
-/** One poll of a side: listed in this order (Deployments, then ReplicaSets, then Pods); `at` is after the pods. */
+/**
+ * One poll of a side: listed in this order (Deployments, then ReplicaSets, then Jobs, then Pods); `at` is after
+ * the pods. A Job's status is read before its pods, so a pod it counts is already terminal in the same sample.
+ */
 export type Snapshot = {
   readonly at: number;
+  /** The side's namespace: what keeps an invariant's memory of one side apart from the other's. */
+  readonly namespace?: string;
   readonly deployments: readonly Deployment[];
   readonly replicaSets: readonly ReplicaSet[];
+  readonly jobs: readonly Job[];
   readonly pods: readonly Pod[];
 };
 
@@ -127,12 +165,16 @@ export type Invariant = {
   check(s: Snapshot): string | null;
 };
 
-export type ObjectKind = 'Deployment' | 'ReplicaSet' | 'Pod';
+export type ObjectKind = 'Deployment' | 'ReplicaSet' | 'Job' | 'Pod';
 
 /** Which pods an action touches: chosen the same way on both sides (sorted by creation, then name). */
 export type PodFilter = {
-  /** Owner: a Deployment's ReplicaSet by revision (`web@2`), or a ReplicaSet name, or 'orphan'. */
+  /** Owner: a Deployment's ReplicaSet by revision (`web@2`), or a ReplicaSet or Job name, or 'orphan'. */
   readonly owner?: string;
+  /** A Job's pods: the completion index (label batch.kubernetes.io/job-completion-index). */
+  readonly index?: number;
+  /** Only pods in this phase (kwok's outcome stages end Running pods only). */
+  readonly phase?: string;
   readonly ready?: boolean;
   readonly image?: string;
   readonly count?: number;
@@ -141,7 +183,19 @@ export type PodFilter = {
 };
 
 export type Step =
-  | { readonly do: 'create'; readonly objects: readonly (Deployment | ReplicaSet | Pod)[] }
+  | { readonly do: 'create'; readonly objects: readonly (Deployment | ReplicaSet | Job | Pod)[] }
+  /** Read-modify-replace of a Job (retried on 409): suspend, resume, parallelism. */
+  | { readonly do: 'updateJob'; readonly name: string; readonly mutate: (job: Job) => void }
+  /**
+   * Ends pods through the sandbox's kwok outcome stages (infra/sandbox/stages/pod-outcome.yaml): annotates
+   * `fleetq.dev/sandbox-outcome` (and `fleetq.dev/sandbox-exit-code`) on Running pods chosen by the filter.
+   */
+  | {
+      readonly do: 'endPods';
+      readonly filter: PodFilter;
+      readonly outcome: 'Succeeded' | 'Failed';
+      readonly exitCode?: number;
+    }
   /** Read-modify-replace (retried on 409). */
   | {
       readonly do: 'update';
@@ -171,7 +225,7 @@ export type Step =
   | { readonly do: 'deletePods'; readonly filter: PodFilter }
   | { readonly do: 'setPodsReady'; readonly filter: PodFilter; readonly ready: boolean }
   | { readonly do: 'relabelPods'; readonly filter: PodFilter; readonly labels: Labels }
-  | { readonly do: 'delete'; readonly kind: 'Deployment' | 'ReplicaSet'; readonly name: string }
+  | { readonly do: 'delete'; readonly kind: 'Deployment' | 'ReplicaSet' | 'Job'; readonly name: string }
   | {
       readonly do: 'waitFor';
       readonly what: string;
@@ -190,7 +244,8 @@ export type Step =
 
 export type Mutate = (obj: Deployment & ReplicaSet) => void;
 
-export type ScenarioKind = 'ReplicaSet' | 'Deployment';
+/** The controller a scenario is about (TTLAfterFinished: Jobs, with fleetq's Job and TTL controllers both). */
+export type ScenarioKind = 'ReplicaSet' | 'Deployment' | 'Job' | 'TTLAfterFinished';
 
 export type Scenario = {
   readonly name: string;

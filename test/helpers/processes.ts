@@ -49,14 +49,23 @@ export function spawnTsx(script: string, env: NodeJS.ProcessEnv, name = script, 
   };
 }
 
-/** Parses the JSON log lines of a process (others are ignored). */
+/**
+ * Parses the JSON log lines of a process (others are ignored). Lines are parsed once and kept (the array only
+ * grows): a chaos test polls this every few hundred ms over tens of thousands of lines, and parsing them all
+ * each time held its event loop long enough to stamp watch events late.
+ */
 export function jsonLines(p: Proc): Array<Record<string, unknown>> {
-  return p.lines.flatMap((l) => {
+  let c = parsedLines.get(p.lines);
+  if (!c) parsedLines.set(p.lines, (c = { seen: 0, parsed: [] }));
+  for (; c.seen < p.lines.length; c.seen++) {
     try {
-      const v: unknown = JSON.parse(l);
-      return typeof v === 'object' && v !== null ? [v as Record<string, unknown>] : [];
+      const v: unknown = JSON.parse(p.lines[c.seen] as string);
+      if (typeof v === 'object' && v !== null) c.parsed.push(v as Record<string, unknown>);
     } catch {
-      return [];
+      // not a JSON line
     }
-  });
+  }
+  return [...c.parsed];
 }
+
+const parsedLines = new WeakMap<string[], { seen: number; parsed: Array<Record<string, unknown>> }>();

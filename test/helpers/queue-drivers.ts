@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
-import { RedisQueue } from '../../shared/queue/bullmq/redis-queue.js';
-import { deleteQueueKeys, redisKeys } from '../../shared/queue/bullmq/redis-keys.js';
+import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
+import { deleteQueueKeys, redisKeys } from '../../shared/queue/redis/redis-keys.js';
 import { SqsQueue } from '../../shared/queue/sqs/sqs-queue.js';
 import { SIGNATURE_ATTRIBUTE } from '../../shared/queue/sqs/sqs-message.js';
 import { deleteSqsQueues, ensureSqsQueues, sqsQueueNames } from '../../shared/queue/sqs/sqs-setup.js';
@@ -24,7 +24,7 @@ export type TestQueue = {
 };
 
 export type DriverHarness = {
-  readonly name: 'memory' | 'bullmq' | 'sqs';
+  readonly name: 'memory' | 'redis' | 'sqs';
   /** Smallest lease and backoff base worth testing with (SQS works in whole seconds). */
   readonly leaseMs: number;
   readonly baseDelayMs: number;
@@ -59,9 +59,9 @@ const memory: DriverHarness = {
   },
 };
 
-const bullmq: DriverHarness = {
+const redis: DriverHarness = {
   ...memory,
-  name: 'bullmq',
+  name: 'redis',
   async create(options) {
     const queue = new RedisQueue({ ...options, name: testQueueName(), redis: REDIS_URL });
     const redis = redisClient();
@@ -134,5 +134,5 @@ function sqsHarness(): DriverHarness {
 }
 
 export function allDrivers(): DriverHarness[] {
-  return [memory, bullmq, sqsHarness()];
+  return [memory, redis, sqsHarness()];
 }

@@ -9,7 +9,7 @@ import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
 import { Logger } from '../../shared/runtime/logger.js';
-import { MIRROR_OF_LABEL, MIRROR_TO_ANNOTATION } from '../../shared/forwarder/mirror-keys.js';
+import { MIRROR_OF_LABEL, MIRROR_TO_ANNOTATION } from '../../shared/controllers/configmap-mirror/watch-keys.js';
 import { keyString, type ReconcileKey } from '../../shared/kube/key.js';
 import type { Kind } from '../../shared/kube/kinds.js';
 import { MemoryCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
@@ -169,10 +169,17 @@ describe('forwarder with bad data and bursts', () => {
 
   it('a burst of 300 events into a slow queue: at most 20 pending, every key arrives', async () => {
     const q = new RecordingQueue();
+    // A queue that takes adds one at a time, 20 ms each, however many the forwarder sends at once (it enqueues a
+    // batch's keys together): slower than the burst, so the buffer bound is reached.
+    let line: Promise<void> = Promise.resolve();
     const slow = Object.assign(Object.create(q) as RecordingQueue, {
-      add: async (k: ReconcileKey): Promise<void> => {
-        await new Promise((r) => setTimeout(r, 20));
-        await q.add(k);
+      add: (k: ReconcileKey): Promise<void> => {
+        const turn = line.then(async () => {
+          await new Promise((r) => setTimeout(r, 20));
+          await q.add(k);
+        });
+        line = turn.catch(() => undefined);
+        return turn;
       },
     });
     const { f } = forwarder(['ConfigMap'], { q: slow, maxPending: 20 });

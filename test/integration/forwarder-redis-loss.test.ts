@@ -1,14 +1,14 @@
-// The long-running forwarder process (functions/forwarder.ts main, FLEETQ_DRIVER=bullmq) resyncs when the
+// The long-running forwarder process (functions/forwarder.ts main, FLEETQ_DRIVER=redis) resyncs when the
 // queue's Redis loses its data, like `fleetq run` does: a key enqueued before a FLUSHALL is enqueued again within
 // the loss check, with the periodic resync off and no new event. A real redis-server of the test's own, the
 // sandbox's fleetq-1.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { MIRROR_TO_ANNOTATION } from '../../shared/forwarder/mirror-keys.js';
+import { MIRROR_TO_ANNOTATION } from '../../shared/controllers/configmap-mirror/watch-keys.js';
 import { keyString } from '../../shared/kube/key.js';
-import { connectRedis } from '../../shared/queue/bullmq/redis-connection.js';
-import { redisKeyPrefix, redisKeys } from '../../shared/queue/bullmq/redis-keys.js';
+import { connectRedis } from '../../shared/queue/redis/redis-connection.js';
+import { redisKeyPrefix, redisKeys } from '../../shared/queue/redis/redis-keys.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
 import { writeRegistry } from '../helpers/fleet.js';
@@ -38,7 +38,7 @@ describe('forwarder process: resync on Redis data loss', () => {
         'functions/forwarder.ts',
         {
           FLEETQ_REGISTRY: writeRegistry([{ name: CLUSTER, kubeconfig: c.state.kubeconfig, owns: ['ConfigMap'] }]),
-          FLEETQ_DRIVER: 'bullmq',
+          FLEETQ_DRIVER: 'redis',
           FLEETQ_QUEUE: queue,
           REDIS_URL: own.url,
           FLEETQ_CHECKPOINTS: 'memory',

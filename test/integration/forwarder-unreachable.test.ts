@@ -8,7 +8,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { FleetForwarder } from '../../shared/forwarder/fleet-forwarder.js';
 import { Logger } from '../../shared/runtime/logger.js';
-import { MIRROR_TO_ANNOTATION } from '../../shared/forwarder/mirror-keys.js';
+import { MIRROR_TO_ANNOTATION } from '../../shared/controllers/configmap-mirror/watch-keys.js';
 import { keyString, type ReconcileKey } from '../../shared/kube/key.js';
 import { ClusterRegistry, DEFAULT_LIMITS, type ClusterConfig } from '../../shared/kube/registry.js';
 import { MemoryCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';

@@ -6,7 +6,7 @@ import { AppsV1Api, BatchV1Api, CoreV1Api, type V1ObjectMeta, type V1PodTemplate
 import { Registry } from 'prom-client';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
 import { Logger } from '../../shared/runtime/logger.js';
-import { MIRROR_OF_LABEL, MIRROR_TO_ANNOTATION } from '../../shared/forwarder/mirror-keys.js';
+import { MIRROR_OF_LABEL, MIRROR_TO_ANNOTATION } from '../../shared/controllers/configmap-mirror/watch-keys.js';
 import { keyString } from '../../shared/kube/key.js';
 import { ALL_KINDS } from '../../shared/kube/kinds.js';
 import { RedisCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';

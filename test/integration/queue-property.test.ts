@@ -1,4 +1,4 @@
-// Property test of the queue contract under real concurrency. For bullmq and sqs, 3 worker child processes
+// Property test of the queue contract under real concurrency. For the redis and sqs drivers, 3 worker child processes
 // (test/helpers/queue-property-worker.ts) loop get → record start → random work (≤ 5 ms) → record end → done,
 // while this process adds 2000 overlapping adds over 20 keys and records when each add was called.
 // The memory driver cannot be shared between processes, so it runs 3 concurrent async workers in this one.
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { ReconcileKey } from '../../shared/kube/key.js';
 import { createQueue, type QueueConfig } from '../../shared/queue/index.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
-import { deleteQueueKeys, redisKeyPrefix } from '../../shared/queue/bullmq/redis-keys.js';
+import { deleteQueueKeys, redisKeyPrefix } from '../../shared/queue/redis/redis-keys.js';
 import { deleteSqsQueues, ensureSqsQueues, sqsQueueNames } from '../../shared/queue/sqs/sqs-setup.js';
 import type { WorkQueue } from '../../shared/queue/work-queue.js';
 import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
@@ -118,11 +118,11 @@ describe('WorkQueue properties under concurrent workers', () => {
     assertProperties(addTimes, intervals);
   });
 
-  it.each(['bullmq', 'sqs'] as const)('%s (3 worker processes)', async (driver) => {
+  it.each(['redis', 'sqs'] as const)('%s (3 worker processes)', async (driver) => {
     const name = testQueueName();
     const client = sqsClient(emulator.endpoint);
     const queueConfig: QueueConfig =
-      driver === 'bullmq'
+      driver === 'redis'
         ? { driver, name, redisUrl: REDIS_URL, options: OPTIONS }
         : {
             driver,
@@ -152,7 +152,7 @@ describe('WorkQueue properties under concurrent workers', () => {
     } finally {
       await queue.close();
       if (queueConfig.driver === 'sqs' && queueConfig.queueUrls) await deleteSqsQueues(client, queueConfig.queueUrls);
-      if (driver === 'bullmq') {
+      if (driver === 'redis') {
         const redis = redisClient();
         await deleteQueueKeys(redis, redisKeyPrefix(name));
         await redis.quit();

@@ -4,7 +4,8 @@
 // With the guard, the second pass is refused (GuardRefused, retried) and the pods stay at replicas; without it
 // (the same controller with preflight removed), the same view over-creates. Driven through the real runtime.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { ApiObject } from '../../shared/kube/meta/object.js';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { Controller } from '../../shared/controllers/controller.js';
 import { replicaSetController } from '../../shared/controllers/replicaset/index.js';
@@ -27,7 +28,7 @@ type LogLine = Record<string, unknown> & { level: string; message: string };
 
 /** The bug, on purpose: list() stops after the first page. countControlled is the live view's own. */
 class FirstPageOnlyView extends LiveClusterView {
-  override async list<T extends KubernetesObject>(
+  override async list<T extends ApiObject>(
     kind: string,
     namespace: string | undefined,
     options: ListOptions = {},
@@ -37,7 +38,7 @@ class FirstPageOnlyView extends LiveClusterView {
   }
 }
 
-function firstPage<T extends KubernetesObject>(page: ListPage<T>, kind: string): T[] {
+function firstPage<T extends ApiObject>(page: ListPage<T>, kind: string): T[] {
   return page.items.map((o) => ({ ...o, apiVersion: 'v1', kind }));
 }
 

@@ -174,6 +174,50 @@ describe('ReplicaSet controller on a real apiserver', () => {
     await untilAvailable(2);
   });
 
+  it('releases a pod relabelled out of its selector (by patch: the pod keeps its other fields) and replaces it', async () => {
+    const rs = await readRs();
+    const [victim] = (await activePods()).filter((p) =>
+      p.metadata?.ownerReferences?.some((r) => r.uid === rs.metadata?.uid),
+    );
+    if (!victim?.metadata?.name) throw new Error('no pod of the ReplicaSet to relabel');
+    const name = victim.metadata.name;
+    // Relabel by read + replace (kwok may update the pod in between: a 409 is retried).
+    await waitFor(
+      async () => {
+        const pod = await core.readNamespacedPod({ namespace: ns.name, name });
+        const body = { ...pod, metadata: { ...pod.metadata, labels: { app: 'strayed' } } };
+        return core.replaceNamespacedPod({ namespace: ns.name, name, body }).then(
+          () => true,
+          () => false,
+        );
+      },
+      10_000,
+      50,
+      'the relabel',
+    );
+    await waitFor(
+      async () => {
+        await reconcile();
+        const pod = await core.readNamespacedPod({ namespace: ns.name, name });
+        return !(pod.metadata?.ownerReferences ?? []).some((r) => r.uid === rs.metadata?.uid);
+      },
+      30_000,
+      100,
+      'the relabelled pod to be released',
+    );
+    const released = await core.readNamespacedPod({ namespace: ns.name, name });
+    expect(released.metadata?.uid).toBe(victim.metadata.uid);
+    expect(released.metadata?.labels).toEqual({ app: 'strayed' });
+    await core.deleteNamespacedPod({ namespace: ns.name, name, gracePeriodSeconds: 0 });
+    await waitFor(
+      async () => (await core.listNamespacedPod({ namespace: ns.name })).items.every((p) => p.metadata?.name !== name),
+      30_000,
+      100,
+      'the released pod to be gone',
+    );
+    await untilAvailable(2);
+  });
+
   it('a deleted pod is replaced', async () => {
     const [victim] = await activePods();
     await core.deleteNamespacedPod({ namespace: ns.name, name: victim!.metadata!.name! });

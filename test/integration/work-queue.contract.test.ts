@@ -1,5 +1,5 @@
 // The WorkQueue contract (shared/queue/work-queue.ts), one scenario file run against every driver:
-// memory, bullmq (real Redis at REDIS_URL) and sqs (a real fauxqs on a free port). Timings scale with each
+// memory, redis (real Redis at REDIS_URL) and sqs (a real fauxqs on a free port). Timings scale with each
 // driver's documented granularity (SQS works in whole seconds); nothing waits on a fixed sleep.
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Registry } from 'prom-client';
@@ -135,19 +135,31 @@ describe.each(allDrivers())('WorkQueue contract: $name', (h) => {
     expect((await mustGet(q)).failures).toBe(0);
   });
 
-  it('retries a conflict with the key backoff, counted as a failure for the delay', async () => {
+  it('backs off a conflict on its own count: failures before it do not lengthen it, and it is not a failure', async () => {
     const q = await open();
     await q.add(key('a', 'web'));
-    const first = await mustGet(q);
+    let lease = await mustGet(q);
+    for (let failures = 0; failures < 2; failures++) {
+      const want = h.roundDelay(backoffDelay(failures, h.baseDelayMs, 1_000_000));
+      expect(await q.retry(lease, new Error('unreachable'))).toEqual({ outcome: 'retried', delayMs: want });
+      lease = await mustGet(q, want * 4 + 2_000);
+    }
+    expect(lease).toMatchObject({ failures: 2 });
+    // Two failures put the next failure at base * 4; a conflict now waits only the base delay.
     const want0 = h.roundDelay(backoffDelay(0, h.baseDelayMs, 1_000_000));
-    expect(await q.retry(first, new Error('409'), { conflict: true })).toEqual({ outcome: 'retried', delayMs: want0 });
-    const early = await getWithin(q, Math.max(0, want0 - 100));
-    expect(early.lease).toBeNull();
+    expect(await q.retry(lease, new Error('409'), { conflict: true })).toEqual({ outcome: 'retried', delayMs: want0 });
+    expect((await getWithin(q, Math.max(0, want0 - 100))).lease).toBeNull();
     const second = await mustGet(q, want0 * 4 + 2_000);
-    expect(second.failures).toBe(1);
+    expect(second).toMatchObject({ failures: 2, conflicts: 1 });
+    // A persistent conflict still backs off exponentially, on the conflict count.
     const want1 = h.roundDelay(backoffDelay(1, h.baseDelayMs, 1_000_000));
     expect(await q.retry(second, new Error('409'), { conflict: true })).toEqual({ outcome: 'retried', delayMs: want1 });
+    const third = await mustGet(q, want1 * 4 + 2_000);
+    expect(third).toMatchObject({ failures: 2, conflicts: 2 });
     expect(await q.deadLetters()).toEqual([]);
+    await q.done(third);
+    await q.add(key('a', 'web'));
+    expect(await mustGet(q)).toMatchObject({ failures: 0, conflicts: 0 });
   });
 
   it('done with requeueAfter releases and schedules the next run in one step', async () => {

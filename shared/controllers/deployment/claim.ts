@@ -1,34 +1,33 @@
 // ControllerRefManager.ClaimReplicaSets for one Deployment: keep the ReplicaSets it controls that match its
 // selector, release those that stopped matching, adopt matching orphans. Adoption and release are updates of
-// the ReplicaSet's ownerReferences (upstream patches them); the Deployment we read live is the fresh read
-// upstream makes before adopting.
+// the ReplicaSet's ownerReferences (upstream patches them); before adopting, observe reads the Deployment
+// fresh (uncached, as upstream's canAdopt does).
+//
+// An invalid selector fails the sync, as getReplicaSetsForDeployment returns its error upstream (observe
+// throws first; the planner would too).
+import { controllerRefOf, newControllerRef, type OwnerReference } from '../../kube/meta/controller-ref.js';
+import { selectorOf } from '../../kube/meta/label-selector.js';
 import type { Pass } from './pass.js';
-import { selectorMatches } from './replica-sets.js';
-import type { Deployment, OwnerReference, ReplicaSet } from './types.js';
-
-export function controllerOf(o: { metadata: { ownerReferences?: OwnerReference[] } }): OwnerReference | undefined {
-  return o.metadata.ownerReferences?.find((r) => r.controller === true);
-}
+import type { Deployment, ReplicaSet } from './types.js';
 
 export function controllerRefTo(d: Deployment): OwnerReference {
-  return {
+  return newControllerRef({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     name: d.metadata.name ?? '',
     uid: d.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  });
 }
 
 /** The ReplicaSets this Deployment now owns (adopted ones in their adopted form). */
 export function claimReplicaSets(p: Pass, all: readonly ReplicaSet[]): ReplicaSet[] {
   const d = p.d;
   const deleting = d.metadata.deletionTimestamp !== undefined;
+  const selector = selectorOf(d.spec.selector);
   const claimed: ReplicaSet[] = [];
   for (const rs of all) {
-    const ref = controllerOf(rs);
-    const matches = selectorMatches(d.spec.selector, rs.metadata.labels);
+    const ref = controllerRefOf(rs);
+    const matches = selector.matches(rs.metadata.labels);
     if (ref) {
       if (ref.uid !== d.metadata.uid) continue;
       if (matches) claimed.push(rs);

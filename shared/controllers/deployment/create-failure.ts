@@ -5,7 +5,7 @@
 // create failed; the key is then retried with its backoff.
 import type { PlanResult } from '../controller.js';
 import { newCondition, setCondition } from './conditions.js';
-import { asObject, deepCopy } from './pass.js';
+import { deepCopy } from './pass.js';
 import { planDeployment } from './plan.js';
 import { hasProgressDeadline } from './sync.js';
 import { ConditionType, Reason, type Deployment, type ObservedDeployment } from './types.js';
@@ -28,5 +28,5 @@ export function planCreateFailure(
   const msg = `Failed to create new replica set "${name}": ${failure.message}`;
   setCondition(status, newCondition(ConditionType.Progressing, 'False', Reason.FailedRSCreate, msg, now));
   const object: Deployment = { ...d, status };
-  return { actions: [{ type: 'updateStatus', object: asObject(object) }] };
+  return { actions: [{ type: 'updateStatus', object }] };
 }

@@ -1,40 +1,65 @@
-// What one Deployment reconcile reads, live: the namespace's ReplicaSets (1 list: claiming needs the ones
-// that stopped matching too), then the Deployment (the fresh read upstream makes before adopting), and pods
-// only when a Recreate rollout must check that no old pod still runs (1 list by the Deployment's selector).
+// What one Deployment reconcile reads, through the cache (after the key's own last writes are in it) or live:
+// the Deployment, then its ReplicaSets plus the namespace's orphan ReplicaSets (claiming needs the ones that
+// stopped matching too, and the orphans it may adopt: the cache's owner and orphan indexes, or one filtered
+// list live), and pods only when a Recreate rollout must check that no old pod still runs (1 list by the
+// Deployment's selector, live). An invalid selector fails the observation (claim.ts).
 import type { ReconcileKey } from '../../kube/key.js';
-import type { ClusterView } from '../../kube/view.js';
-import { controllerOf } from './claim.js';
-import {
-  actualReplicaCount,
-  findNewReplicaSet,
-  isSelectingAll,
-  selectorMatches,
-  selectorString,
-  specReplicas,
-} from './replica-sets.js';
+import { controllerRefOf } from '../../kube/meta/controller-ref.js';
+import { isSelectingAll, selectorOf, type Selector } from '../../kube/meta/label-selector.js';
+import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
+import { actualReplicaCount, findNewReplicaSet, specReplicas } from './replica-sets.js';
 import { Strategy, type Deployment, type ObservedDeployment, type Pod, type ReplicaSet } from './types.js';
 
 export async function observeDeployment(view: ClusterView, key: ReconcileKey): Promise<ObservedDeployment> {
-  // The view types objects with client-node's shapes; what comes back is the apiserver's JSON (string times).
-  const replicaSets = (await view.list('ReplicaSet', key.namespace)) as unknown as ReplicaSet[];
-  const deployment = (await view.get('Deployment', key.namespace, key.name)) as unknown as Deployment | null;
+  const cached = await view.get<Deployment>('Deployment', key.namespace, key.name);
+  if (cached === null)
+    return { namespace: key.namespace, name: key.name, deployment: null, replicaSets: [], pods: null, reads: 1 };
+  const replicaSets = await controlledOrOrphaned<ReplicaSet>(
+    view,
+    'ReplicaSet',
+    key.namespace,
+    cached.metadata.uid ?? '',
+  );
   let reads = 2;
+  // Orphans it may adopt: upstream's canAdopt makes an uncached read of the Deployment first (a cache may lag a
+  // deletion); that fresher Deployment is the one planned with.
+  let deployment: Deployment = cached;
+  if (!isSelectingAll(cached.spec.selector)) {
+    const selector = selectorOf(cached.spec.selector);
+    if (replicaSets.some((rs) => isAdoptable(cached, selector, rs))) {
+      const fresh = await view.get<Deployment>('Deployment', key.namespace, key.name, { fresh: true });
+      reads++;
+      if (fresh === null || fresh.metadata.uid !== cached.metadata.uid)
+        return { namespace: key.namespace, name: key.name, deployment: null, replicaSets: [], pods: null, reads };
+      deployment = fresh;
+    }
+  }
   let pods: Pod[] | null = null;
-  if (deployment !== null && needsPods(deployment, replicaSets)) {
-    const selector = selectorString(deployment.spec.selector);
-    pods = (await view.list('Pod', key.namespace, { labelSelector: selector })) as unknown as Pod[];
+  if (needsPods(deployment, replicaSets)) {
+    const labelSelector = selectorOf(deployment.spec.selector).toString();
+    pods = await view.list<Pod>('Pod', key.namespace, { labelSelector });
     reads++;
   }
   return { namespace: key.namespace, name: key.name, deployment, replicaSets, pods, reads };
+}
+
+/** An orphan ReplicaSet this Deployment would adopt (its selector matches; the Deployment is not being deleted). */
+function isAdoptable(d: Deployment, selector: Selector, rs: ReplicaSet): boolean {
+  return (
+    d.metadata.deletionTimestamp === undefined &&
+    controllerRefOf(rs) === undefined &&
+    selector.matches(rs.metadata.labels)
+  );
 }
 
 /** Recreate, rolling out, and every old ReplicaSet already at 0 (spec and status): oldPodsRunning decides. */
 export function needsPods(d: Deployment, all: readonly ReplicaSet[]): boolean {
   if (d.spec.strategy?.type !== Strategy.Recreate || d.spec.paused === true) return false;
   if (d.metadata.deletionTimestamp !== undefined || isSelectingAll(d.spec.selector)) return false;
+  const selector = selectorOf(d.spec.selector);
   const owned = all.filter((rs) => {
-    const ref = controllerOf(rs);
-    return ref ? ref.uid === d.metadata.uid : selectorMatches(d.spec.selector, rs.metadata.labels);
+    const ref = controllerRefOf(rs);
+    return ref ? ref.uid === d.metadata.uid : selector.matches(rs.metadata.labels);
   });
   const newRS = findNewReplicaSet(d, [...owned]);
   const old = owned.filter((rs) => rs !== newRS);

@@ -1,15 +1,17 @@
 // The Deployment planner: syncDeployment's order of decisions (deployment_controller.go), pure.
 // selector check → claim ReplicaSets → deleting: status only → paused conditions → paused: scale only →
-// scaling event: scale only → rollout by strategy. The deprecated rollback annotation
-// (deprecated.deployment.rollback.to, settable only through the removed extensions/v1beta1 API) is not
-// acted on: `kubectl rollout undo` writes the old template, which rolls out as any template change does and
-// reuses the old ReplicaSet under a new revision.
+// rollback annotation: rollback → scaling event: scale only → rollout by strategy. The deprecated rollback
+// annotation (deprecated.deployment.rollback.to) is acted on as upstream still does (rollback.ts); `kubectl
+// rollout undo` does not use it: it writes the old template, which rolls out as any template change does and
+// reuses the old ReplicaSet under a new revision. Events upstream records go with the writes (events.ts).
 import { TerminalError } from '../../kube/errors.js';
+import { isSelectingAll } from '../../kube/meta/label-selector.js';
 import type { PlanResult } from '../controller.js';
 import { claimReplicaSets } from './claim.js';
+import { selectingAllEvent } from './events.js';
 import { Pass, SyncAborted } from './pass.js';
 import { rolloutRecreate } from './recreate.js';
-import { isSelectingAll } from './replica-sets.js';
+import { rollback, rollbackTo } from './rollback.js';
 import { rolloutRolling } from './rolling.js';
 import { checkPausedConditions, isScalingEvent, sync, syncStatusOnly } from './sync.js';
 import { Strategy, type ObservedDeployment } from './types.js';
@@ -20,7 +22,7 @@ export function planDeployment(o: ObservedDeployment, now: Date): PlanResult {
   const p = new Pass(d, o.replicaSets, now);
 
   if (isSelectingAll(d.spec.selector)) {
-    // Upstream also records a SelectingAll warning event.
+    p.record(selectingAllEvent(d));
     const generation = d.metadata.generation ?? 0;
     if ((d.status?.observedGeneration ?? 0) < generation) p.status.observedGeneration = generation;
     return result(p);
@@ -32,7 +34,15 @@ export function planDeployment(o: ObservedDeployment, now: Date): PlanResult {
       return result(p);
     }
     checkPausedConditions(p);
-    if (d.spec.paused === true || isScalingEvent(p, rsList)) {
+    if (d.spec.paused === true) {
+      sync(p, rsList);
+      return result(p);
+    }
+    if (rollbackTo(d) !== null) {
+      rollback(p, rsList);
+      return result(p);
+    }
+    if (isScalingEvent(p, rsList)) {
       sync(p, rsList);
       return result(p);
     }

@@ -6,7 +6,7 @@ import { isComplete, syncRolloutStatus } from './progress.js';
 import { actualReplicaCount, filterActive, specReplicas } from './replica-sets.js';
 import { cleanupDeployment, getAllReplicaSetsAndSyncRevision, scaleReplicaSet } from './sync.js';
 import type { Pod, ReplicaSet } from './types.js';
-import { controllerOf } from './claim.js';
+import { controllerRefOf } from '../../kube/meta/controller-ref.js';
 
 export function rolloutRecreate(p: Pass, rsList: ReplicaSet[], pods: readonly Pod[] | null): void {
   let { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(p, rsList, false);
@@ -44,7 +44,7 @@ export function oldPodsRunning(
   if (owners.size === 0) return false;
   if (pods === null) return true;
   return pods.some((pod) => {
-    const owner = controllerOf(pod);
+    const owner = controllerRefOf(pod);
     if (owner?.kind !== 'ReplicaSet' || !owners.has(owner.uid)) return false;
     return pod.status?.phase !== 'Failed' && pod.status?.phase !== 'Succeeded';
   });

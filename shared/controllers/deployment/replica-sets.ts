@@ -2,7 +2,7 @@
 // old ReplicaSets, their sort orders, and the replica counts status and scaling are computed from.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
-import { POD_TEMPLATE_HASH_LABEL, type Deployment, type LabelSelector, type ReplicaSet } from './types.js';
+import { POD_TEMPLATE_HASH_LABEL, type Deployment, type ReplicaSet } from './types.js';
 
 export const specReplicas = (rs: ReplicaSet): number => rs.spec.replicas ?? 0;
 
@@ -108,54 +108,4 @@ export function findOldReplicaSets(d: Deployment, rsList: ReplicaSet[]): { requi
   const newRS = findNewReplicaSet(d, rsList);
   const all = rsList.filter((rs) => newRS === null || rs.metadata.uid !== newRS.metadata.uid);
   return { required: all.filter((rs) => specReplicas(rs) !== 0), all };
-}
-
-/** metav1.LabelSelectorAsSelector(...).Matches(labels); a missing selector matches nothing. */
-export function selectorMatches(selector: LabelSelector | undefined, labels: Record<string, string> = {}): boolean {
-  if (!selector) return false;
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const req of selector.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, req.key);
-    const value = labels[req.key];
-    const values = req.values ?? [];
-    switch (req.operator) {
-      case 'In':
-        if (!has || !values.includes(value ?? '')) return false;
-        break;
-      case 'NotIn':
-        if (has && values.includes(value ?? '')) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
-}
-
-/** The empty selector `{}` (upstream warns SelectingAll and only bumps observedGeneration). */
-export function isSelectingAll(selector: LabelSelector | undefined): boolean {
-  return (
-    selector !== undefined &&
-    Object.keys(selector.matchLabels ?? {}).length === 0 &&
-    (selector.matchExpressions ?? []).length === 0
-  );
-}
-
-/** labels.SelectorFromSet-style string for list calls: matchLabels and matchExpressions. */
-export function selectorString(selector: LabelSelector | undefined): string {
-  const parts = Object.entries(selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  for (const r of selector?.matchExpressions ?? []) {
-    const vals = (r.values ?? []).join(',');
-    if (r.operator === 'In') parts.push(`${r.key} in (${vals})`);
-    else if (r.operator === 'NotIn') parts.push(`${r.key} notin (${vals})`);
-    else if (r.operator === 'Exists') parts.push(r.key);
-    else if (r.operator === 'DoesNotExist') parts.push(`!${r.key}`);
-  }
-  return parts.join(',');
 }

@@ -1,5 +1,5 @@
 // Revisions and the annotations a Deployment keeps on its ReplicaSets (deployment_util.go
-// SetNewReplicaSetAnnotations, SetReplicasAnnotations, MaxRevision, SetDeploymentRevision).
+// SetNewReplicaSetAnnotations, SetReplicasAnnotations, MaxRevision, LastRevision, SetDeploymentRevision).
 import { Annotation, MAX_INT32, type Deployment, type ReplicaSet } from './types.js';
 
 const INT64 = /^[-+]?[0-9]+$/;
@@ -29,6 +29,23 @@ export function maxRevision(rss: readonly ReplicaSet[]): bigint {
   return max;
 }
 
+/** LastRevision: the second highest revision that parses (0 if none), i.e. the one before the current. */
+export function lastRevision(rss: readonly ReplicaSet[]): bigint {
+  let max = 0n;
+  let second = 0n;
+  for (const rs of rss) {
+    const v = revisionOf(rs);
+    if (v === null) continue;
+    if (v >= max) {
+      second = max;
+      max = v;
+    } else if (v > second) {
+      second = v;
+    }
+  }
+  return second;
+}
+
 /** getNonNegativeInt32FromAnnotation: strconv.ParseUint(v, 10, 32) capped at MaxInt32; null if absent or invalid. */
 export function getNonNegativeInt32Annotation(rs: ReplicaSet, key: string): number | null {
   const v = rs.metadata.annotations?.[key];
@@ -45,6 +62,11 @@ const SKIP_COPY = new Set<string>([
   Annotation.MaxReplicas,
   Annotation.DeprecatedRollbackTo,
 ]);
+
+/** skipCopyAnnotation: annotations a Deployment and its ReplicaSets do not copy to each other. */
+export function skipCopyAnnotation(key: string): boolean {
+  return SKIP_COPY.has(key);
+}
 
 /** copyDeploymentAnnotationsToReplicaSet: every Deployment annotation but the skipped ones. Mutates rs. */
 function copyDeploymentAnnotations(d: Deployment, rs: ReplicaSet): boolean {

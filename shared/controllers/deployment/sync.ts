@@ -1,6 +1,7 @@
 // sync.go: finding or creating the new ReplicaSet and syncing revisions, scaling on a scaling event or while
 // paused (proportionally when several ReplicaSets are active), history cleanup and the paused conditions.
-import { controllerOf, controllerRefTo } from './claim.js';
+import { controllerRefOf } from '../../kube/meta/controller-ref.js';
+import { controllerRefTo } from './claim.js';
 import { getCondition, newCondition, setCondition } from './conditions.js';
 import {
   desiredReplicas,
@@ -10,6 +11,7 @@ import {
   newRSNewReplicas,
   replicaSetProportion,
 } from './fenceposts.js';
+import { scaledEvent } from './events.js';
 import { computeHash } from './hash.js';
 import { type Pass, SyncAborted, deepCopy } from './pass.js';
 import {
@@ -112,7 +114,7 @@ function getNewReplicaSet(p: Pass, rsList: ReplicaSet[], oldRSs: ReplicaSet[], c
   if (clash) {
     // Create would answer AlreadyExists: ours with this template is the new ReplicaSet; anything else is a
     // hash collision, resolved by a new collisionCount (and so a new name) on the next sync.
-    if (controllerOf(clash)?.uid === d.metadata.uid && equalIgnoreHash(d.spec.template, clash.spec.template)) {
+    if (controllerRefOf(clash)?.uid === d.metadata.uid && equalIgnoreHash(d.spec.template, clash.spec.template)) {
       created = clash;
       alreadyExists = true;
     } else {
@@ -137,7 +139,7 @@ export function replicaSetName(deploymentName: string, hash: string): string {
   return `${base}-${hash}`;
 }
 
-/** scaleReplicaSet: size and replicas annotations in one update; `scaled` when the size changed. */
+/** scaleReplicaSet: size and replicas annotations in one update; `scaled` (and its event) when the size changed. */
 export function scaleReplicaSet(
   p: Pass,
   rs: ReplicaSet,
@@ -148,10 +150,16 @@ export function scaleReplicaSet(
   const { desired, max } = replicasAnnotations(p.d);
   const sizeNeedsUpdate = specReplicas(rs) !== newScale;
   if (!sizeNeedsUpdate && !replicasAnnotationsNeedUpdate(rs, desired, max)) return { scaled: false, rs };
-  const updated = p.update(rs, 'ScalingReplicaSet', (copy) => {
-    copy.spec.replicas = newScale;
-    setReplicasAnnotations(copy, desired, max);
-  });
+  const events = sizeNeedsUpdate ? [scaledEvent(p.original, rs.metadata.name ?? '', specReplicas(rs), newScale)] : [];
+  const updated = p.update(
+    rs,
+    'ScalingReplicaSet',
+    (copy) => {
+      copy.spec.replicas = newScale;
+      setReplicasAnnotations(copy, desired, max);
+    },
+    events,
+  );
   return { scaled: sizeNeedsUpdate, rs: updated };
 }
 

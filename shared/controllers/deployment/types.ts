@@ -1,17 +1,11 @@
 // What the Deployment controller observes and the names it shares with kube-controller-manager.
 // Objects are the apiserver's JSON as read (timestamps are RFC 3339 strings), typed as far as we use them.
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { OwnerReference } from '../../kube/meta/controller-ref.js';
 
 export type Time = string;
 
-export type OwnerReference = {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-};
+export type { OwnerReference } from '../../kube/meta/controller-ref.js';
 
 export type ObjectMeta = {
   name?: string;

@@ -2,9 +2,9 @@
 // orphans, release controlled pods it no longer selects. Only active pods take part (upstream filters
 // before claiming), and a ReplicaSet being deleted neither adopts nor releases.
 import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
-import type { Action } from '../../kube/actions.js';
-import { controllerRefOf, newControllerRef, withOwnerRef, withoutOwnerRef } from '../pod-utils/controller-ref.js';
-import type { LabelMatcher } from '../pod-utils/label-selector.js';
+import { adoptAction, releaseAction, type Action } from '../../kube/actions.js';
+import { controllerRefOf, newControllerRef } from '../../kube/meta/controller-ref.js';
+import type { Selector } from '../../kube/meta/label-selector.js';
 import { isPodActive } from '../pod-utils/pod-state.js';
 import { RS_API_VERSION, RS_KIND, Reason } from './types.js';
 
@@ -15,7 +15,7 @@ export type Claim = {
   readonly release: readonly V1Pod[];
 };
 
-export function claimPods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: LabelMatcher): Claim {
+export function claimPods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Selector): Claim {
   const uid = rs.metadata?.uid ?? '';
   const deleting = !!rs.metadata?.deletionTimestamp;
   const claimed: V1Pod[] = [];
@@ -24,7 +24,7 @@ export function claimPods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Lab
   for (const pod of pods) {
     if (!isPodActive(pod)) continue;
     const ref = controllerRefOf(pod);
-    const matches = selects(pod.metadata?.labels);
+    const matches = selects.matches(pod.metadata?.labels);
     if (ref) {
       if (ref.uid !== uid) continue; // another controller's
       if (matches) claimed.push(pod);
@@ -40,7 +40,7 @@ export function claimPods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Lab
 }
 
 /** Orphans this ReplicaSet would adopt: observe rechecks the ReplicaSet only when there are some. */
-export function hasOrphansToAdopt(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: LabelMatcher): boolean {
+export function hasOrphansToAdopt(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Selector): boolean {
   return claimPods(rs, pods, selects).adopt.length > 0;
 }
 
@@ -50,18 +50,20 @@ export function canAdopt(rs: V1ReplicaSet, fresh: V1ReplicaSet | null): boolean 
 }
 
 /**
- * Adoptions and releases as pod updates carrying the resourceVersion read (upstream patches; a full update with
- * a precondition is stricter: a pod changed since the read is re-read, never overwritten).
+ * Adoptions and releases as upstream's ControllerRefManager sends them: strategic merge patches of the pod's
+ * ownerReferences with the pod's uid as precondition, no resourceVersion (so they do not collide with the
+ * kubelet's status writes). A pod gone meanwhile is ignored; so is a release refused as Invalid (the pod was
+ * recreated under another uid, or no longer names us).
  */
 export function claimActions(rs: V1ReplicaSet, claim: Claim): Action[] {
   const uid = rs.metadata?.uid ?? '';
   const ref = newControllerRef({ apiVersion: RS_API_VERSION, kind: RS_KIND, name: rs.metadata?.name ?? '', uid });
   return [
-    ...claim.adopt.map((pod): Action => ({ type: 'update', object: withOwnerRef(pod, ref), reason: Reason.AdoptPod })),
-    ...claim.release.map((pod): Action => ({
-      type: 'update',
-      object: withoutOwnerRef(pod, uid),
-      reason: Reason.ReleasePod,
-    })),
+    ...claim.adopt.map((pod) => adoptAction(podRef(pod), pod.metadata?.uid ?? '', ref, Reason.AdoptPod)),
+    ...claim.release.map((pod) => releaseAction(podRef(pod), pod.metadata?.uid ?? '', uid, Reason.ReleasePod)),
   ];
+}
+
+function podRef(pod: V1Pod): { kind: string; namespace: string; name: string } {
+  return { kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' };
 }

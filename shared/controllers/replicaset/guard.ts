@@ -5,18 +5,22 @@
 //   - maxSurge is its owning Deployment's, resolved as upstream does against the Deployment's replicas
 //     (ResolveFenceposts, rounding up; 0 for Recreate); 0 for a ReplicaSet without a Deployment owner.
 //   - the count is of active pods (not being deleted, not Succeeded/Failed: upstream's FilterActivePods) with a
-//     controller reference to the ReplicaSet's uid, over every page. Failed pods are replaced, not counted, by
+//     controller reference to the ReplicaSet's uid and matching its selector, over every page. The selector goes
+//     to the server as the list's labelSelector: a controlled pod that no longer matches is released by the pass,
+//     not counted, as upstream's claim does; and one check no longer pages through a whole namespace (a bench
+//     of 100 ReplicaSets x 50 pods in one namespace spent 498 of its 6,925 requests on these namespace lists). Failed pods are replaced, not counted, by
 //     upstream too, so counting them would refuse a legitimate replacement.
 // A refusal is a retryable GuardRefusedError: nothing is written, the runtime logs it at error with the counts
 // and retries with backoff; the next pass observes again. Passes without creates are not checked (no reads).
-import type { KubernetesObject, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import { GuardRefusedError } from '../../kube/errors.js';
 import type { ReconcileKey } from '../../kube/key.js';
+import { controllerRefOf, isControlledBy } from '../../kube/meta/controller-ref.js';
+import { NOTHING, labelsOf, selectorOrNothing } from '../../kube/meta/label-selector.js';
 import type { ClusterView } from '../../kube/view.js';
 import type { PlanResult } from '../controller.js';
 import { maxSurge } from '../deployment/fenceposts.js';
 import type { Deployment } from '../deployment/types.js';
-import { controllerRefOf, isControlledBy } from '../pod-utils/controller-ref.js';
 import { isPodActive } from '../pod-utils/pod-state.js';
 import { desiredReplicas } from './manage.js';
 import type { ObservedReplicaSet } from './types.js';
@@ -62,10 +66,10 @@ export async function preflightReplicaSet(
   const uid = rs.metadata?.uid ?? '';
   const ref = controllerRefOf(rs);
   const [owner, live] = await Promise.all([
-    ref?.kind === 'Deployment' ? view.get<KubernetesObject>('Deployment', key.namespace, ref.name) : null,
-    countActiveControlled(view, key.namespace, uid),
+    ref?.kind === 'Deployment' ? view.get<Deployment>('Deployment', key.namespace, ref.name) : null,
+    countActiveControlled(view, key.namespace, rs, uid),
   ]);
-  const counts = guardCounts(rs, owner as unknown as Deployment | null, live, creates);
+  const counts = guardCounts(rs, owner, live, creates);
   if (!breaksBound(counts)) return;
   throw new GuardRefusedError(
     `guard: ${counts.live} active pods + ${counts.creates} creates would pass replicas ${counts.replicas} + maxSurge ${counts.maxSurge}`,
@@ -73,9 +77,22 @@ export async function preflightReplicaSet(
   );
 }
 
-/** The fresh count: the view's own counter when it has one (read apart from list()), else a full list. */
-async function countActiveControlled(view: ClusterView, namespace: string, uid: string): Promise<number> {
-  if (view.countControlled) return view.countControlled<V1Pod>('Pod', namespace, uid, isPodActive);
-  const pods = await view.list<V1Pod>('Pod', namespace);
-  return pods.filter((p) => isControlledBy(p, uid) && isPodActive(p)).length;
+/**
+ * The fresh count: the view's own counter when it has one (read apart from list()), else a list. A selector
+ * that selects everything, or none that can be read (missing or invalid), narrows nothing: every controlled
+ * pod is counted.
+ */
+async function countActiveControlled(
+  view: ClusterView,
+  namespace: string,
+  rs: V1ReplicaSet,
+  uid: string,
+): Promise<number> {
+  const selector = selectorOrNothing(rs.spec?.selector);
+  const labelSelector = selector.toString();
+  const counted = (p: V1Pod): boolean => isPodActive(p) && (selector === NOTHING || selector.matches(labelsOf(p)));
+  if (view.countControlled)
+    return view.countControlled<V1Pod>('Pod', namespace, uid, counted, labelSelector ? { labelSelector } : {});
+  const pods = await view.list<V1Pod>('Pod', namespace, labelSelector ? { labelSelector } : {});
+  return pods.filter((p) => isControlledBy(p, uid) && counted(p)).length;
 }

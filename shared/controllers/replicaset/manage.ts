@@ -1,10 +1,12 @@
 // manageReplicas: create the missing pods from the template, or delete the surplus chosen by the scale-down
 // ranking, at most BURST_REPLICAS per pass (requeueAfter 0 continues). The writer sends creates in slow-start
-// batches 1, 2, 4, … and stops at the first failing batch, as slowStartBatch does.
+// batches 1, 2, 4, … and stops at the first failing batch, as slowStartBatch does. Each write carries the
+// events RealPodControl records for it (events.ts).
 import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
-import { newControllerRef } from '../pod-utils/controller-ref.js';
+import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import { podsToDelete } from '../pod-utils/deletion-rank.js';
+import { podCreateEvents, podDeleteEvents } from './events.js';
 import { BURST_REPLICAS, RS_API_VERSION, RS_KIND, Reason } from './types.js';
 
 export type Manage = { readonly actions: readonly Action[]; readonly more: boolean };
@@ -23,10 +25,12 @@ export function manageReplicas(
   if (diff < 0) {
     const count = Math.min(-diff, BURST_REPLICAS);
     const pod = podFromTemplate(rs);
+    const events = podCreateEvents(rs);
     const actions = Array.from({ length: count }, (): Action => ({
       type: 'create',
       object: pod,
       reason: Reason.SuccessfulCreate,
+      events,
     }));
     return { actions, more: -diff > BURST_REPLICAS };
   }
@@ -37,6 +41,7 @@ export function manageReplicas(
       target: { kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' },
       uid: pod.metadata?.uid ?? '',
       reason: Reason.SuccessfulDelete,
+      events: podDeleteEvents(rs, pod.metadata?.name ?? ''),
     }));
     return { actions, more: diff > BURST_REPLICAS };
   }

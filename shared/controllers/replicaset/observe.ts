@@ -1,21 +1,21 @@
-// Observe one ReplicaSet by live reads. Reads without a resourceVersion are consistent (quorum) reads, so a
-// pass always sees the pods the previous pass created or deleted: that is how fleetq gets read-after-write
-// without upstream's expectations (which exist only because its informer cache lags its own writes).
+// Observe one ReplicaSet, through the cache (cached-cluster-view.ts: after the key's own last writes are in
+// it) or by live reads (consistent reads: a pass always sees the pods the previous pass wrote).
 //
-// API requests per reconcile:
+// Reads per reconcile (API requests when live; none when cached):
 //   1  GET the ReplicaSet (404 → done, nothing else is read)
-//   1  LIST the pods of its namespace, unfiltered (+1 per further 500 pods, the page size). Pods that stopped
-//      matching its selector but still name it as controller must be found to be released, and no server-side
-//      selector finds pods by owner, so this is upstream's FilterPodsByOwner(owned + orphans) over one list.
+//   1  its pods plus the namespace's orphans (upstream's FilterPodsByOwner(owned + orphans)): from the cache's
+//      owner and orphan indexes; live, one LIST of the namespace's pods (+1 per further 500), filtered, since
+//      pods that stopped matching its selector but still name it as controller must be found to be released
+//      and no server-side selector finds pods by owner.
 //  +1  GET the ReplicaSet again, only when an orphan is to be adopted (RecheckDeletionTimestamp, after the list)
-//  +1  LIST the ReplicaSets of the namespace, only when a ReplicaSet with a controller (a Deployment's) may
-//      scale down, to rank by related pods on the same node (getIndirectlyRelatedPods)
+//  +2  LIST the ReplicaSets and the pods of the namespace, only when a ReplicaSet with a controller (a
+//      Deployment's) may scale down, to rank by related pods on the same node (getIndirectlyRelatedPods)
 // Steady state is therefore 2 reads, plus the writes the plan makes.
 import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import type { ReconcileKey } from '../../kube/key.js';
-import type { ClusterView } from '../../kube/view.js';
-import { controllerRefOf, isControlledBy } from '../pod-utils/controller-ref.js';
-import { compileSelector, type LabelMatcher } from '../pod-utils/label-selector.js';
+import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
+import { controllerRefOf } from '../../kube/meta/controller-ref.js';
+import { selectorOf, selectorOrNothing, type Selector } from '../../kube/meta/label-selector.js';
 import { claimPods, hasOrphansToAdopt } from './claim.js';
 import { desiredReplicas } from './manage.js';
 import type { ObservedReplicaSet } from './types.js';
@@ -24,23 +24,27 @@ export async function observeReplicaSet(view: ClusterView, key: ReconcileKey): P
   const rs = await view.get<V1ReplicaSet>('ReplicaSet', key.namespace, key.name);
   if (rs === null) return { replicaSet: null, pods: [], relatedPods: [] };
   const uid = rs.metadata?.uid ?? '';
-  const namespacePods = await view.list<V1Pod>('Pod', key.namespace);
-  const pods = namespacePods.filter((p) => controllerRefOf(p) === undefined || isControlledBy(p, uid));
-  const selects = compileSelector(rs.spec?.selector);
+  // Its own pods and the namespace's orphans (by index from the cache; one filtered list when live).
+  const pods = await controlledOrOrphaned<V1Pod>(view, 'Pod', key.namespace, uid);
+  const selects = selectorOf(rs.spec?.selector);
   const deleting = !!rs.metadata?.deletionTimestamp;
 
   const adoptionRecheck =
     !deleting && hasOrphansToAdopt(rs, pods, selects)
-      ? await view.get<V1ReplicaSet>('ReplicaSet', key.namespace, key.name)
+      ? await view.get<V1ReplicaSet>('ReplicaSet', key.namespace, key.name, { fresh: true })
       : undefined;
   const relatedPods = mayScaleDown(rs, pods, selects)
-    ? relatedOf(rs, await view.list<V1ReplicaSet>('ReplicaSet', key.namespace), namespacePods)
+    ? relatedOf(
+        rs,
+        await view.list<V1ReplicaSet>('ReplicaSet', key.namespace),
+        await view.list<V1Pod>('Pod', key.namespace),
+      )
     : [];
   return { replicaSet: rs, pods, relatedPods, ...(adoptionRecheck !== undefined && { adoptionRecheck }) };
 }
 
 /** A controlled ReplicaSet, not being deleted, claiming more active pods than it wants. */
-function mayScaleDown(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: LabelMatcher): boolean {
+function mayScaleDown(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Selector): boolean {
   if (rs.metadata?.deletionTimestamp || controllerRefOf(rs) === undefined) return false;
   return claimPods(rs, pods, selects).claimed.length > desiredReplicas(rs);
 }
@@ -52,15 +56,10 @@ function relatedOf(rs: V1ReplicaSet, all: readonly V1ReplicaSet[], pods: readonl
   const related: V1Pod[] = [];
   for (const sibling of all) {
     if (owner === undefined || controllerRefOf(sibling)?.uid !== owner) continue;
-    let selects: LabelMatcher;
-    try {
-      selects = compileSelector(sibling.spec?.selector);
-    } catch {
-      continue; // an invalid selector matches no pods
-    }
+    const selects = selectorOrNothing(sibling.spec?.selector); // an invalid selector matches no pods
     for (const pod of pods) {
       const podUid = pod.metadata?.uid ?? '';
-      if (seen.has(podUid) || !selects(pod.metadata?.labels)) continue;
+      if (seen.has(podUid) || !selects.matches(pod.metadata?.labels)) continue;
       seen.add(podUid);
       related.push(pod);
     }

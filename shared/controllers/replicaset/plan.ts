@@ -7,8 +7,8 @@
 import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import type { PlanResult } from '../controller.js';
-import { isControlledBy } from '../pod-utils/controller-ref.js';
-import { compileSelector, type LabelMatcher } from '../pod-utils/label-selector.js';
+import { isControlledBy } from '../../kube/meta/controller-ref.js';
+import { selectorOf, type Selector } from '../../kube/meta/label-selector.js';
 import { isPodTerminating } from '../pod-utils/pod-state.js';
 import { canAdopt, claimActions, claimPods } from './claim.js';
 import { manageReplicas } from './manage.js';
@@ -18,7 +18,7 @@ import type { ManageFailure, ObservedReplicaSet } from './types.js';
 export function planReplicaSet(o: ObservedReplicaSet, now: Date): PlanResult {
   const rs = o.replicaSet;
   if (rs === null) return { actions: [] }; // gone: the garbage collector deletes its pods
-  const selects = compileSelector(rs.spec?.selector);
+  const selects = selectorOf(rs.spec?.selector);
   const deleting = !!rs.metadata?.deletionTimestamp;
   const claim = claimPods(rs, o.pods, selects);
 
@@ -44,7 +44,7 @@ export function planReplicaSet(o: ObservedReplicaSet, now: Date): PlanResult {
 export function planManageFailure(o: ObservedReplicaSet, now: Date, failure: ManageFailure): PlanResult {
   const rs = o.replicaSet;
   if (rs === null || rs.metadata?.deletionTimestamp) return { actions: [] };
-  const selects = compileSelector(rs.spec?.selector);
+  const selects = selectorOf(rs.spec?.selector);
   const claim = claimPods(rs, o.pods, selects);
   if (claimActions(rs, claim).length > 0) return { actions: [] }; // that pass only claimed: no manage error
   const status = calculateStatus(rs, claim.claimed, terminatingPods(rs, o.pods, selects), now, failure);
@@ -53,7 +53,7 @@ export function planManageFailure(o: ObservedReplicaSet, now: Date, failure: Man
 }
 
 /** FilterClaimedPods(FilterTerminatingPods(pods)): terminating, controlled by this ReplicaSet, still selected. */
-function terminatingPods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: LabelMatcher): V1Pod[] {
+function terminatingPods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Selector): V1Pod[] {
   const uid = rs.metadata?.uid ?? '';
-  return pods.filter((p) => isPodTerminating(p) && isControlledBy(p, uid) && selects(p.metadata?.labels));
+  return pods.filter((p) => isPodTerminating(p) && isControlledBy(p, uid) && selects.matches(p.metadata?.labels));
 }

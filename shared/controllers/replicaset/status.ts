@@ -12,7 +12,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Pod, V1ReplicaSet, V1ReplicaSetCondition, V1ReplicaSetStatus } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
-import { hasAllLabels } from '../pod-utils/label-selector.js';
+import { hasLabels } from '../../kube/meta/label-selector.js';
 import { isPodAvailable, isPodReady, soonestAvailabilityMs } from '../pod-utils/pod-state.js';
 import { wholeSeconds } from '../pod-utils/time.js';
 import { desiredReplicas } from './manage.js';
@@ -31,7 +31,7 @@ export function calculateStatus(
   let ready = 0;
   let available = 0;
   for (const pod of claimed) {
-    if (hasAllLabels(pod.metadata?.labels, templateLabels)) fullyLabeled++;
+    if (hasLabels(pod.metadata?.labels, templateLabels)) fullyLabeled++;
     if (isPodReady(pod)) {
       ready++;
       if (isPodAvailable(pod, minReadySeconds, now)) available++;

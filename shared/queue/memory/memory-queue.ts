@@ -6,7 +6,8 @@
 // - add = addAfter(0); the earlier ready time wins, including for the dirty time of a held key.
 // - retry: the key comes back after its backoff, without end (no failure count dead-letters a key); a dirty
 //   mark is consumed by that retry run (it starts after the add, so it reads the fresher state). Backoff wins
-//   over an earlier dirty time, as in the SQS driver. A conflict retry backs off the same way.
+//   over an earlier dirty time, as in the SQS driver. A conflict retry backs off on the key's conflict count,
+//   not its failure count.
 // - done(lease, requeueAfterMs): release, then the dirty time and the requeue time compete (earlier wins).
 // - a lease not renewed within leaseMs is lost: the key is ready again at once and the loss counts as a
 //   failure for the backoff; done/retry/renew with its token do nothing.
@@ -46,6 +47,7 @@ export class MemoryQueue implements WorkQueue {
   private readonly heldPerCluster = new Map<string, number>();
   private readonly dirty = new Map<string, number>();
   private readonly failures = new Map<string, number>();
+  private readonly conflicts = new Map<string, number>();
   private readonly dead = new Map<string, DeadLetter>();
   /** id → HMAC given on add (only with signingSecret); kept while the key is pending or held. */
   private readonly signatures = new Map<string, string>();
@@ -94,19 +96,21 @@ export class MemoryQueue implements WorkQueue {
     if (!held) return;
     this.release(held);
     this.failures.delete(lease.id);
+    this.conflicts.delete(lease.id);
     this.rescheduleDirty(lease.id);
     if (requeueAfterMs !== undefined) this.schedule(lease.id, this.now() + Math.max(0, requeueAfterMs));
     if (!this.pending.has(lease.id)) this.signatures.delete(lease.id);
   }
 
-  async retry(lease: Lease, _error: unknown): Promise<RetryOutcome> {
+  async retry(lease: Lease, _error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {
     const held = this.current(lease);
     if (!held) return { outcome: 'lease-lost' };
     this.release(held);
-    const failures = held.lease.failures + 1;
-    this.failures.set(lease.id, failures);
+    const counts = options?.conflict ? this.conflicts : this.failures;
+    const before = options?.conflict ? (held.lease.conflicts ?? 0) : held.lease.failures;
+    counts.set(lease.id, before + 1);
     this.dirty.delete(lease.id);
-    const delayMs = backoffDelay(held.lease.failures, this.options.baseDelayMs, this.options.maxDelayMs);
+    const delayMs = backoffDelay(before, this.options.baseDelayMs, this.options.maxDelayMs);
     this.schedule(lease.id, this.now() + delayMs);
     return { outcome: 'retried', delayMs };
   }
@@ -125,8 +129,8 @@ export class MemoryQueue implements WorkQueue {
   async backoffBreakdown(): Promise<Array<{ cluster: string; keys: number }>> {
     this.reclaimExpired();
     const counts = new Map<string, number>();
-    for (const [id, failures] of this.failures) {
-      if (failures <= 0 || !this.pending.has(id)) continue;
+    for (const id of new Set([...this.failures.keys(), ...this.conflicts.keys()])) {
+      if (!this.pending.has(id)) continue;
       const { cluster } = clusterAndKind(id);
       counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
     }
@@ -150,6 +154,7 @@ export class MemoryQueue implements WorkQueue {
       if (letter.key === null || (match && !match(letter))) continue;
       this.dead.delete(entryId);
       this.failures.delete(entryId);
+      this.conflicts.delete(entryId);
       this.schedule(this.signed(entryId), this.now());
       moved++;
     }
@@ -263,7 +268,8 @@ export class MemoryQueue implements WorkQueue {
     }
     const token = `${this.instance}-${++this.sequence}`;
     const grantedAt = performance.now();
-    const lease: Lease = { key, id, token, readyAt, failures: this.failures.get(id) ?? 0, grantedAt };
+    const failures = this.failures.get(id) ?? 0;
+    const lease: Lease = { key, id, token, readyAt, failures, conflicts: this.conflicts.get(id) ?? 0, grantedAt };
     this.held.set(id, { lease, cluster, expiresAt: now + this.options.leaseMs });
     this.heldPerCluster.set(cluster, (this.heldPerCluster.get(cluster) ?? 0) + 1);
     return lease;
@@ -273,6 +279,7 @@ export class MemoryQueue implements WorkQueue {
   private discard(id: string, reason: string): void {
     this.park(`raw:${++this.sequence}`, null, id, reason, 0);
     this.failures.delete(id);
+    this.conflicts.delete(id);
     this.dirty.delete(id);
     this.signatures.delete(id);
     this.onMalformed?.(id, reason);
@@ -318,6 +325,7 @@ export class MemoryQueue implements WorkQueue {
     this.dead.set(entryId, raw === null ? { key, reason, failures, at } : { key, raw, reason, failures, at });
     if (key === null) return;
     this.failures.delete(entryId);
+    this.conflicts.delete(entryId);
     this.rescheduleDirty(entryId);
     if (!this.pending.has(entryId)) this.signatures.delete(entryId);
   }

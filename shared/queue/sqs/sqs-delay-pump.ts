@@ -1,8 +1,8 @@
 // addAfter for SQS. FIFO queues have no per-message DelaySeconds and SQS caps a delay at 900 s, so a delayed
-// add goes to a standard "delay" queue as JSON {id, due, failures?, sig?} with DelaySeconds =
+// add goes to a standard "delay" queue as JSON {id, due, failures?, conflicts?, sig?} with DelaySeconds =
 // min(900, ceil(remaining s)). pump() (called from get(), rate-limited, in any process) receives the visible
 // ones: those due go to the FIFO queue as an ordinary add (carrying `failures`, for a retry that had to hop
-// here), those still far off are re-sent for another hop. Delays are rounded up to whole seconds: a
+// here, and `conflicts`, for a conflict retry), those still far off are re-sent for another hop. Delays are rounded up to whole seconds: a
 // requeueAfter never fires early, and at most ~1 s (plus the pump interval) late. With a signingSecret the
 // delayed message is signed too and checked before it is forwarded: the pump would otherwise launder a
 // forged delay message into a signed work message.
@@ -26,7 +26,12 @@ export type ForwardTarget = {
   readonly onMalformed: (raw: string, reason: string) => Promise<void>;
 };
 
-type Delayed = { id: string; due: number; failures?: number; sig?: string };
+type Delayed = { id: string; due: number; failures?: number; conflicts?: number; sig?: string };
+type Counts = { failures: number; conflicts: number };
+
+function count(value: unknown): number {
+  return typeof value === 'number' && value > 0 ? Math.floor(value) : 0;
+}
 
 export class SqsDelayPump {
   private nextPumpAt = 0;
@@ -37,14 +42,15 @@ export class SqsDelayPump {
     private readonly target: ForwardTarget,
   ) {}
 
-  /** Schedules `id` for `due`; `failures` is carried to the work message (a retry's backoff hop). */
-  async send(id: string, due: number, failures = 0): Promise<void> {
+  /** Schedules `id` for `due`; the counts are carried to the work message (a retry's backoff hop). */
+  async send(id: string, due: number, failures = 0, conflicts = 0): Promise<void> {
     const DelaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((due - Date.now()) / 1000)));
     const secret = this.target.signingSecret;
     const body: Delayed = {
       id,
       due,
       ...(failures > 0 && { failures }),
+      ...(conflicts > 0 && { conflicts }),
       ...(secret !== undefined && { sig: signKey(secret, id) }),
     };
     await this.client.send(
@@ -68,15 +74,16 @@ export class SqsDelayPump {
    * hop, malformed ones are parked. The Lambda subscribed to the delay queue calls this with its batch.
    */
   async route(bodies: readonly string[]): Promise<void> {
-    const forward: Array<{ id: string; failures: number }> = [];
+    const forward: Array<{ id: string } & Counts> = [];
     for (const body of bodies) {
-      let parsed: { id?: unknown; due?: unknown; failures?: unknown; sig?: unknown };
+      let parsed: { id?: unknown; due?: unknown; failures?: unknown; conflicts?: unknown; sig?: unknown };
       try {
         parsed = JSON.parse(body) as typeof parsed;
       } catch {
         parsed = {};
       }
-      const failures = typeof parsed.failures === 'number' && parsed.failures > 0 ? Math.floor(parsed.failures) : 0;
+      const failures = count(parsed.failures);
+      const conflicts = count(parsed.conflicts);
       if (typeof parsed.id !== 'string' || typeof parsed.due !== 'number') {
         await this.target.onMalformed(body, 'delay message is not {"id": string, "due": number}');
       } else if (
@@ -84,9 +91,9 @@ export class SqsDelayPump {
       ) {
         await this.target.onMalformed(body, BAD_SIGNATURE);
       } else if (parsed.due - Date.now() > 1000) {
-        await this.send(parsed.id, parsed.due, failures); // another hop
+        await this.send(parsed.id, parsed.due, failures, conflicts); // another hop
       } else {
-        forward.push({ id: parsed.id, failures });
+        forward.push({ id: parsed.id, failures, conflicts });
       }
     }
     for (let i = 0; i < forward.length; i += 10) {
@@ -94,12 +101,12 @@ export class SqsDelayPump {
       const sent = await this.client.send(
         new SendMessageBatchCommand({
           QueueUrl: this.target.workUrl,
-          Entries: batch.map(({ id, failures }, j) => ({
+          Entries: batch.map(({ id, failures, conflicts }, j) => ({
             Id: String(j),
             MessageBody: id,
             MessageGroupId: messageGroupId(id),
             MessageDeduplicationId: randomUUID(),
-            ...messageAttributes(id, failures, this.target.signingSecret),
+            ...messageAttributes(id, failures, this.target.signingSecret, conflicts),
           })),
         }),
       );

@@ -18,6 +18,8 @@ export type Received = {
   /** ApproximateFirstReceiveTimestamp (server clock). */
   readonly runStart: number;
   failures: number;
+  /** Consecutive conflict retries carried by the message. */
+  conflicts: number;
   /** Local clock, taken before the receive request: conservative. */
   receivedAt: number;
   /** performance.now() before the request that received or last extended it (Lease.grantedAt). */

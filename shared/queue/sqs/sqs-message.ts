@@ -5,7 +5,9 @@
 // - MessageDeduplicationId: a fresh UUID per send: every add is its own message (a key-based id would drop
 //   an add sent while a run is in progress: a lost update); duplicates are coalesced on receive.
 // - message attributes: `fleetq-failures` (failures carried by a re-send: a retry hop through the delay
-//   queue, or a message handed back unrun) and, with a signingSecret, `fleetq-signature` (HMAC over the key).
+//   queue, or a message handed back unrun), `fleetq-conflicts` (consecutive conflict retries: a conflict
+//   hops through the delay queue so that its receive is not counted as a failure) and, with a
+//   signingSecret, `fleetq-signature` (HMAC over the key).
 //
 // A message's failure count is `fleetq-failures + ApproximateReceiveCount - 1`: every receive that did not
 // end in a delete is a run that failed (retry keeps the message with ChangeMessageVisibility) or a lease that
@@ -18,6 +20,7 @@ import { signKey, verifyKey } from '../message-signing.js';
 /** SQS limit on MessageGroupId and MessageDeduplicationId. */
 export const MAX_GROUP_ID_LENGTH = 128;
 export const FAILURES_ATTRIBUTE = 'fleetq-failures';
+export const CONFLICTS_ATTRIBUTE = 'fleetq-conflicts';
 export const SIGNATURE_ATTRIBUTE = 'fleetq-signature';
 
 /** The FIFO group of a key string: itself when it fits, else a deterministic hash of it. */
@@ -31,9 +34,11 @@ export function messageAttributes(
   id: string,
   failures: number,
   signingSecret: string | undefined,
+  conflicts = 0,
 ): { MessageAttributes?: Record<string, MessageAttributeValue> } {
   const attributes: Record<string, MessageAttributeValue> = {};
   if (failures > 0) attributes[FAILURES_ATTRIBUTE] = { DataType: 'Number', StringValue: String(failures) };
+  if (conflicts > 0) attributes[CONFLICTS_ATTRIBUTE] = { DataType: 'Number', StringValue: String(conflicts) };
   if (signingSecret !== undefined) {
     attributes[SIGNATURE_ATTRIBUTE] = { DataType: 'String', StringValue: signKey(signingSecret, id) };
   }
@@ -58,6 +63,12 @@ export function deliveredFailures(bag: AttributeBag, approximateReceiveCount: st
     (Number.isFinite(carried) && carried > 0 ? Math.floor(carried) : 0) +
     (Number.isFinite(receives) && receives > 1 ? receives - 1 : 0)
   );
+}
+
+/** Consecutive conflict retries carried by the message (0 when absent or not a positive number). */
+export function deliveredConflicts(bag: AttributeBag): number {
+  const carried = Number(attribute(bag, CONFLICTS_ATTRIBUTE) ?? 0);
+  return Number.isFinite(carried) && carried > 0 ? Math.floor(carried) : 0;
 }
 
 /** True when signing is off, or the body carries a valid signature. */

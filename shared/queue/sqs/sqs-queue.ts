@@ -22,7 +22,9 @@
 // - retry = ChangeMessageVisibility(backoff, whole seconds) on the held message, without end: the group
 //   stays locked, so adds made during the failed run wait for the retry run, which covers them. A backoff
 //   past what ChangeMessageVisibility allows (12 h from the receive) hops through the delay queue instead,
-//   carrying the failure count.
+//   carrying the failure count. A conflict retry always hops through the delay queue, carrying the failure
+//   count unchanged and the conflict count + 1 (a kept message's next receive would count as a failure);
+//   adds made while it waits run at once, as client-go's do after a rate-limited requeue.
 // - done(lease, requeueAfterMs) sends the requeue first and deletes the held message second: a crash in
 //   between costs one extra run, never a lost requeue.
 // - the Lambda path (holdRecords): the event source mapping received the batch with the queue's visibility
@@ -56,6 +58,7 @@ import { SqsFairBuffer, type Received } from './sqs-fair-buffer.js';
 import {
   SIGNATURE_ATTRIBUTE,
   attribute,
+  deliveredConflicts,
   deliveredFailures,
   isSignedBy,
   messageAttributes,
@@ -97,6 +100,7 @@ type Delivered = {
   readonly sentAt: number;
   readonly runStart: number;
   readonly failures: number;
+  readonly conflicts: number;
   readonly signature: string | undefined;
 };
 
@@ -185,9 +189,16 @@ export class SqsQueue implements WorkQueue {
     this.history.completed(held.id, held.runStart);
   }
 
-  async retry(lease: Lease, _error: unknown, _options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {
+  async retry(lease: Lease, _error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {
     const held = this.release(lease);
     if (!held) return { outcome: 'lease-lost' };
+    if (options?.conflict) {
+      const conflictMs = backoffDelay(held.conflicts, this.options.baseDelayMs, this.options.maxDelayMs);
+      const wait = Math.max(1, Math.ceil(conflictMs / 1000));
+      await this.delay.send(held.id, Date.now() + wait * 1000, held.failures, held.conflicts + 1);
+      await this.deleteWork(held.receiptHandle);
+      return this.retried(held, wait * 1000, 'deleted');
+    }
     const delayMs = backoffDelay(held.failures, this.options.baseDelayMs, this.options.maxDelayMs);
     const seconds = Math.max(1, Math.ceil(delayMs / 1000));
     if (seconds <= MAX_VISIBILITY_S) {
@@ -205,7 +216,7 @@ export class SqsQueue implements WorkQueue {
         if (errorName(err) !== 'InvalidParameterValue') return { outcome: 'lease-lost' };
       }
     }
-    await this.delay.send(held.id, Date.now() + seconds * 1000, held.failures + 1);
+    await this.delay.send(held.id, Date.now() + seconds * 1000, held.failures + 1, held.conflicts);
     await this.deleteWork(held.receiptHandle);
     return this.retried(held, seconds * 1000, 'deleted');
   }
@@ -330,21 +341,21 @@ export class SqsQueue implements WorkQueue {
     if (this.config.ownsClient) this.client.destroy();
   }
 
-  private async send(id: string, failures = 0): Promise<void> {
+  private async send(id: string, failures = 0, conflicts = 0): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.urls.work,
         MessageBody: id,
         MessageGroupId: messageGroupId(id),
         MessageDeduplicationId: randomUUID(),
-        ...messageAttributes(id, failures, this.options.signingSecret),
+        ...messageAttributes(id, failures, this.options.signingSecret, conflicts),
       }),
     );
   }
 
   /** A received message that will not run now goes back as a fresh copy (its failures carried), then is deleted. */
   private async handBack(item: Received): Promise<void> {
-    await this.send(item.id, item.failures);
+    await this.send(item.id, item.failures, item.conflicts);
     await this.deleteWork(item.receiptHandle);
   }
 
@@ -374,6 +385,7 @@ export class SqsQueue implements WorkQueue {
         sentAt: Number(m.Attributes?.SentTimestamp ?? 0),
         runStart: Number(m.Attributes?.ApproximateFirstReceiveTimestamp ?? 0),
         failures: deliveredFailures(m.MessageAttributes, m.Attributes?.ApproximateReceiveCount),
+        conflicts: deliveredConflicts(m.MessageAttributes),
         signature: attribute(m.MessageAttributes, SIGNATURE_ATTRIBUTE),
       };
       const item = await this.admit(delivered, before, before + this.leaseSeconds * 1000, granted);
@@ -442,6 +454,7 @@ export class SqsQueue implements WorkQueue {
       sentAt: m.sentAt,
       runStart: m.runStart,
       failures: m.failures,
+      conflicts: m.conflicts,
       receivedAt,
       grantedAt,
       deadline,
@@ -551,8 +564,8 @@ export class SqsQueue implements WorkQueue {
 }
 
 function leaseOf(item: Received): Lease {
-  const { key, id, receiptHandle: token, sentAt: readyAt, failures, grantedAt } = item;
-  return { key, id, token, readyAt, failures, grantedAt };
+  const { key, id, receiptHandle: token, sentAt: readyAt, failures, conflicts, grantedAt } = item;
+  return { key, id, token, readyAt, failures, conflicts, grantedAt };
 }
 
 function fromRecord(record: SqsRecordLike): Delivered {
@@ -565,6 +578,7 @@ function fromRecord(record: SqsRecordLike): Delivered {
     sentAt,
     runStart: Number(record.attributes.ApproximateFirstReceiveTimestamp ?? sentAt),
     failures: deliveredFailures(bag, record.attributes.ApproximateReceiveCount),
+    conflicts: deliveredConflicts(bag),
     signature: attribute(bag, SIGNATURE_ATTRIBUTE),
   };
 }

@@ -3,7 +3,7 @@
 // checks signatures, coalesces records of one key and keeps Lambda's visibility.
 import { parseKey } from '../../kube/key.js';
 import type { Lease } from '../work-queue.js';
-import { deliveredFailures } from './sqs-message.js';
+import { deliveredConflicts, deliveredFailures } from './sqs-message.js';
 
 /** The fields of aws-lambda's SQSRecord that we read (structurally compatible with it). */
 export type SqsRecordLike = {
@@ -33,5 +33,6 @@ export function leaseFromSqsRecord(record: SqsRecordLike): Lease {
     token: record.receiptHandle ?? `${record.messageId}:${receiveCount}`,
     readyAt: Number(record.attributes.SentTimestamp),
     failures: deliveredFailures(record.messageAttributes, record.attributes.ApproximateReceiveCount),
+    conflicts: deliveredConflicts(record.messageAttributes),
   };
 }

@@ -1,6 +1,7 @@
-// Manifests and template changes the scenarios are written with. Pods run on the kwok nodes (kwok makes
+// Manifests, template changes and the common steps the scenarios are written with. Pods run on the kwok nodes (kwok makes
 // them Running and Ready); a "stuck" template selects no node, so its pods stay Pending and never ready.
 import type {
+  Check,
   Deployment,
   IntOrString,
   Labels,
@@ -8,10 +9,23 @@ import type {
   Pod,
   PodTemplate,
   ReplicaSet,
+  Snapshot,
+  Step,
 } from '../../helpers/conformance-types.js';
 import { kwokPodTemplate } from '../../helpers/sandbox.js';
 
 export const image = (v: number): string => `registry.example/app:${v}`;
+
+/** Compare both sides' normalized state here, under `label`. */
+export const compare = (label: string): Step => ({ do: 'compare', label });
+
+/** Wait (on each side) until `until` holds, within `timeoutMs` or the runner's default. */
+export const wait = (what: string, until: (s: Snapshot) => Check, timeoutMs?: number): Step => ({
+  do: 'waitFor',
+  what,
+  until,
+  ...(timeoutMs !== undefined && { timeoutMs }),
+});
 
 export function podTemplate(labels: Labels, img = image(1)): PodTemplate {
   const t = JSON.parse(JSON.stringify(kwokPodTemplate(labels))) as PodTemplate;
@@ -65,8 +79,11 @@ export function deployment(name: string, o: DeploymentOptions = {}): Deployment 
   };
 }
 
-export function replicaSet(name: string, o: { replicas?: number; minReadySeconds?: number } = {}): ReplicaSet {
-  const labels = { app: name };
+export function replicaSet(
+  name: string,
+  o: { replicas?: number; minReadySeconds?: number; labels?: Labels; image?: string } = {},
+): ReplicaSet {
+  const labels = o.labels ?? { app: name };
   return {
     apiVersion: 'apps/v1',
     kind: 'ReplicaSet',
@@ -74,7 +91,7 @@ export function replicaSet(name: string, o: { replicas?: number; minReadySeconds
     spec: {
       replicas: o.replicas ?? 1,
       selector: { matchLabels: labels },
-      template: podTemplate(labels),
+      template: podTemplate(labels, o.image),
       ...(o.minReadySeconds !== undefined && { minReadySeconds: o.minReadySeconds }),
     },
   };

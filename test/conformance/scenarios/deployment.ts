@@ -3,11 +3,10 @@ import { availabilityFloor, deploymentInvariants } from '../../helpers/conforman
 import { replicaSetsOf, findDeployment } from '../../helpers/conformance-model.js';
 import { deploymentComplete, deploymentCondition, deploymentPods, gone } from '../../helpers/conformance-predicates.js';
 import type { Check, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
-import { deployment, setImage, setStuckImage, type DeploymentOptions } from './builders.js';
+import { compare, deployment, image, replicaSet, setImage, setStuckImage, type DeploymentOptions } from './builders.js';
 
 const D = 'web';
 const complete = (what = 'rollout complete'): Step => ({ do: 'waitFor', what, until: deploymentComplete(D) });
-const compare = (label: string): Step => ({ do: 'compare', label });
 const scale = (replicas: number): Step => ({ do: 'scale', kind: 'Deployment', name: D, replicas });
 const update = (v: number): Step => ({ do: 'update', kind: 'Deployment', name: D, mutate: setImage(v) });
 const stuck = (v: number): Step => ({ do: 'update', kind: 'Deployment', name: D, mutate: setStuckImage(v) });
@@ -41,6 +40,23 @@ const replicaSetCount =
     return k === n ? true : `${k} replica sets, want ${n}`;
   };
 
+const ROLLBACK_TO = 'deprecated.deployment.rollback.to';
+/** Sets the deprecated rollback annotation (what extensions/v1beta1's rollbackTo became; still acted on in 1.37). */
+const rollbackTo = (revision: string): Step => ({
+  do: 'update',
+  kind: 'Deployment',
+  name: D,
+  mutate: (o) => {
+    o.metadata.annotations = { ...o.metadata.annotations, [ROLLBACK_TO]: revision };
+  },
+});
+/** The controller has acted on the rollback annotation (it clears it in every outcome) and the rollout is done. */
+const rollbackHandled = (s: Snapshot): Check => {
+  const d = findDeployment(s, D);
+  if (d?.metadata.annotations?.[ROLLBACK_TO] !== undefined) return 'rollback annotation still set';
+  return deploymentComplete(D)(s);
+};
+
 const generationObserved = (s: Snapshot): Check => {
   const d = findDeployment(s, D);
   return (d?.status?.observedGeneration ?? 0) >= (d?.metadata.generation ?? 1) ? true : 'generation not observed';
@@ -51,6 +67,15 @@ export const DEPLOYMENT_SCENARIOS: readonly Scenario[] = [
     create({ replicas: 3 }),
     complete(),
     compare('created'),
+  ]),
+  // The orphan's template differs (another image) and it holds 0 replicas: adopting it is the only change the
+  // Deployment makes to it (fleetq: a patch of its ownerReferences), and it then counts as an old revision.
+  dep('deploy-adopt-orphan-rs', 'an orphan ReplicaSet matching the selector is adopted as an old revision', [
+    { do: 'create', objects: [replicaSet('web-orphan', { replicas: 0, labels: { app: D }, image: image(9) })] },
+    create({ replicas: 2 }),
+    complete(),
+    { do: 'waitFor', what: 'the orphan adopted', until: replicaSetCount(2) },
+    compare('adopted'),
   ]),
   rolling('rolling-surge1-unavail0', 'rolling update, maxSurge 1, maxUnavailable 0, 4 replicas', {
     replicas: 4,
@@ -161,6 +186,24 @@ export const DEPLOYMENT_SCENARIOS: readonly Scenario[] = [
     kubectl('rollout', 'undo', `deployment/${D}`, '--to-revision=1'),
     complete('back to revision 1'),
     compare('back to revision 1'),
+  ]),
+  // The events compared here are the point: DeploymentRollback (Normal) and DeploymentRollbackRevisionNotFound
+  // (Warning) on the Deployment, beside ScalingReplicaSet.
+  dep('rollback-annotation', 'the deprecated rollback annotation set to revision 1 rolls back to it', [
+    create({ replicas: 2 }),
+    complete(),
+    update(2),
+    complete('v2'),
+    rollbackTo('1'),
+    { do: 'waitFor', what: 'rollback handled and rolled out', until: rollbackHandled },
+    compare('rolled back'),
+  ]),
+  dep('rollback-annotation-not-found', 'the deprecated rollback annotation naming no revision is cleared', [
+    create({ replicas: 2 }),
+    complete(),
+    rollbackTo('7'),
+    { do: 'waitFor', what: 'rollback handled', until: rollbackHandled },
+    compare('not found'),
   ]),
   dep('revision-history-limit', 'revisionHistoryLimit 1 keeps one old ReplicaSet', [
     create({ replicas: 2, revisionHistoryLimit: 1 }),

@@ -4,12 +4,11 @@ import { deploymentInvariants } from '../../helpers/conformance-invariants.js';
 import { findDeployment, replicaSetsOf, revisionOf } from '../../helpers/conformance-model.js';
 import { deploymentComplete, deploymentCondition } from '../../helpers/conformance-predicates.js';
 import type { Check, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
-import { deployment, image, setImage, setStuckImage, type DeploymentOptions } from './builders.js';
+import { compare, deployment, image, setImage, setStuckImage, type DeploymentOptions } from './builders.js';
 
 const D = 'web';
 const create = (o: DeploymentOptions): Step => ({ do: 'create', objects: [deployment(D, o)] });
 const complete = (what = 'rollout complete'): Step => ({ do: 'waitFor', what, until: deploymentComplete(D) });
-const compare = (label: string): Step => ({ do: 'compare', label });
 
 /** A kubectl command in the side's namespace, its exit code and output recorded for comparison. */
 const kubectl = (

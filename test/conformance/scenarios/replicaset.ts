@@ -7,12 +7,11 @@ import {
 } from '../../helpers/conformance-invariants.js';
 import { all, gone, podsReady, replicaSetSettled, replicaSetStatus } from '../../helpers/conformance-predicates.js';
 import type { Scenario, Step } from '../../helpers/conformance-types.js';
-import { orphanPod, replicaSet } from './builders.js';
+import { compare, orphanPod, replicaSet } from './builders.js';
 
 const RS = 'frontend';
 const settled = (what = 'replica set settled'): Step => ({ do: 'waitFor', what, until: replicaSetSettled(RS) });
 const scale = (replicas: number): Step => ({ do: 'scale', kind: 'ReplicaSet', name: RS, replicas });
-const compare = (label: string): Step => ({ do: 'compare', label });
 
 function rs(name: string, description: string, steps: Step[]): Scenario {
   return { name, kind: 'ReplicaSet', description, steps, invariants: replicaSetInvariants(RS) };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject, V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
+import type { ApiObject } from '../../../shared/kube/meta/object.js';
 import { configMapMirror, configMapMirrorController } from '../../../shared/controllers/configmap-mirror/index.js';
 import { observeMirror } from '../../../shared/controllers/configmap-mirror/observe.js';
 import { planMirror } from '../../../shared/controllers/configmap-mirror/plan.js';
@@ -250,14 +251,14 @@ describe('observeMirror with a policy', () => {
     readonly cluster = 'c';
     readonly requests: string[] = [];
     constructor(private readonly objects: KubernetesObject[]) {}
-    async get<T extends KubernetesObject>(kind: string, namespace: string, name: string): Promise<T | null> {
+    async get<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null> {
       this.requests.push(`GET ${kind} ${namespace}/${name}`);
       const hit = this.objects.find(
         (o) => o.kind === kind && (o.metadata?.namespace ?? '') === namespace && o.metadata?.name === name,
       );
       return (hit as T | undefined) ?? null;
     }
-    async list<T extends KubernetesObject>(kind: string, _ns: string | undefined, o?: ListOptions): Promise<T[]> {
+    async list<T extends ApiObject>(kind: string, _ns: string | undefined, o?: ListOptions): Promise<T[]> {
       this.requests.push(`LIST ${kind} ${o?.labelSelector ?? ''}`);
       return [];
     }

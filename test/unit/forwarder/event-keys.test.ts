@@ -3,8 +3,12 @@ import type { V1OwnerReference } from '@kubernetes/client-node';
 import { keyString } from '../../../shared/kube/key.js';
 import { ALL_KINDS, type Kind } from '../../../shared/kube/kinds.js';
 import { eventKeys, type EventType, type KeyContext } from '../../../shared/forwarder/event-keys.js';
-import { MIRROR_OF_LABEL, MIRROR_TO_ANNOTATION, mirrorSourceView } from '../../../shared/forwarder/mirror-keys.js';
-import { nodeView } from '../../../shared/forwarder/previous-state.js';
+import {
+  MIRROR_OF_LABEL,
+  MIRROR_TO_ANNOTATION,
+  mirrorSourceView,
+} from '../../../shared/controllers/configmap-mirror/watch-keys.js';
+import { nodeView } from '../../../shared/controllers/daemonset/node-changes.js';
 import type { KubeObject, Resource } from '../../../shared/forwarder/resources.js';
 import { WorkloadIndex } from '../../../shared/forwarder/workload-index.js';
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { EventType } from '../../../shared/forwarder/event-keys.js';
-import { ResourceWatcher, type WatchStarter, type WatcherHooks } from '../../../shared/forwarder/resource-watcher.js';
+import { ResourceWatcher, type WatchStarter } from '../../../shared/forwarder/resource-watcher.js';
 import type { KubeObject, Lister } from '../../../shared/forwarder/resources.js';
 import { Logger } from '../../../shared/runtime/logger.js';
 import { waitFor } from '../../../infra/sandbox/process.js';
@@ -40,7 +40,9 @@ const noList: Lister = async () => {
   throw new Error('no list expected');
 };
 
-function watcher(starter: WatchStarter, onEvent: WatcherHooks['onEvent'], opts: { maxPending?: number } = {}) {
+type OnEvent = (type: EventType, object: KubeObject) => Promise<void>;
+
+function watcher(starter: WatchStarter, onEvent: OnEvent, opts: { maxPending?: number } = {}) {
   const progress: string[] = [];
   const logs: Array<Record<string, unknown>> = [];
   const w = new ResourceWatcher({
@@ -54,7 +56,10 @@ function watcher(starter: WatchStarter, onEvent: WatcherHooks['onEvent'], opts: 
     watch: starter,
     ...(opts.maxPending === undefined ? {} : { maxPending: opts.maxPending }),
     hooks: {
-      onEvent,
+      // Each event of a batch in turn: a failure fails the rest of the batch, as the forwarder's does.
+      onEvents: async (events) => {
+        for (const e of events) await onEvent(e.type, e.object);
+      },
       onList: async () => undefined,
       onProgress: (rv) => progress.push(rv),
       onRestart: () => undefined,
@@ -65,7 +70,7 @@ function watcher(starter: WatchStarter, onEvent: WatcherHooks['onEvent'], opts: 
 }
 
 describe('ResourceWatcher', () => {
-  it('a failed event holds the checkpoint before it, bookmarks included; the retry enqueues it', async () => {
+  it('a failed batch holds the checkpoint before it, bookmarks included; the retry hands it over again', async () => {
     const { starter, requests } = scriptedWatch([
       { lines: [added('a', '101'), added('b', '102'), bookmark('105')] },
       { lines: [added('b', '102'), bookmark('106')], open: true },
@@ -80,13 +85,12 @@ describe('ResourceWatcher', () => {
     w.start();
     await waitFor(async () => progress.includes('106'), 5_000, 5, 'the bookmark after the retry');
     await w.stop();
-    // Before the retry, nothing at or past b's 102: not b, not the bookmark behind it.
-    const beforeRetry = progress.slice(0, progress.indexOf('102'));
-    expect(beforeRetry).toEqual(['101']);
-    expect(progress).toEqual(['101', '102', '106']);
+    // a, b and the bookmark arrived together: one batch, failed at b, so the checkpoint stayed at 100 (not a's
+    // 101: the batch is the unit) and the second watch started from there (its script then sends b and a
+    // bookmark, one batch: the checkpoint moves straight to its last resourceVersion).
+    expect(progress).toEqual(['106']);
     expect(handled).toEqual(['a', 'b']);
-    // The second watch started from a (the last handled), so b was sent again.
-    expect(requests.map((r) => r.resourceVersion)).toEqual(['100', '101']);
+    expect(requests.map((r) => r.resourceVersion)).toEqual(['100', '100']);
   });
 
   it('skips what is not an event with an object and metadata, without throwing, and goes on', async () => {
@@ -163,7 +167,7 @@ describe('ResourceWatcher', () => {
       backoff: { initialMs: 60_000, maxMs: 60_000 },
       watch: starter,
       hooks: {
-        onEvent: async () => undefined,
+        onEvents: async () => undefined,
         onList: async (reason) => void lists.push(reason),
         onProgress: () => undefined,
         onRestart: () => undefined,
@@ -204,5 +208,39 @@ describe('ResourceWatcher', () => {
     expect(w.stats.peakPending).toBe(20);
     expect(handled).toEqual(burst.map((l) => (l[1] as KubeObject).metadata?.name));
     expect(requests.length).toBeGreaterThanOrEqual(300 / 20);
+  });
+
+  it('refill() ends the stream without an error, lists once (warm) and watches on from the same resourceVersion', async () => {
+    const { starter, requests } = scriptedWatch([
+      { lines: [added('a', '101')], open: true },
+      { lines: [], open: true },
+    ]);
+    const lists: string[] = [];
+    const errors: string[] = [];
+    const w = new ResourceWatcher({
+      cluster: 'c1',
+      resource: 'configmaps',
+      kubeConfig: new KubeConfig(),
+      lister: async () => ({ items: [cm('a', '101')], resourceVersion: '150' }),
+      logger: new Logger('test', 'error', () => undefined),
+      resumeFrom: '100',
+      backoff: { initialMs: 1, maxMs: 5 },
+      watch: starter,
+      hooks: {
+        onEvents: async () => undefined,
+        onList: async (reason, objects, rv) => void lists.push(`${reason} ${objects.length} @${rv}`),
+        onProgress: () => undefined,
+        onRestart: () => undefined,
+        onError: (operation) => void errors.push(operation),
+      },
+    });
+    w.start();
+    await waitFor(async () => w.resourceVersion === '101', 5_000, 5, 'the first event');
+    w.refill();
+    await waitFor(async () => requests.length === 2, 5_000, 5, 'the second watch');
+    await w.stop();
+    expect(lists).toEqual(['warm 1 @150']);
+    expect(errors).toEqual([]);
+    expect(requests.map((r) => r.resourceVersion)).toEqual(['100', '101']);
   });
 });

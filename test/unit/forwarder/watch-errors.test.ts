@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiException } from '@kubernetes/client-node';
+import { isUnreachable } from '../../../shared/kube/errors.js';
 import {
   WatchStatusError,
   isExpiredError,
-  isUnreachable,
   outcomeOfDone,
   outcomeOfStatus,
 } from '../../../shared/forwarder/watch-errors.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Kind } from '../../../shared/kube/kinds.js';
-import { PreviousState, isNodeUnchanged } from '../../../shared/forwarder/previous-state.js';
-import { MIRROR_TO_ANNOTATION } from '../../../shared/forwarder/mirror-keys.js';
+import { isNodeUnchanged } from '../../../shared/controllers/daemonset/node-changes.js';
+import { PreviousState } from '../../../shared/forwarder/previous-state.js';
+import { MIRROR_TO_ANNOTATION } from '../../../shared/controllers/configmap-mirror/watch-keys.js';
 import { dependentKinds, watchedResources, type KubeObject } from '../../../shared/forwarder/resources.js';
 import { WorkloadIndex } from '../../../shared/forwarder/workload-index.js';
 

@@ -7,6 +7,7 @@ import { ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sd
 import type { Controller } from '../../../shared/controllers/controller.js';
 import { ReconcileError } from '../../../shared/kube/errors.js';
 import type { ReconcileKey } from '../../../shared/kube/key.js';
+import type { EventRecorders } from '../../../shared/kube/events/recorders.js';
 import type { ClusterRegistry } from '../../../shared/kube/registry.js';
 import { SqsQueue } from '../../../shared/queue/sqs/sqs-queue.js';
 import { Logger } from '../../../shared/runtime/logger.js';
@@ -75,6 +76,51 @@ describe('Lambda SQS batch on a FIFO double that puts several messages of one gr
     // The failed key's message stays with its backoff (1 s), not the 360 s the batch was received with.
     const down = sqs.messages(urls.work).find((m) => m.body === 'a/Deployment/default/down');
     expect((down?.visibleAt ?? 0) - Date.now()).toBeLessThanOrEqual(1_000);
+    await queue.close();
+  });
+
+  it("writes the batch's buffered events before it returns, within the time the invocation has left", async () => {
+    const sqs = new SqsFifoDouble();
+    const urls = sqs.createQueues('lambda-events', 360);
+    const queue = new SqsQueue({ client: sqs.asClient(), urls });
+    await queue.add(key('web'));
+    const order: string[] = [];
+    const flushes: number[] = [];
+    // The recorder set's flush is the contract here (kube/events: written or given up within the time).
+    const events = {
+      flush: async (ms: number) => {
+        flushes.push(ms);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        order.push('flushed');
+        return false;
+      },
+    } as unknown as EventRecorders;
+    const warnings: string[] = [];
+    const deps = {
+      registry: { get: () => ({}), owns: () => true } as unknown as ClusterRegistry,
+      clients: () => ({}) as ClusterClients,
+      controllers: new Map<string, Controller>([
+        ['Deployment', { kind: 'Deployment', observe: async () => null, plan: () => ({ actions: [] }) }],
+      ]),
+      queue,
+      events,
+      logger: new Logger('test', 'warn', (line) => warnings.push(line)),
+      now: () => new Date(),
+    };
+    const out = (await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: urls.work, MaxNumberOfMessages: 10, VisibilityTimeout: 360 }),
+    )) as { Messages: Message[] };
+    const records = out.Messages.map((m) => toRecord(m, 'arn:aws:sqs:us-east-1:000000000000:lambda-events.fifo'));
+    let left = 3_500;
+    await processWorkBatch(deps, records, { visibilityMs: 360_000, remainingMs: () => left });
+    order.push('returned');
+    left = 60_000;
+    await processWorkBatch(deps, [], { visibilityMs: 360_000, remainingMs: () => left });
+
+    expect(order).toEqual(['flushed', 'returned', 'flushed']);
+    // 1 s kept in hand for returning; never more than 5 s.
+    expect(flushes).toEqual([2_500, 5_000]);
+    expect(warnings.filter((w) => w.includes('Events still buffered'))).toHaveLength(2);
     await queue.close();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ClusterRegistry } from '../../../shared/kube/registry.js';
-import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
+import { ConfigError, loadConfig, readsMode } from '../../../shared/runtime/config.js';
 import { queueConfig } from '../../../shared/runtime/deps.js';
 
 describe('loadConfig', () => {
@@ -10,13 +10,33 @@ describe('loadConfig', () => {
       FLEETQ_QUEUE: 'fleetq',
       FLEETQ_CONCURRENCY: 8,
       FLEETQ_LEASE_MS: 30_000,
+      FLEETQ_METRICS_HOST: '127.0.0.1',
+    });
+    expect(readsMode(loadConfig({}))).toBe('cache');
+    expect(readsMode(loadConfig({ FLEETQ_DRIVER: 'redis' }))).toBe('cache');
+    expect(readsMode(loadConfig({ FLEETQ_DRIVER: 'sqs' }))).toBe('live');
+    expect(readsMode(loadConfig({ FLEETQ_DRIVER: 'sqs', FLEETQ_READS: 'cache' }))).toBe('cache');
+    expect(loadConfig({ FLEETQ_METRICS_HOST: '0.0.0.0', FLEETQ_READS: 'live' })).toMatchObject({
+      FLEETQ_METRICS_HOST: '0.0.0.0',
+      FLEETQ_READS: 'live',
     });
   });
   it.each([
     { name: 'an unknown driver', env: { FLEETQ_DRIVER: 'kafka' }, variable: 'FLEETQ_DRIVER="kafka"' },
+    {
+      name: 'the Redis driver by its old name',
+      env: { FLEETQ_DRIVER: 'bullmq' },
+      variable: `FLEETQ_DRIVER="bullmq": 'bullmq' is now 'redis'`,
+    },
     { name: 'a zero concurrency', env: { FLEETQ_CONCURRENCY: '0' }, variable: 'FLEETQ_CONCURRENCY="0"' },
     { name: 'a queue name with a slash', env: { FLEETQ_QUEUE: 'a/b' }, variable: 'FLEETQ_QUEUE="a/b"' },
     { name: 'a non-URL SQS endpoint', env: { SQS_ENDPOINT: 'localhost' }, variable: 'SQS_ENDPOINT="localhost"' },
+    { name: 'an unknown read path', env: { FLEETQ_READS: 'informer' }, variable: 'FLEETQ_READS="informer"' },
+    {
+      name: 'a metrics host that is no address',
+      env: { FLEETQ_METRICS_HOST: 'pod ip' },
+      variable: 'FLEETQ_METRICS_HOST="pod ip"',
+    },
     {
       name: 'a short signing secret',
       env: { FLEETQ_SIGNING_SECRET: 'short' },
@@ -27,7 +47,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(variable);
   });
   it('lets flags override the environment', () => {
-    expect(loadConfig({ FLEETQ_DRIVER: 'sqs' }, { FLEETQ_DRIVER: 'bullmq' }).FLEETQ_DRIVER).toBe('bullmq');
+    expect(loadConfig({ FLEETQ_DRIVER: 'sqs' }, { FLEETQ_DRIVER: 'redis' }).FLEETQ_DRIVER).toBe('redis');
   });
 });
 
@@ -43,13 +63,13 @@ describe('queueConfig', () => {
       { name: 'b', owns: ['ConfigMap'], limits: { qps: 1, burst: 1 }, connection: { type: 'kubeconfig', path: '/k' } },
     ]);
     const q = queueConfig(
-      loadConfig({ FLEETQ_DRIVER: 'bullmq', FLEETQ_SIGNING_SECRET: 'a-secret-of-16-chars' }),
+      loadConfig({ FLEETQ_DRIVER: 'redis', FLEETQ_SIGNING_SECRET: 'a-secret-of-16-chars' }),
       undefined,
       undefined,
       registry,
     );
     expect(q).toMatchObject({
-      driver: 'bullmq',
+      driver: 'redis',
       name: 'fleetq',
       options: { signingSecret: 'a-secret-of-16-chars', clusterConcurrencyOverrides: { a: 3 } },
     });

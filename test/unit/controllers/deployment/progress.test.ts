@@ -206,11 +206,11 @@ describe('status writes and requeue at the progress deadline', () => {
     expect(planDeployment(observed(null, [steadyRS]), NOW)).toEqual({ actions: [] });
   });
 
-  it('empty selector: only observedGeneration', () => {
+  it('empty selector: only observedGeneration (and the SelectingAll warning)', () => {
     const d = aDeployment({ generation: 2 });
     d.spec.selector = {};
     const r = planDeployment(observed(d, [steadyRS]), NOW);
-    expect(r.actions.map((a) => a.type)).toEqual(['updateStatus']);
+    expect(r.actions.map((a) => a.type)).toEqual(['event', 'updateStatus']);
     expect(written(r)?.status).toEqual({ observedGeneration: 2 });
   });
 });

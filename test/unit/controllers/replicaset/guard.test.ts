@@ -2,6 +2,7 @@
 // observed state handed to the planner may undercount it (what a list that stopped after one page did).
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { ApiObject } from '../../../../shared/kube/meta/object.js';
 import { replicaSetController } from '../../../../shared/controllers/replicaset/index.js';
 import { planReplicaSet } from '../../../../shared/controllers/replicaset/plan.js';
 import { breaksBound, guardCounts } from '../../../../shared/controllers/replicaset/guard.js';
@@ -24,7 +25,7 @@ class TruthView implements ClusterView {
     counter = true,
   ) {
     if (counter) {
-      this.countControlled = async <T extends KubernetesObject>(
+      this.countControlled = async <T extends ApiObject>(
         kind: string,
         namespace: string,
         uid: string,
@@ -42,7 +43,7 @@ class TruthView implements ClusterView {
     }
   }
 
-  async get<T extends KubernetesObject>(kind: string, namespace: string, name: string): Promise<T | null> {
+  async get<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null> {
     this.requests.push(`GET ${kind}`);
     const hit = this.objects.find(
       (o) => o.kind === kind && o.metadata?.namespace === namespace && o.metadata?.name === name,
@@ -50,7 +51,7 @@ class TruthView implements ClusterView {
     return (hit as T | undefined) ?? null;
   }
 
-  async list<T extends KubernetesObject>(kind: string, namespace: string | undefined, _o?: ListOptions): Promise<T[]> {
+  async list<T extends ApiObject>(kind: string, namespace: string | undefined, _o?: ListOptions): Promise<T[]> {
     this.requests.push(`LIST ${kind}`);
     return this.objects.filter((x) => x.kind === kind && x.metadata?.namespace === namespace) as T[];
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KubernetesObject, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { ApiObject } from '../../../../shared/kube/meta/object.js';
 import { observeReplicaSet } from '../../../../shared/controllers/replicaset/observe.js';
 import type { ClusterView, ListOptions } from '../../../../shared/kube/view.js';
 import { NS, RS_NAME, aPod, aReplicaSet, readyPods } from './builders.js';
@@ -9,14 +10,19 @@ class RecordingView implements ClusterView {
   readonly cluster = 'c';
   readonly requests: string[] = [];
   constructor(private readonly objects: KubernetesObject[]) {}
-  async get<T extends KubernetesObject>(kind: string, namespace: string, name: string): Promise<T | null> {
-    this.requests.push(`GET ${kind}`);
+  async get<T extends ApiObject>(
+    kind: string,
+    namespace: string,
+    name: string,
+    o?: { fresh?: boolean },
+  ): Promise<T | null> {
+    this.requests.push(`GET ${kind}${o?.fresh ? ' fresh' : ''}`);
     const hit = this.objects.find(
       (o) => o.kind === kind && o.metadata?.namespace === namespace && o.metadata?.name === name,
     );
     return Promise.resolve((hit as T | undefined) ?? null);
   }
-  async list<T extends KubernetesObject>(kind: string, namespace: string | undefined, o?: ListOptions): Promise<T[]> {
+  async list<T extends ApiObject>(kind: string, namespace: string | undefined, o?: ListOptions): Promise<T[]> {
     this.requests.push(`LIST ${kind}${o?.labelSelector ? `?${o.labelSelector}` : ''}`);
     return Promise.resolve(this.objects.filter((x) => x.kind === kind && x.metadata?.namespace === namespace) as T[]);
   }
@@ -47,10 +53,10 @@ describe('observeReplicaSet', () => {
     const view = new RecordingView([rs, aPod('orphan', { owner: 'none' })]);
     const o = await observeReplicaSet(view, key);
     expect(o.adoptionRecheck).toEqual(rs);
-    expect(view.requests).toEqual(['GET ReplicaSet', 'LIST Pod', 'GET ReplicaSet']);
+    expect(view.requests).toEqual(['GET ReplicaSet', 'LIST Pod', 'GET ReplicaSet fresh']);
   });
 
-  it('a controlled ReplicaSet that may scale down: LIST ReplicaSets for the related pods', async () => {
+  it('a controlled ReplicaSet that may scale down: LIST ReplicaSets and the namespace pods for the related pods', async () => {
     const rs = aReplicaSet({ replicas: 1, controlledBy: 'uid-dep' });
     const sibling: V1ReplicaSet = {
       ...aReplicaSet({ controlledBy: 'uid-dep' }),
@@ -67,7 +73,7 @@ describe('observeReplicaSet', () => {
     const view = new RecordingView([rs, sibling, stranger, ...readyPods(2), old, strangers]);
     const o = await observeReplicaSet(view, key);
     expect(o.relatedPods.map((p) => p.metadata?.name)).toEqual(['p-0', 'p-1', 'old-0']);
-    expect(view.requests).toEqual(['GET ReplicaSet', 'LIST Pod', 'LIST ReplicaSet']);
+    expect(view.requests).toEqual(['GET ReplicaSet', 'LIST Pod', 'LIST ReplicaSet', 'LIST Pod']);
   });
 
   it('a ReplicaSet without a controller never lists ReplicaSets (no related pods upstream either)', async () => {

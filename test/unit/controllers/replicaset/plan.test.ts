@@ -3,7 +3,19 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../../../shared/kube/actions.js';
 import { planManageFailure, planReplicaSet } from '../../../../shared/controllers/replicaset/plan.js';
 import { BURST_REPLICAS } from '../../../../shared/controllers/replicaset/types.js';
-import { LABELS, NOW, NS, aPod, aReplicaSet, aStatus, observed, readyPods, rsRef, secondsAgo } from './builders.js';
+import {
+  LABELS,
+  NOW,
+  NS,
+  RS_UID,
+  aPod,
+  aReplicaSet,
+  aStatus,
+  observed,
+  readyPods,
+  rsRef,
+  secondsAgo,
+} from './builders.js';
 
 const newPod = {
   apiVersion: 'v1',
@@ -16,12 +28,40 @@ const newPod = {
   },
   spec: { containers: [{ name: 'app', image: 'app:1' }] },
 };
-const create = { type: 'create', object: newPod, reason: 'SuccessfulCreate' };
+/** The ReplicaSet every event of these plans is recorded on (the builders' `web`). */
+const regarding = {
+  kind: 'ReplicaSet',
+  apiVersion: 'apps/v1',
+  namespace: NS,
+  name: 'web',
+  uid: 'uid-rs',
+  resourceVersion: '100',
+};
+const rsEvent = (type: string, reason: string, message: string) => ({
+  regarding,
+  source: 'replicaset-controller',
+  type,
+  reason,
+  message,
+});
+const create = {
+  type: 'create',
+  object: newPod,
+  reason: 'SuccessfulCreate',
+  events: {
+    onSuccess: [{ ...rsEvent('Normal', 'SuccessfulCreate', 'Created pod: '), detail: 'createdName' }],
+    onFailure: { ...rsEvent('Warning', 'FailedCreate', 'Error creating: '), detail: 'error' },
+  },
+};
 const del = (name: string) => ({
   type: 'delete',
   target: { kind: 'Pod', namespace: NS, name },
   uid: `uid-${name}`,
   reason: 'SuccessfulDelete',
+  events: {
+    onSuccess: [rsEvent('Normal', 'SuccessfulDelete', `Deleted pod: ${name}`)],
+    onFailure: { ...rsEvent('Warning', 'FailedDelete', 'Error deleting: '), detail: 'error' },
+  },
 });
 const statusOf = (a: Action) => (a.type === 'updateStatus' ? (a.object as { status?: unknown }).status : undefined);
 const types = (actions: readonly Action[]) => actions.map((a) => a.type);
@@ -98,20 +138,33 @@ describe('planReplicaSet: replicas', () => {
 
 describe('planReplicaSet: adoption and release (ClaimPods)', () => {
   const orphan = aPod('orphan', { owner: 'none', readyFor: 60 });
-  const adopted = { ...orphan, metadata: { ...orphan.metadata, ownerReferences: [rsRef] } };
   const strayed = aPod('strayed', { labels: { app: 'debug' } });
-  const released = { ...strayed, metadata: { ...strayed.metadata, ownerReferences: [] } };
+  // Upstream's ControllerRefManager patches: the pod's uid is the precondition, no resourceVersion.
+  const adopt = {
+    type: 'patch',
+    target: { kind: 'Pod', namespace: NS, name: 'orphan' },
+    patch: { metadata: { ownerReferences: [rsRef], uid: orphan.metadata?.uid } },
+    reason: 'AdoptPod',
+    ignore: ['NotFound'],
+  };
+  const release = {
+    type: 'patch',
+    target: { kind: 'Pod', namespace: NS, name: 'strayed' },
+    patch: { metadata: { ownerReferences: [{ $patch: 'delete', uid: RS_UID }], uid: strayed.metadata?.uid } },
+    reason: 'ReleasePod',
+    ignore: ['NotFound', 'Invalid'],
+  };
 
   it.each([
     {
       name: 'adopts a matching orphan, and only that this pass',
       o: observed(aReplicaSet({ replicas: 3 }), [...readyPods(1), orphan], { adoptionRecheck: aReplicaSet() }),
-      want: { actions: [{ type: 'update', object: adopted, reason: 'AdoptPod' }], requeueAfter: 0 },
+      want: { actions: [adopt], requeueAfter: 0 },
     },
     {
       name: 'releases a pod that no longer matches',
       o: observed(aReplicaSet({ replicas: 1 }), [...readyPods(1), strayed]),
-      want: { actions: [{ type: 'update', object: released, reason: 'ReleasePod' }], requeueAfter: 0 },
+      want: { actions: [release], requeueAfter: 0 },
     },
     {
       name: 'no adoption when the recheck finds the ReplicaSet being deleted: look again',
@@ -145,6 +198,7 @@ describe('planReplicaSet: adoption and release (ClaimPods)', () => {
   });
 
   it('counts an adopted pod from the next pass on: no create for it', () => {
+    const adopted = { ...orphan, metadata: { ...orphan.metadata, ownerReferences: [rsRef] } };
     const o = observed(aReplicaSet({ replicas: 2, status: steady(2) }), [...readyPods(1), adopted]);
     expect(planReplicaSet(o, NOW)).toEqual({ actions: [] });
   });

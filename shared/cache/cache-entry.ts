@@ -1,0 +1,86 @@
+// What the cache keeps of one object, and the index entries it is filed under: derived by pure functions,
+// so the in-process store, the Redis store and replay (which runs applyEvent over the event log) file every
+// object the same way.
+//
+// Kept per kind: every object as the apiserver sent it, less metadata.managedFields and the
+// kubectl.kubernetes.io/last-applied-configuration annotation (neither is read by any controller). Pod specs
+// are kept whole for now: adoption and release still write pods by full PUT of the observed object, so a
+// trimmed spec would be written back (and refused: a pod's spec is immutable). Once adopt/release go by
+// patch, a pod's spec can be trimmed to what the planners read (nodeName, sidecar restartPolicy, affinity).
+//
+// Indexes: by namespace (kind + namespace), by controller owner uid (kind + owner uid: the owner's
+// dependents), orphans (kind + namespace: objects with no controller reference, which a selector may adopt)
+// and by node (Pods: spec.nodeName).
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { controllerUidOf } from '../kube/meta/controller-ref.js';
+
+export type CachedObject = KubernetesObject & { spec?: unknown; status?: unknown };
+
+export type CacheEntry = {
+  /** kind/namespace/name ('' namespace for cluster-scoped objects). */
+  readonly id: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+  /** Uid of the controller owner reference, or null for an orphan. */
+  readonly owner: string | null;
+  /** spec.nodeName of a Pod, else null. */
+  readonly node: string | null;
+  readonly object: CachedObject;
+};
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+export function entryId(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
+}
+
+/** The trimmed copy the cache keeps (see the header), with apiVersion and kind set (list items lack them). */
+export function trimForCache(kind: string, apiVersion: string, object: CachedObject): CachedObject {
+  const metadata = { ...(object.metadata ?? {}) } as Record<string, unknown>;
+  delete metadata.managedFields;
+  const annotations = metadata.annotations as Record<string, string> | undefined;
+  if (annotations && LAST_APPLIED in annotations) {
+    const { [LAST_APPLIED]: _dropped, ...rest } = annotations;
+    metadata.annotations = rest;
+  }
+  return { ...object, apiVersion, kind, metadata: metadata as CachedObject['metadata'] };
+}
+
+/** The entry of an object of `kind`; throws on an object without a name (it cannot be addressed). */
+export function cacheEntry(kind: string, apiVersion: string, object: CachedObject): CacheEntry {
+  const meta = object.metadata ?? {};
+  const name = typeof meta.name === 'string' ? meta.name : '';
+  if (name === '') throw new TypeError(`a ${kind} without metadata.name cannot be cached`);
+  const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
+  const nodeName = kind === 'Pod' ? (object.spec as { nodeName?: unknown } | undefined)?.nodeName : undefined;
+  return {
+    id: entryId(kind, namespace, name),
+    kind,
+    namespace,
+    name,
+    uid: typeof meta.uid === 'string' ? meta.uid : '',
+    resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '',
+    owner: controllerUidOf(object) ?? null,
+    node: typeof nodeName === 'string' && nodeName !== '' ? nodeName : null,
+    object: trimForCache(kind, apiVersion, object),
+  };
+}
+
+/** Index names an entry is filed under (the stores keep one set of entry ids per index name). */
+export function indexNames(e: Pick<CacheEntry, 'kind' | 'namespace' | 'owner' | 'node'>): string[] {
+  const names = [`ns:${e.kind}/${e.namespace}`, `all:${e.kind}`];
+  names.push(e.owner === null ? `orphan:${e.kind}/${e.namespace}` : `owner:${e.kind}/${e.owner}`);
+  if (e.node !== null) names.push(`node:${e.kind}/${e.node}`);
+  return names;
+}
+
+export const index = {
+  namespace: (kind: string, namespace: string) => `ns:${kind}/${namespace}`,
+  all: (kind: string) => `all:${kind}`,
+  owner: (kind: string, ownerUid: string) => `owner:${kind}/${ownerUid}`,
+  orphans: (kind: string, namespace: string) => `orphan:${kind}/${namespace}`,
+  node: (kind: string, node: string) => `node:${kind}/${node}`,
+} as const;

@@ -1,0 +1,51 @@
+// The per-cluster object cache the forwarder fills (applyEvent) and handlers read (CachedClusterView).
+// Two stores implement it: MemoryCacheStore (`fleetq run`: forwarder and workers share a process, like
+// kube-controller-manager's informers) and RedisCacheStore (split workers and Lambdas).
+//
+// Every change of one object, its indexes and its kind's watermark is one atomic step. The watermark of a
+// kind is the resourceVersion the cache has caught up with for that kind's watch (events and bookmarks);
+// absent until the first list completed, and during a relist.
+import type { CacheEntry, CachedObject } from './cache-entry.js';
+
+/** What a reconcile wrote, kept per reconcile key until its next run has seen it in the cache. */
+export type WriteRecord = {
+  /** Per kind, the highest resourceVersion the writes of that kind returned. */
+  readonly resourceVersions: Readonly<Record<string, string>>;
+  /** Objects deleted, by uid: the cache has caught up once each is gone, replaced or marked for deletion. */
+  readonly deleted: ReadonlyArray<{
+    readonly kind: string;
+    readonly namespace: string;
+    readonly name: string;
+    readonly uid: string;
+  }>;
+};
+
+export interface CacheStore {
+  /** Adds or replaces one object (its indexes follow) and advances its kind's watermark to resourceVersion. */
+  put(entry: CacheEntry, resourceVersion: string): Promise<void>;
+  /** Removes one object and advances its kind's watermark. */
+  remove(kind: string, id: string, resourceVersion: string): Promise<void>;
+  /** Advances a kind's watermark (a bookmark, or an event already applied). Never moves it back. */
+  advance(kind: string, resourceVersion: string): Promise<void>;
+  /**
+   * A relist: the kind's objects become exactly `entries`, and its watermark is set to resourceVersion (it may
+   * move back: a cluster restored from a backup). Readers see no watermark while it runs.
+   */
+  replace(kind: string, entries: readonly CacheEntry[], resourceVersion: string): Promise<void>;
+
+  get(id: string): Promise<CachedObject | null>;
+  /** The objects filed under one index name (cache-entry.ts `index`). */
+  members(indexName: string): Promise<CachedObject[]>;
+  /**
+   * undefined until the kind's first list completed, while it is relisted, and (a shared store) while no
+   * forwarder keeps the cache alive: a cache nothing updates any more must not be read as current.
+   */
+  watermark(kind: string): Promise<string | undefined>;
+  /** The forwarder filling this cache says it is running, for ttlMs (a shared store; in-process: nothing). */
+  heartbeat(ttlMs: number): Promise<void>;
+
+  /** Replaces the write record of a reconcile key (null clears it). */
+  recordWrites(keyId: string, record: WriteRecord | null): Promise<void>;
+  writesOf(keyId: string): Promise<WriteRecord | null>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,130 @@
+// A controller's watch descriptor, in the spirit of controller-runtime's builder (For / Owns / Watches): what
+// it reconciles, what it owns, what else maps to its keys and how, and what it reads and writes. The forwarder's
+// watches, its event → key mapping, its index of workloads and the controller map all derive from the
+// descriptors (descriptors.ts), so a new kind is its folder plus one registration line there.
+//
+// Mapping functions are pure and take untrusted objects: nothing here may throw on bad data; a key made of
+// bad data is validated and set apart by the forwarder, never here.
+import type { ClusterRegistry } from '../kube/registry.js';
+import { controllerRefOf } from '../kube/meta/controller-ref.js';
+import { labelsOf, type Labels } from '../kube/meta/label-selector.js';
+import type { KubeObject } from '../kube/meta/object.js';
+import type { Controller } from './controller.js';
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One watch event of a resource some descriptor names; `previous` only where a mapping `remember`s one. */
+export type WatchEvent = {
+  readonly type: EventType;
+  readonly object: KubeObject;
+  readonly previous?: KubeObject;
+};
+
+/** A workload the forwarder has indexed: the primary objects of the descriptors that own something. */
+export type IndexedWorkload = {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** Its controller owner reference, when it has one. */
+  readonly controller?: { readonly kind: string; readonly name: string };
+};
+
+/** What a mapping may look up: the forwarder's index of the workloads it watches. */
+export interface WorkloadLookup {
+  /** Workloads of `kinds` in `namespace` whose valid, non-empty selector matches `labels`. */
+  matching(namespace: string, labels: Labels, kinds: ReadonlySet<string>): IndexedWorkload[];
+  /** Every indexed workload of `kinds`, in any namespace. */
+  all(kinds: ReadonlySet<string>): IndexedWorkload[];
+  get(kind: string, namespace: string, name: string): IndexedWorkload | undefined;
+}
+
+/** A key of the descriptor's own kind (the forwarder adds the cluster and the kind). */
+export type KeyName = { readonly namespace: string; readonly name: string };
+
+export type Mapping = {
+  /** The kind of the objects whose events this maps. */
+  readonly kind: string;
+  /** Why the controller watches them (the forwarder's RBAC rule says it: kube/rbac.ts). */
+  readonly why: string;
+  /** The keys of the descriptor's kind an event yields. */
+  readonly keys: (event: WatchEvent, index: WorkloadLookup) => readonly KeyName[];
+  /** The trimmed view of an object the forwarder keeps to hand the next event of it as `previous`. */
+  readonly remember?: (object: KubeObject) => KubeObject | undefined;
+};
+
+export type Owned = {
+  readonly kind: string;
+  /** An orphan (no controller reference) wakes every one of these whose selector matches it (adoption). */
+  readonly adopts: boolean;
+};
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+/**
+ * Access to one API resource (by kind, as the resource table names it): the handler's RBAC rules are made from
+ * these (kube/rbac.ts), each rule saying `why` (where in the controller's code the request is made).
+ */
+export type Access = {
+  readonly kind: string;
+  readonly subresource?: string;
+  readonly verbs: readonly Verb[];
+  readonly why: string;
+};
+
+export type WatchDescriptor = {
+  /** The kind of its reconcile keys. */
+  readonly kind: string;
+  /**
+   * For: the kind it reconciles. By default each event of such an object yields the object's own key;
+   * `keys` replaces that (the ConfigMap mirror reconciles only annotated sources and wakes from copies).
+   */
+  readonly for: {
+    readonly kind: string;
+    readonly keys?: Mapping['keys'];
+    readonly remember?: Mapping['remember'];
+    /** Why it watches them, when not simply its own objects (the forwarder's RBAC rule says it). */
+    readonly why?: string;
+  };
+  /** Owns: kinds whose objects carry a controller reference to it; their events yield its key. */
+  readonly owns: readonly Owned[];
+  /** Watches: other kinds that map to its keys, and how. */
+  readonly watches: readonly Mapping[];
+  /**
+   * What its handler reads (get, list: live reads, or the cache's) and writes, as its code does today. The
+   * forwarder's own list and watch of every resource above come on top. Absent for a kind with no controller.
+   */
+  readonly access?: { readonly reads: readonly Access[]; readonly writes: readonly Access[] };
+  /** Its controller, bound to the cluster registry when there is one; absent for a kind not written yet. */
+  readonly controller?: (registry: Pick<ClusterRegistry, 'get'> | undefined) => Controller;
+};
+
+/** Writes every controller makes through the event recorder (core/v1 Events: POST, then PATCH a repeat). */
+export const EVENT_WRITES: Access = {
+  kind: 'Event',
+  verbs: ['create', 'patch'],
+  why: 'Kubernetes Events (core/v1) for its actions: create, then patch the count of a repeat (kube/events/recorder.ts)',
+};
+
+/**
+ * Watches mapping for a kind that wakes on orphans it does not own itself: an orphan (no controller
+ * reference) of the watched kind yields every `kind` whose selector matches it, unless it was deleted.
+ */
+export function orphansMatching(kind: string): Mapping['keys'] {
+  const kinds = new Set([kind]);
+  return (event, index) => {
+    if (event.type === 'DELETED' || controllerRefOf(event.object) !== undefined) return [];
+    return index.matching(namespaceOf(event.object), labelsOf(event.object), kinds);
+  };
+}
+
+/** metadata.namespace of untrusted data, or '' (a key with an empty part is never made). */
+export function namespaceOf(object: KubeObject): string {
+  const namespace: unknown = object.metadata?.namespace;
+  return typeof namespace === 'string' ? namespace : '';
+}
+
+/** metadata.name of untrusted data, or ''. */
+export function nameOf(object: KubeObject): string {
+  const name: unknown = object.metadata?.name;
+  return typeof name === 'string' ? name : '';
+}

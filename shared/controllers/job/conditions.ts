@@ -1,0 +1,57 @@
+// Job conditions as job_controller.go writes them: newCondition (probe and transition time both now),
+// ensureJobConditionStatus (update in place when status, reason or message differ; never add a False one), and
+// the finished test (util.IsJobFinished: Complete or Failed is True).
+import { wholeSeconds } from '../pod-utils/time.js';
+import type { Job, JobCondition, Time } from './types.js';
+
+/** metav1.NewTime(now) on the wire: RFC 3339 in whole seconds. */
+export function wireTime(now: Date): Time {
+  return wholeSeconds(now)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function newCondition(
+  type: string,
+  status: JobCondition['status'],
+  reason: string,
+  message: string,
+  now: Date,
+): JobCondition {
+  const t = wireTime(now);
+  return { type, status, lastProbeTime: t, lastTransitionTime: t, reason, message };
+}
+
+export function findCondition(conditions: readonly JobCondition[] | undefined, type: string): JobCondition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+/** ensureJobConditionStatus: the new list, and whether it changed. */
+export function ensureCondition(
+  conditions: readonly JobCondition[],
+  type: string,
+  status: JobCondition['status'],
+  reason: string,
+  message: string,
+  now: Date,
+): { conditions: JobCondition[]; changed: boolean } {
+  const i = conditions.findIndex((c) => c.type === type);
+  if (i >= 0) {
+    const c = conditions[i]!;
+    if (c.status === status && (c.reason ?? '') === reason && (c.message ?? '') === message) {
+      return { conditions: [...conditions], changed: false };
+    }
+    const next = [...conditions];
+    next[i] = newCondition(type, status, reason, message, now);
+    return { conditions: next, changed: true };
+  }
+  if (status === 'False') return { conditions: [...conditions], changed: false };
+  return { conditions: [...conditions, newCondition(type, status, reason, message, now)], changed: true };
+}
+
+/** util.IsJobFinished. */
+export function isJobFinished(job: Job): boolean {
+  return (job.status?.conditions ?? []).some(
+    (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
+  );
+}

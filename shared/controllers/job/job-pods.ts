@@ -1,0 +1,71 @@
+// Pod predicates of the Job controller (job_controller.go, indexed_job_utils.go, tracking_utils.go): the tracking
+// finalizer, the completion index, what counts as failed, and the modes of a Job that decide them.
+import type { V1Pod } from '@kubernetes/client-node';
+import { PodPhase } from '../pod-utils/pod-state.js';
+import { COMPLETION_INDEX_KEY, CompletionMode, JOB_TRACKING_FINALIZER, type Job } from './types.js';
+
+/** unknownCompletionIndex. */
+export const UNKNOWN_INDEX = -1;
+
+export function hasTrackingFinalizer(pod: V1Pod): boolean {
+  return (pod.metadata?.finalizers ?? []).includes(JOB_TRACKING_FINALIZER);
+}
+
+/** getCompletionIndex: the annotation as a non-negative integer, else UNKNOWN_INDEX. */
+export function completionIndexOf(pod: V1Pod): number {
+  const raw = pod.metadata?.annotations?.[COMPLETION_INDEX_KEY];
+  if (raw === undefined || !/^[+-]?[0-9]+$/.test(raw)) return UNKNOWN_INDEX;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : UNKNOWN_INDEX;
+}
+
+export function isIndexedJob(job: Job): boolean {
+  return job.spec.completionMode === CompletionMode.Indexed;
+}
+
+export function isSuspended(job: Job): boolean {
+  return job.spec.suspend === true;
+}
+
+/** onlyReplaceFailedPods: podReplacementPolicy Failed. */
+export function onlyReplaceFailedPods(job: Job): boolean {
+  return job.spec.podReplacementPolicy === 'Failed';
+}
+
+/** completions of an Indexed Job (the apiserver requires it); NonIndexed callers check for undefined. */
+export function completionsOf(job: Job): number {
+  return job.spec.completions ?? 0;
+}
+
+export function parallelismOf(job: Job): number {
+  return job.spec.parallelism ?? 1;
+}
+
+export function backoffLimitOf(job: Job): number {
+  return job.spec.backoffLimit ?? 6;
+}
+
+/** A valid index of an Indexed Job: known and below completions. */
+export function hasValidIndex(job: Job, pod: V1Pod): boolean {
+  const ix = completionIndexOf(pod);
+  return ix !== UNKNOWN_INDEX && ix < completionsOf(job);
+}
+
+/**
+ * isPodFailed: phase Failed; or, unless only failed pods are replaced, being deleted without having succeeded
+ * (an orphaned pod may never reach a phase).
+ */
+export function isPodFailed(pod: V1Pod, job: Job): boolean {
+  const phase = pod.status?.phase;
+  if (phase === PodPhase.Failed) return true;
+  if (onlyReplaceFailedPods(job)) return false;
+  return !!pod.metadata?.deletionTimestamp && phase !== PodPhase.Succeeded;
+}
+
+export function isPodSucceeded(pod: V1Pod): boolean {
+  return pod.status?.phase === PodPhase.Succeeded;
+}
+
+export function podRef(pod: V1Pod): { kind: string; namespace: string; name: string } {
+  return { kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' };
+}

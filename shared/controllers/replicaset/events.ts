@@ -1,0 +1,42 @@
+// The Kubernetes Events replicaset-controller records (kube-controller-manager 1.37), all through
+// controller.RealPodControl, on the ReplicaSet:
+//   SuccessfulCreate  Normal   "Created pod: <name>"        after a pod create succeeded
+//   FailedCreate      Warning  "Error creating: <error>"    a pod create refused (not: namespace terminating)
+//   SuccessfulDelete  Normal   "Deleted pod: <name>"        after a pod delete succeeded (not: already gone)
+//   FailedDelete      Warning  "Error deleting: <error>"    a pod delete refused (not: 404)
+// Adoption and release (pod patches) record nothing. The writer appends the created name and the error.
+import type { V1ReplicaSet } from '@kubernetes/client-node';
+import type { WriteEvents } from '../../kube/actions.js';
+import { EventType, type EventSpec, type InvolvedObject } from '../../kube/events/types.js';
+import { RS_API_VERSION, RS_KIND, Reason } from './types.js';
+
+export const RS_EVENT_SOURCE = 'replicaset-controller';
+
+export function regardingReplicaSet(rs: V1ReplicaSet): InvolvedObject {
+  return {
+    kind: RS_KIND,
+    apiVersion: RS_API_VERSION,
+    namespace: rs.metadata?.namespace ?? '',
+    name: rs.metadata?.name ?? '',
+    uid: rs.metadata?.uid ?? '',
+    ...(rs.metadata?.resourceVersion !== undefined && { resourceVersion: rs.metadata.resourceVersion }),
+  };
+}
+
+function event(rs: V1ReplicaSet, type: EventType, reason: string, message: string): EventSpec {
+  return { regarding: regardingReplicaSet(rs), source: RS_EVENT_SOURCE, type, reason, message };
+}
+
+export function podCreateEvents(rs: V1ReplicaSet): WriteEvents {
+  return {
+    onSuccess: [{ ...event(rs, EventType.Normal, Reason.SuccessfulCreate, 'Created pod: '), detail: 'createdName' }],
+    onFailure: { ...event(rs, EventType.Warning, Reason.FailedCreate, 'Error creating: '), detail: 'error' },
+  };
+}
+
+export function podDeleteEvents(rs: V1ReplicaSet, podName: string): WriteEvents {
+  return {
+    onSuccess: [event(rs, EventType.Normal, Reason.SuccessfulDelete, `Deleted pod: ${podName}`)],
+    onFailure: { ...event(rs, EventType.Warning, Reason.FailedDelete, 'Error deleting: '), detail: 'error' },
+  };
+}

@@ -1,0 +1,184 @@
+// A cluster's API budget (registry `limits.qps`, `limits.burst`) held for every worker and Lambda together: a
+// token bucket stored in Redis and taken from by one Lua script. The script refills the bucket by Redis `TIME`
+// (one clock for the whole fleet), grants a token or answers how many ms until the next one; the caller waits
+// that long and asks again. Waiting callers of one process are served in order, one script call at a time.
+//
+// Redis data loss: a missing bucket is a full one (the key expires once it would be full anyway), so a
+// FLUSHALL, a restart without persistence or an eviction costs at most one extra burst. A key of another type
+// or with unreadable fields is replaced the same way, so no bad value can wedge a cluster's requests.
+//
+// Redis outage: requests do not stop. When a call fails or takes longer than `timeoutMs`, the process falls
+// back to an in-process TokenBucket holding its share of the budget: qps/N and burst/N (at least 1), N being
+// the number of processes that took from this bucket in the last `takersWindowMs` as Redis last reported it
+// (1 for a process that has not reached Redis since it started). So the fleet keeps reconciling at about the
+// budget, not N times it. Redis is asked again every `retryMs`, beside the waiting takes; its first answer
+// ends the fallback. Failing the requests instead would turn a Redis outage into a controller outage for the
+// SQS/Lambda stack, whose queue does not need Redis, and leave every key in long backoff after Redis is back.
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { RateLimiter } from './rest.js';
+import { TokenBucket } from './token-bucket.js';
+
+// KEYS[1] bucket HASH {tokens, at}; KEYS[2] takers ZSET (process id → last take, ms).
+// ARGV: qps, burst, taker id, takers window (ms). Returns {0 | ms to wait, takers in the window}.
+const TAKE = `
+local qps = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local window = tonumber(ARGV[4])
+for _, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key)['ok']
+  if kind ~= 'none' and kind ~= (key == KEYS[1] and 'hash' or 'zset') then redis.call('DEL', key) end
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1])
+local at = tonumber(state[2])
+if tokens == nil or at == nil then
+  tokens = burst
+  at = now
+elseif now > at then
+  tokens = math.min(burst, tokens + (now - at) * qps / 1000)
+  at = now
+end
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+else
+  wait = math.max(1, math.ceil((1 - tokens) * 1000 / qps))
+end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'at', string.format('%.3f', at))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) * 1000 / qps) + 1000)
+redis.call('ZADD', KEYS[2], now, ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+redis.call('PEXPIRE', KEYS[2], window)
+return {wait, redis.call('ZCARD', KEYS[2])}
+`;
+const TAKE_SHA = createHash('sha1').update(TAKE).digest('hex');
+
+/** Why and how a process falls back to its own share. */
+export type ApiBudgetFallback = {
+  readonly error: unknown;
+  /** The processes that shared the bucket when Redis last answered (1 when it never did). */
+  readonly takers: number;
+  readonly qps: number;
+  readonly burst: number;
+};
+
+export type RedisTokenBucketOptions = {
+  readonly redis: Redis;
+  /** The bucket's HASH and its takers ZSET: redisKeys(prefix).apiBucket(cluster), .apiBucketTakers(cluster). */
+  readonly keys: { readonly bucket: string; readonly takers: string };
+  readonly qps: number;
+  readonly burst: number;
+  /** This process among the bucket's takers (unique per process). */
+  readonly takerId: string;
+  /** A script call that has not answered by then counts as Redis unavailable. Default 500. */
+  readonly timeoutMs?: number;
+  /** While falling back, Redis is asked again at most this often. Default 1 000. */
+  readonly retryMs?: number;
+  /** A process counts among the takers this long after its last take. Default 60 000. */
+  readonly takersWindowMs?: number;
+  readonly onFallback?: (e: ApiBudgetFallback) => void;
+  readonly onRestored?: (e: { readonly fallbackMs: number }) => void;
+};
+
+type Fallback = { readonly bucket: TokenBucket; readonly since: number; retryAt: number; probing: boolean };
+
+export class RedisTokenBucket implements RateLimiter {
+  private queue: Promise<void> = Promise.resolve();
+  /** Processes sharing the bucket, as Redis last said. */
+  private takers: number | undefined;
+  private fallback: Fallback | undefined;
+
+  constructor(private readonly o: RedisTokenBucketOptions) {
+    if (!(o.qps > 0) || !(o.burst >= 1)) throw new RangeError(`qps must be > 0 and burst ≥ 1 (${o.qps}, ${o.burst})`);
+  }
+
+  /** Resolves when the fleet-wide bucket (or, while Redis is out, this process's share) grants a token. */
+  take(): Promise<void> {
+    const next = this.queue.then(() => this.takeOne());
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Whether takes currently go to this process's share (Redis did not answer). */
+  get fallingBack(): boolean {
+    return this.fallback !== undefined;
+  }
+
+  private async takeOne(): Promise<void> {
+    for (;;) {
+      if (this.fallback) {
+        this.probe();
+        return this.fallback.bucket.take();
+      }
+      let wait: number;
+      try {
+        wait = await this.ask();
+      } catch (error) {
+        this.fallBack(error);
+        continue;
+      }
+      if (wait === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /** One script call: 0 when a token was granted, else the ms until the next one. */
+  private async ask(): Promise<number> {
+    const { keys, qps, burst, takerId } = this.o;
+    const args = [keys.bucket, keys.takers, qps, burst, takerId, this.o.takersWindowMs ?? 60_000] as const;
+    const call = this.o.redis.evalsha(TAKE_SHA, 2, ...args).catch((err: unknown) => {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return this.o.redis.eval(TAKE, 2, ...args);
+    });
+    const [wait, takers] = (await withTimeout(call, this.o.timeoutMs ?? 500)) as [number, number];
+    this.takers = takers;
+    return wait;
+  }
+
+  private fallBack(error: unknown): void {
+    const now = Date.now();
+    const takers = Math.max(1, this.takers ?? 1);
+    const qps = this.o.qps / takers;
+    const burst = Math.max(1, Math.floor(this.o.burst / takers));
+    const retryAt = now + (this.o.retryMs ?? 1_000);
+    this.fallback = { bucket: new TokenBucket(qps, burst), since: now, retryAt, probing: false };
+    this.o.onFallback?.({ error, takers, qps, burst });
+  }
+
+  /**
+   * While falling back, asks Redis again once `retryMs` has passed, beside the line (a Redis that does not
+   * answer must not stall the takes for its timeout); its first answer ends the fallback. A token it was
+   * granted goes unused.
+   */
+  private probe(): void {
+    const f = this.fallback;
+    if (!f || f.probing || Date.now() < f.retryAt) return;
+    f.probing = true;
+    this.ask().then(
+      () => {
+        if (this.fallback !== f) return;
+        this.fallback = undefined;
+        this.o.onRestored?.({ fallbackMs: Date.now() - f.since });
+      },
+      () => {
+        f.probing = false;
+        f.retryAt = Date.now() + (this.o.retryMs ?? 1_000);
+      },
+    );
+  }
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

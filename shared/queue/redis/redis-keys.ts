@@ -1,0 +1,70 @@
+// Key layout of the Redis driver. Every key of one queue shares the hash tag `{queueName}`, so all of them
+// live in one slot and the Lua scripts work unchanged on Redis Cluster. The scripts build the per-cluster
+// ready-list names from the prefix, the way BullMQ's scripts do; the routing key passed as KEYS[1] is in the
+// same slot.
+import type { Redis } from 'ioredis';
+
+export function redisKeyPrefix(queueName: string, prefix = 'fleetq'): string {
+  if (/[{}]/.test(queueName)) throw new RangeError(`queue name ${JSON.stringify(queueName)} must not contain { or }`);
+  return `${prefix}:{${queueName}}:`;
+}
+
+/** What each key holds; ids are keyString(key). */
+export function redisKeys(p: string) {
+  return {
+    /** HASH id → ready time (ms): keys waiting, ready or delayed. */
+    pending: `${p}pending`,
+    /** ZSET id → ready time: the delayed part of pending. */
+    delayed: `${p}delayed`,
+    /** LIST of ids per cluster, oldest first. */
+    ready: (cluster: string) => `${p}ready:${cluster}`,
+    /** LIST of clusters that have (or recently had) ready ids: the round-robin rotation. */
+    rotation: `${p}rot`,
+    /** SET of the clusters in the rotation list (so a cluster is listed once). */
+    rotationMembers: `${p}rotset`,
+    /** HASH id → "token|readyAt" of the current lease (readyAt for queue-duration metrics). */
+    held: `${p}held`,
+    /** ZSET id → lease expiry (ms). */
+    leases: `${p}leases`,
+    /** HASH cluster → keys held. */
+    heldPerCluster: `${p}hc`,
+    /** HASH id → ready time requested while held. */
+    dirty: `${p}dirty`,
+    /** HASH id → consecutive failures. */
+    failures: `${p}fail`,
+    /** HASH id → consecutive conflict retries (their own backoff; not failures). */
+    conflicts: `${p}conf`,
+    /** HASH entry id → JSON dead letter {id | raw, reason, failures, at, seq}. */
+    deadLetters: `${p}dl`,
+    /** STRING counter: dead-letter order. */
+    sequence: `${p}seq`,
+    /** LIST of wake-up marks for blocked get() calls. */
+    wake: `${p}wake`,
+    /** HASH id → HMAC-SHA256 of the id (only with a signingSecret), kept while the key is pending or held. */
+    signatures: `${p}sig`,
+    /** STRING with a TTL: present while the last rotation heal is recent (get heals at most once per TTL). */
+    healCheck: `${p}healchk`,
+    /** STRING: a random id written at start; its absence means the data was lost (see redis-loss.ts). */
+    epoch: `${p}epoch`,
+    /**
+     * HASH {tokens, at} per cluster: the cluster's API token bucket, shared by every worker and Lambda of this
+     * queue (kube/redis-token-bucket.ts). Expires once it would be full again, so a missing key is a full bucket.
+     */
+    apiBucket: (cluster: string) => `${p}apibucket:${cluster}`,
+    /** ZSET process id → last take (ms) per cluster: who shares the bucket, for a process's share in an outage. */
+    apiBucketTakers: (cluster: string) => `${p}apibucket:${cluster}:takers`,
+  };
+}
+
+/** Deletes every key of one queue (tests, and `fleetq queue delete`). */
+export async function deleteQueueKeys(redis: Redis, prefix: string): Promise<number> {
+  let deleted = 0;
+  let cursor = '0';
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}

@@ -1,0 +1,310 @@
+// The Redis WorkQueue (config name `redis`): our own Lua scripts over ioredis, one per atomic state change.
+//
+// Why not BullMQ's Queue/Worker: BullMQ OSS cannot give the contract's guarantees.
+// - Per-cluster fairness and per-cluster concurrency caps need groups, which are BullMQ Pro only.
+// - `deduplication: { id, keepLastIfActive }` gives "1 active + 1 pending" per key, but the pending job can be
+//   picked by another worker only after the active one completes *through BullMQ*; there is no fencing token
+//   a handler can check before writing, and a stalled job is re-run by the stalled-job checker (one timer per
+//   worker), not by whoever calls get() next.
+// - The contract's per-key failure count survives across adds (reset only by done()); BullMQ counts
+//   attempts per job, and a deduplicated re-add is a new job with attempts = 0.
+// So we keep BullMQ's technique (atomic Lua scripts, keys under one prefix) and write the state machine
+// ourselves; see lua-common.ts for the transitions and redis-keys.ts for the layout. Expired leases are
+// reclaimed by every get() (and by any done/retry/renew that meets one), so no process is special.
+//
+// Signing: with a signingSecret, add() sends HMAC-SHA256(id) and the scripts keep it in the `sig` hash while the
+// key is pending or held; get() returns it with each lease and this client checks it (Lua has no HMAC). A key
+// without a valid one (a forged or corrupt entry) is dead-lettered as "bad signature", never handed out.
+//
+// Redis is treated as a cache that can vanish (FLUSHALL, a restart without persistence, eviction): the
+// rotation heals itself in get(), and redis-loss.ts notices a lost dataset so the forwarders resync.
+//
+// Blocked get() calls wait on a BLPOP of a small wake list (one connection per concurrent waiter) with a
+// timeout no longer than the next delayed/lease deadline the script reports, capped at 200 ms.
+import { randomUUID } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
+import { keyString, MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
+import { BAD_SIGNATURE, signKey, verifyKey } from '../message-signing.js';
+import type { DeadLetter, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
+import {
+  checkedKeyString,
+  clusterAndKind,
+  errorReason,
+  resolveQueueOptions,
+  type ResolvedQueueOptions,
+} from '../queue-options.js';
+import { redisKeyPrefix, redisKeys } from './redis-keys.js';
+import { ScriptRunner } from './script-runner.js';
+import { LeaseBuffer } from './lease-buffer.js';
+
+export type RedisQueueOptions = QueueOptions & {
+  readonly name: string;
+  /** An ioredis client to share, or a URL (default redis://127.0.0.1:6379). The queue closes only its own. */
+  readonly redis?: Redis | string;
+  /** Key prefix before the `{name}` hash tag; default `fleetq`. */
+  readonly prefix?: string;
+  /** Keys taken per round trip; extras wait in this process (their lease is running). Default 1. */
+  readonly prefetch?: number;
+  /** get() re-checks the rotation against the pending keys at most this often; default 5 000. */
+  readonly healEveryMs?: number;
+  /** ioredis options for a URL (e.g. `tls: { ca }` for rediss://); see redis-connection.ts. */
+  readonly redisOptions?: RedisOptions;
+};
+
+const MAX_BLOCK_MS = 200;
+
+export class RedisQueue implements WorkQueue {
+  readonly driver = 'redis' as const;
+  private readonly onMalformed: ((raw: string, reason: string) => void) | undefined;
+  readonly prefix: string;
+  private readonly options: ResolvedQueueOptions;
+  private readonly redis: Redis;
+  private readonly ownsClient: boolean;
+  private readonly scripts: ScriptRunner;
+  private readonly keys: ReturnType<typeof redisKeys>;
+  private readonly blockers: Redis[] = [];
+  private readonly blockersInUse = new Set<Redis>();
+  private readonly buffer: LeaseBuffer;
+  private readonly capArgs: [number, string];
+  private readonly healEveryMs: number;
+  private closed = false;
+  /** Fencing tokens are `${instance}.${call}.${n}`: unique without a Redis counter. */
+  private readonly instance = randomUUID();
+  private calls = 0;
+
+  constructor(options: RedisQueueOptions) {
+    this.options = resolveQueueOptions(options);
+    this.onMalformed = options.onMalformed;
+    this.prefix = redisKeyPrefix(options.name, options.prefix);
+    this.keys = redisKeys(this.prefix);
+    this.ownsClient = !(options.redis instanceof Redis);
+    this.redis =
+      options.redis instanceof Redis
+        ? options.redis
+        : new Redis(options.redis ?? 'redis://127.0.0.1:6379', {
+            ...options.redisOptions,
+            enableAutoPipelining: true,
+          });
+    const o = this.options;
+    const hasCaps = Number.isFinite(o.clusterConcurrency) || Object.keys(o.clusterConcurrencyOverrides).length > 0;
+    const signed = o.signingSecret === undefined ? '0' : '1';
+    const header = [this.prefix, o.leaseMs, signed, o.baseDelayMs, o.maxDelayMs, hasCaps ? '1' : '0'];
+    this.healEveryMs = Math.max(1, Math.floor(options.healEveryMs ?? 5_000));
+    this.scripts = new ScriptRunner(this.redis, this.keys.pending, header);
+    const cap = Number.isFinite(o.clusterConcurrency) ? o.clusterConcurrency : -1;
+    this.capArgs = [cap, JSON.stringify(o.clusterConcurrencyOverrides)];
+    this.buffer = new LeaseBuffer(options.prefetch ?? 1, o.leaseMs, (lease) => this.renew(lease));
+  }
+
+  async add(key: ReconcileKey): Promise<void> {
+    const id = checkedKeyString(key);
+    await this.scripts.run('add', id, 0, this.signature(id));
+  }
+
+  async addAfter(key: ReconcileKey, delayMs: number): Promise<void> {
+    const id = checkedKeyString(key);
+    await this.scripts.run('add', id, Math.max(0, Math.floor(delayMs)), this.signature(id));
+  }
+
+  async get(waitMs = 0): Promise<Lease | null> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      if (this.closed) return null;
+      const buffered = await this.buffer.take();
+      if (buffered) return buffered;
+      const { leases, waitHintMs, discarded } = await this.fetch(this.buffer.capacity);
+      const [first, ...rest] = leases;
+      if (first) {
+        this.buffer.put(rest);
+        return first;
+      }
+      if (discarded > 0) continue; // malformed ids were dead-lettered: look again at once
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return null;
+      await this.block(Math.min(remaining, waitHintMs < 0 ? MAX_BLOCK_MS : waitHintMs, MAX_BLOCK_MS));
+    }
+  }
+
+  async done(lease: Lease, requeueAfterMs?: number): Promise<void> {
+    const after = requeueAfterMs === undefined ? '' : Math.max(0, Math.floor(requeueAfterMs));
+    await this.scripts.run('done', lease.id, lease.token, after);
+  }
+
+  /** A conflict backs off on the key's conflict count (the `conf` hash); its failure count is untouched. */
+  async retry(lease: Lease, _error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {
+    const reply = (await this.scripts.run('retry', lease.id, lease.token, options?.conflict ? '1' : '0')) as string[];
+    if (reply[0] === 'retried') return { outcome: 'retried', delayMs: Number(reply[1]) };
+    return { outcome: 'lease-lost' };
+  }
+
+  async parkInvalid(raw: string, reason: string): Promise<void> {
+    await this.scripts.run('parkInvalid', raw, errorReason(reason));
+  }
+
+  /**
+   * Keys waiting out a backoff (a failure or conflict count, pending, not held) by cluster: an HSCAN of the
+   * failure and conflict hashes at scrape time, and one HMGET of pending per page.
+   */
+  async backoffBreakdown(): Promise<Array<{ cluster: string; keys: number }>> {
+    const backingOff = new Set<string>();
+    for (const hash of [this.keys.failures, this.keys.conflicts]) {
+      let cursor = '0';
+      do {
+        const [next, flat] = await this.redis.hscan(hash, cursor, 'COUNT', 1000);
+        cursor = next;
+        const ids: string[] = [];
+        for (let i = 0; i + 1 < flat.length; i += 2) if (Number(flat[i + 1]) > 0) ids.push(flat[i] as string);
+        if (ids.length === 0) continue;
+        const pending = await this.redis.hmget(this.keys.pending, ...ids);
+        ids.forEach((id, i) => {
+          if (pending[i] !== null) backingOff.add(id);
+        });
+      } while (cursor !== '0');
+    }
+    const counts = new Map<string, number>();
+    for (const id of backingOff) {
+      const { cluster } = clusterAndKind(id);
+      counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
+    }
+    return [...counts].map(([cluster, keys]) => ({ cluster, keys }));
+  }
+
+  async deadLetter(lease: Lease, reason: string): Promise<void> {
+    await this.scripts.run('deadLetter', lease.id, lease.token, reason, '0');
+  }
+
+  async renew(lease: Lease): Promise<boolean> {
+    return (await this.scripts.run('renew', lease.id, lease.token)) === 1;
+  }
+
+  async deadLetters(): Promise<DeadLetter[]> {
+    return (await this.deadLetterEntries()).map(({ letter }) => letter);
+  }
+
+  async redrive(match?: (d: DeadLetter) => boolean): Promise<number> {
+    let moved = 0;
+    for (const { entryId, letter } of await this.deadLetterEntries()) {
+      if (letter.key === null || (match && !match(letter))) continue;
+      moved += Number(await this.scripts.run('redrive', entryId, this.signature(keyString(letter.key))));
+    }
+    return moved;
+  }
+
+  async depth(): Promise<number> {
+    return this.redis.hlen(this.keys.pending);
+  }
+
+  /**
+   * Waiting keys by cluster and kind (for workqueue_depth): an HSCAN of the pending hash at scrape time,
+   * O(waiting keys), instead of a counter on the hot path.
+   */
+  async depthBreakdown(): Promise<Array<{ cluster: string; kind: string; depth: number }>> {
+    const counts = new Map<string, { cluster: string; kind: string; depth: number }>();
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.redis.hscan(this.keys.pending, cursor, 'COUNT', 1000);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) {
+        const { cluster, kind } = clusterAndKind(flat[i] as string);
+        const entry = counts.get(`${cluster}/${kind}`) ?? { cluster, kind, depth: 0 };
+        entry.depth++;
+        counts.set(`${cluster}/${kind}`, entry);
+      }
+    } while (cursor !== '0');
+    return [...counts.values()];
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const lease of this.buffer.drain()) await this.scripts.run('giveBack', lease.id, lease.token);
+    for (const blocker of [...this.blockers, ...this.blockersInUse]) blocker.disconnect();
+    if (this.ownsClient) await this.redis.quit();
+  }
+
+  /** One round trip: up to `count` leases; malformed ids are dead-lettered here and never handed out. */
+  private async fetch(count: number): Promise<{ leases: Lease[]; waitHintMs: number; discarded: number }> {
+    const tokenPrefix = `${this.instance}.${++this.calls}.`;
+    const grantedAt = performance.now();
+    const reply = (await this.scripts.run('get', count, ...this.capArgs, tokenPrefix, this.healEveryMs)) as string[];
+    const leases: Lease[] = [];
+    let discarded = 0;
+    const secret = this.options.signingSecret;
+    for (let i = 1; i + 5 < reply.length; i += 6) {
+      const [id, token, readyAt, failures, conflicts, sig] = reply.slice(i, i + 6) as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      let reason: string | undefined;
+      let key: ReconcileKey | undefined;
+      try {
+        key = parseKey(id);
+      } catch (err) {
+        if (!(err instanceof MalformedKeyError)) throw err;
+        reason = err.message;
+      }
+      if (key !== undefined && secret !== undefined && !verifyKey(secret, id, sig)) reason = BAD_SIGNATURE;
+      if (key === undefined || reason !== undefined) {
+        const why = reason ?? 'malformed reconcile key';
+        await this.scripts.run('deadLetter', id, token, why, '1');
+        this.onMalformed?.(id, why);
+        discarded++;
+        continue;
+      }
+      leases.push({
+        key,
+        id,
+        token,
+        readyAt: Number(readyAt),
+        failures: Number(failures),
+        conflicts: Number(conflicts),
+        grantedAt,
+      });
+    }
+    return { leases, waitHintMs: Number(reply[0]), discarded };
+  }
+
+  private signature(id: string): string {
+    return this.options.signingSecret === undefined ? '' : signKey(this.options.signingSecret, id);
+  }
+
+  private async block(ms: number): Promise<void> {
+    if (ms < 1) return;
+    const blocker = this.blockers.pop() ?? this.redis.duplicate({ enableAutoPipelining: false });
+    this.blockersInUse.add(blocker);
+    try {
+      await blocker.blpop(this.keys.wake, ms / 1000);
+    } catch (err) {
+      if (!this.closed) throw err;
+    } finally {
+      this.blockersInUse.delete(blocker);
+      if (!this.closed) this.blockers.push(blocker);
+    }
+  }
+
+  private async deadLetterEntries(): Promise<Array<{ entryId: string; letter: DeadLetter }>> {
+    const raw = await this.redis.hgetall(this.keys.deadLetters);
+    const entries = Object.entries(raw).map(([entryId, json]) => {
+      const e = JSON.parse(json) as {
+        id?: string;
+        raw?: string;
+        reason: string;
+        failures: number;
+        at: number;
+        seq: number;
+      };
+      let letter: DeadLetter;
+      if (typeof e.id === 'string') {
+        letter = { key: parseKey(e.id), reason: e.reason, failures: e.failures, at: e.at };
+      } else {
+        letter = { key: null, raw: e.raw ?? '', reason: e.reason, failures: e.failures, at: e.at };
+      }
+      return { entryId, letter, seq: e.seq };
+    });
+    return entries.sort((a, b) => a.letter.at - b.letter.at || a.seq - b.seq);
+  }
+}

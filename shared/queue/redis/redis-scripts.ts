@@ -1,0 +1,165 @@
+// One Lua script per atomic state change (the BullMQ way). Each is LUA_PRELUDE plus a body; script-specific
+// arguments start at ARGV[7]. KEYS[1] is only a routing key (the pending hash) for Redis Cluster.
+import { LUA_PRELUDE } from './lua-common.js';
+
+const body = {
+  /** ARGV 7 id, 8 delayMs, 9 signature ('' when unsigned). */
+  add: `
+if ARGV[9] ~= '' then redis.call('HSET', P .. 'sig', ARGV[7], ARGV[9]) end
+schedule(ARGV[7], NOW + math.max(0, math.floor(tonumber(ARGV[8]))))
+return 1`,
+
+  /**
+   * ARGV 7 max leases, 8 default cluster cap (-1 = none), 9 JSON cap overrides, 10 token prefix (unique per
+   * call; the n-th lease gets token prefix .. n), 11 heal period ms.
+   * Reclaims expired leases, promotes due delayed keys, heals the rotation if it was lost (at once when it is
+   * empty while ready keys exist, else at most once per heal period), then hands out up to ARGV[7] keys
+   * round-robin over clusters, skipping clusters at their cap.
+   * Returns {waitHintMs, id, token, readyAt, failures, conflicts, signature, ...} (signature '' when none is
+   * stored).
+   */
+  get: `
+reclaim_expired(100)
+local due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', NOW, 'LIMIT', 0, 1000)
+for _, id in ipairs(due) do
+  redis.call('ZREM', P .. 'delayed', id)
+  push_ready(id)
+end
+if (redis.call('LLEN', P .. 'rot') == 0 and redis.call('HLEN', P .. 'pending') > redis.call('ZCARD', P .. 'delayed'))
+  or redis.call('SET', P .. 'healchk', '1', 'NX', 'PX', ARGV[11]) then
+  heal_rotation()
+end
+local want = tonumber(ARGV[7])
+local default_cap = tonumber(ARGV[8])
+local caps = HAS_CAPS and cjson.decode(ARGV[9]) or {}
+local out = { '-1' }
+local got = 0
+local skipped = 0
+local n = redis.call('LLEN', P .. 'rot')
+while got < want and skipped < n do
+  local c = redis.call('LMOVE', P .. 'rot', P .. 'rot', 'LEFT', 'RIGHT')
+  local cap = tonumber(caps[c] or default_cap)
+  if cap >= 0 and tonumber(redis.call('HGET', P .. 'hc', c) or '0') >= cap then
+    skipped = skipped + 1
+  else
+    local id = redis.call('LPOP', P .. 'ready:' .. c)
+    if not id then
+      redis.call('RPOP', P .. 'rot') -- c was just moved to the tail
+      redis.call('SREM', P .. 'rotset', c)
+      n = n - 1
+    else
+      local ready_at = redis.call('HGET', P .. 'pending', id)
+      -- A list entry of an id that is not pending-and-ready is stale (a duplicate left by a rotation heal,
+      -- or a corrupt write): skip it.
+      if ready_at and not redis.call('ZSCORE', P .. 'delayed', id) then
+        redis.call('HDEL', P .. 'pending', id)
+        local token = ARGV[10] .. got
+        redis.call('HSET', P .. 'held', id, token .. '|' .. ready_at)
+        redis.call('ZADD', P .. 'leases', NOW + LEASE_MS, id)
+        redis.call('HINCRBY', P .. 'hc', cluster_of(id), 1)
+        out[#out + 1] = id
+        out[#out + 1] = token
+        out[#out + 1] = ready_at
+        out[#out + 1] = redis.call('HGET', P .. 'fail', id) or '0'
+        out[#out + 1] = redis.call('HGET', P .. 'conf', id) or '0'
+        out[#out + 1] = SIGNED and (redis.call('HGET', P .. 'sig', id) or '') or ''
+        got = got + 1
+        skipped = 0
+      end
+    end
+  end
+end
+if got == 0 then
+  local hint = -1
+  local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
+  if d[2] then hint = tonumber(d[2]) - NOW end
+  local l = redis.call('ZRANGE', P .. 'leases', 0, 0, 'WITHSCORES')
+  if l[2] and (hint < 0 or tonumber(l[2]) - NOW < hint) then hint = tonumber(l[2]) - NOW end
+  if hint >= 0 then out[1] = tostring(math.max(1, hint)) end
+end
+return out`,
+
+  /** ARGV 7 id, 8 token, 9 requeueAfterMs ('' = none): release, dirty run and requeue in one step. */
+  done: `
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return 0 end
+release(id)
+redis.call('HDEL', P .. 'fail', id)
+redis.call('HDEL', P .. 'conf', id)
+reschedule_dirty(id)
+if ARGV[9] ~= '' then schedule(id, NOW + math.max(0, math.floor(tonumber(ARGV[9])))) end
+forget_signature(id)
+return 1`,
+
+  /**
+   * ARGV 7 id, 8 token, 9 '1' for a conflict (counted in the conflict hash, the failure count untouched).
+   * Returns {'retried', delayMs} | {'lease-lost'}; never dead-letters.
+   */
+  retry: `
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return { 'lease-lost' } end
+local counts = ARGV[9] == '1' and (P .. 'conf') or (P .. 'fail')
+local prev = tonumber(redis.call('HGET', counts, id) or '0')
+release(id)
+redis.call('HSET', counts, id, prev + 1)
+redis.call('HDEL', P .. 'dirty', id)
+local delay = math.floor(math.min(BASE_MS * 2 ^ math.min(prev, 40), MAX_MS))
+schedule(id, NOW + delay)
+return { 'retried', tostring(delay) }`,
+
+  /** ARGV 7 id, 8 token, 9 reason, 10 '1' when the id itself is malformed. */
+  deadLetter: `
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return 0 end
+local prev = tonumber(redis.call('HGET', P .. 'fail', id) or '0')
+release(id)
+if ARGV[10] == '1' then
+  park(nil, id, true, ARGV[9], 0)
+else
+  park(id, id, false, ARGV[9], prev)
+end
+return 1`,
+
+  /** ARGV 7 id, 8 token. */
+  renew: `
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return 0 end
+redis.call('ZADD', P .. 'leases', NOW + LEASE_MS, id)
+return 1`,
+
+  /** ARGV 7 id, 8 token. Hands a prefetched, never-run key back: ready again at its old time, no failure. */
+  giveBack: `
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return 0 end
+local ready_at = tonumber(string.match(redis.call('HGET', P .. 'held', id), '|(.*)$') or NOW)
+release(id)
+redis.call('HDEL', P .. 'dirty', id)
+schedule(id, ready_at)
+return 1`,
+
+  /** ARGV 7 dead-letter entry id, 8 its key's signature ('' when unsigned). Raw entries stay parked. */
+  redrive: `
+local e = redis.call('HGET', P .. 'dl', ARGV[7])
+if not e then return 0 end
+local d = cjson.decode(e)
+if type(d.id) ~= 'string' then return 0 end
+redis.call('HDEL', P .. 'dl', ARGV[7])
+if redis.call('HEXISTS', P .. 'held', d.id) == 0 then
+  redis.call('HDEL', P .. 'fail', d.id)
+  redis.call('HDEL', P .. 'conf', d.id)
+end
+if ARGV[8] ~= '' then redis.call('HSET', P .. 'sig', d.id, ARGV[8]) end
+schedule(d.id, NOW)
+return 1`,
+
+  /** ARGV 7 raw text, 8 reason: a dead letter for something that never became a key. */
+  parkInvalid: `
+record_dead(nil, ARGV[7], true, ARGV[8], 0)
+return 1`,
+} as const;
+
+export type ScriptName = keyof typeof body;
+
+export const REDIS_SCRIPTS: Readonly<Record<ScriptName, string>> = Object.fromEntries(
+  Object.entries(body).map(([name, text]) => [name, `${LUA_PRELUDE}\n${text}`]),
+) as Record<ScriptName, string>;

@@ -1,0 +1,109 @@
+// Where each cluster's object cache lives, and the cached views handlers read through (FLEETQ_READS=cache).
+// `fleetq run` shares one in-process store per cluster between its forwarder and its workers (the informer);
+// split workers, Lambdas and standalone forwarders share a Redis store per cluster (the queue's Redis).
+// The kinds a cluster's cache holds are what its forwarder watches for the kinds it owns.
+import type { Redis } from 'ioredis';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { CachedClusterView } from '../cache/cached-cluster-view.js';
+import type { CacheStore } from '../cache/cache-store.js';
+import { MemoryCacheStore } from '../cache/memory-cache-store.js';
+import { RedisCacheStore } from '../cache/redis-cache-store.js';
+import { DESCRIPTORS } from '../controllers/index.js';
+import type { LiveClusterView } from '../kube/cluster-view.js';
+import type { ClusterRegistry } from '../kube/registry.js';
+
+export type ReadsMode = 'live' | 'cache';
+
+export type ClusterCachesOptions = {
+  readonly registry: Pick<ClusterRegistry, 'get'>;
+  /** A Redis client for shared stores; absent: one in-process store per cluster. */
+  readonly redis?: Redis;
+  readonly redisPrefix?: string;
+  /** Close the Redis client on close(); default false. */
+  readonly ownsClient?: boolean;
+  /** Longest read-your-writes wait (cached-cluster-view.ts); default 5 000. */
+  readonly waitMs?: number;
+  readonly metrics?: Registry;
+};
+
+export class ClusterCaches {
+  readonly where: 'memory' | 'redis';
+  private readonly stores = new Map<string, CacheStore>();
+  private metrics: ReturnType<typeof cacheMetrics> | undefined;
+
+  constructor(private readonly o: ClusterCachesOptions) {
+    this.where = o.redis ? 'redis' : 'memory';
+    this.metrics = o.metrics ? cacheMetrics(o.metrics) : undefined;
+  }
+
+  /** Registers the read metrics (for caches made before the metrics registry). */
+  attachMetrics(registry: Registry): void {
+    this.metrics ??= cacheMetrics(registry);
+  }
+
+  storeFor(cluster: string): CacheStore {
+    let store = this.stores.get(cluster);
+    if (!store) {
+      store = this.o.redis
+        ? new RedisCacheStore({
+            redis: this.o.redis,
+            cluster,
+            ...(this.o.redisPrefix && { prefix: this.o.redisPrefix }),
+          })
+        : new MemoryCacheStore();
+      this.stores.set(cluster, store);
+    }
+    return store;
+  }
+
+  /** The kinds the cluster's forwarder materializes. */
+  cachedKinds(cluster: string): Set<string> {
+    const owns = this.o.registry.get(cluster)?.owns ?? [];
+    return new Set(DESCRIPTORS.watchedResources(owns).map((r) => DESCRIPTORS.kindOf(r)));
+  }
+
+  viewFor(cluster: string, live: LiveClusterView): CachedClusterView {
+    const m = this.metrics;
+    return new CachedClusterView({
+      store: this.storeFor(cluster),
+      live,
+      cachedKinds: this.cachedKinds(cluster),
+      ...(this.o.waitMs !== undefined && { waitMs: this.o.waitMs }),
+      ...(m && {
+        onRead: (e) => m.reads.inc({ cluster: e.cluster, kind: e.kind, source: e.source, reason: e.reason ?? '' }),
+        onWait: (e) => m.waits.observe({ cluster: e.cluster, outcome: e.outcome }, e.seconds),
+      }),
+    });
+  }
+
+  async close(): Promise<void> {
+    const r = this.o.ownsClient ? this.o.redis : undefined;
+    if (!r) return;
+    // A lazy client never used has nothing to QUIT (and one that cannot reach Redis would wait to send it).
+    if (r.status === 'ready') await r.quit().catch(() => r.disconnect());
+    else r.disconnect();
+  }
+}
+
+function cacheMetrics(registry: Registry) {
+  const existing = <T>(name: string) => registry.getSingleMetric(name) as T | undefined;
+  return {
+    reads:
+      existing<Counter>('fleetq_cache_reads_total') ??
+      new Counter({
+        name: 'fleetq_cache_reads_total',
+        help: 'Reads of handlers by source: cache, or live with the reason (not-cached, not-synced, query, stale)',
+        labelNames: ['cluster', 'kind', 'source', 'reason'],
+        registers: [registry],
+      }),
+    waits:
+      existing<Histogram>('fleetq_cache_own_writes_wait_seconds') ??
+      new Histogram({
+        name: 'fleetq_cache_own_writes_wait_seconds',
+        help: "Time a key's run waited for the cache to pass its previous run's writes (timed-out: it read live)",
+        labelNames: ['cluster', 'outcome'],
+        buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+        registers: [registry],
+      }),
+  };
+}

@@ -1,0 +1,191 @@
+// The claim of issue 9 §4: a kind is its folder plus one registration line. A fictitious kind, Widget, is
+// registered in a registry of its own (with its API resource) and nothing else is touched: its watches, its
+// event → key mapping, the index and the relist wake-ups follow from its descriptor.
+import { describe, expect, it } from '@jest/globals';
+import { DescriptorRegistry } from '../../../shared/controllers/descriptor-registry.js';
+import { orphansMatching, type WatchDescriptor } from '../../../shared/controllers/descriptor.js';
+import { DESCRIPTORS } from '../../../shared/controllers/index.js';
+import { eventKeys, type EventType } from '../../../shared/forwarder/event-keys.js';
+import { dependentKinds, watchPath, watchedResources, type KubeObject } from '../../../shared/forwarder/resources.js';
+import { WorkloadIndex, isIndexedResource } from '../../../shared/forwarder/workload-index.js';
+import { keyString } from '../../../shared/kube/key.js';
+import { ALL_KINDS } from '../../../shared/kube/kinds.js';
+import { RESOURCES } from '../../../shared/kube/resources.js';
+
+const widget: WatchDescriptor = {
+  kind: 'Widget',
+  for: { kind: 'Widget' },
+  owns: [{ kind: 'Pod', adopts: true }],
+  // A ConfigMap labelled widget=<name> configures that Widget.
+  watches: [
+    {
+      kind: 'ConfigMap',
+      why: 'ConfigMaps labelled widget=<name> configure it',
+      keys: (event) => {
+        const name = event.object.metadata?.labels?.widget;
+        const namespace = event.object.metadata?.namespace;
+        return name && namespace ? [{ namespace, name }] : [];
+      },
+    },
+    { kind: 'ReplicaSet', why: 'orphan ReplicaSets its selector matches', keys: orphansMatching('Widget') },
+  ],
+};
+const registry = new DescriptorRegistry([...DESCRIPTORS.descriptors, widget], {
+  ...RESOURCES,
+  Widget: {
+    kind: 'Widget',
+    apiVersion: 'example.dev/v1',
+    group: 'example.dev',
+    version: 'v1',
+    plural: 'widgets',
+    namespaced: true,
+  },
+});
+
+const NS = 'ns';
+const obj = (name: string, extra: Partial<NonNullable<KubeObject['metadata']>> = {}, spec?: unknown): KubeObject => ({
+  metadata: { name, namespace: NS, ...extra },
+  ...(spec === undefined ? {} : { spec }),
+});
+const ref = (kind: string, name: string, apiVersion: string) => ({
+  apiVersion,
+  kind,
+  name,
+  uid: `u-${name}`,
+  controller: true,
+});
+const k = (kind: string, name: string) => keyString({ cluster: 'c', kind, namespace: NS, name });
+
+function keysOf(
+  resource: string,
+  object: KubeObject,
+  owns: string[] = ['Widget'],
+  type: EventType = 'ADDED',
+): string[] {
+  const index = new WorkloadIndex(registry);
+  index.apply('widgets', 'ADDED', obj('w1', {}, { selector: { matchLabels: { app: 'w' } } }));
+  index.apply('replicasets', 'ADDED', obj('rs1', {}, { selector: { matchLabels: { app: 'w' } } }));
+  const { keys, invalid } = eventKeys(
+    { type, resource, object },
+    { cluster: 'c', owns: new Set(owns), index, descriptors: registry },
+  );
+  expect(invalid).toEqual([]);
+  return keys.map(keyString).sort();
+}
+
+describe('a kind registered by its descriptor alone', () => {
+  it('is watched with what it owns and watches, at its own path', () => {
+    expect(watchedResources(['Widget'], registry)).toEqual(['replicasets', 'pods', 'configmaps', 'widgets']);
+    expect(watchPath('widgets', registry)).toBe('/apis/example.dev/v1/widgets');
+    expect(isIndexedResource('widgets', registry)).toBe(true);
+    expect(dependentKinds('pods', ['Widget', 'ReplicaSet'], registry)).toEqual(['Widget', 'ReplicaSet']);
+    expect(dependentKinds('widgets', ['Widget'], registry)).toEqual([]);
+  });
+
+  it.each<{ name: string; resource: string; object: KubeObject; type?: EventType; owns?: string[]; want: string[] }>([
+    { name: 'its own object', resource: 'widgets', object: obj('w1'), want: [k('Widget', 'w1')] },
+    {
+      name: 'its own object deleted',
+      resource: 'widgets',
+      object: obj('w1'),
+      type: 'DELETED',
+      want: [k('Widget', 'w1')],
+    },
+    {
+      name: 'a pod it controls',
+      resource: 'pods',
+      object: obj('p', { ownerReferences: [ref('Widget', 'w1', 'example.dev/v1')] }),
+      want: [k('Widget', 'w1')],
+    },
+    {
+      name: 'a pod controlled by a Widget of another API group',
+      resource: 'pods',
+      object: obj('p', { ownerReferences: [ref('Widget', 'w1', 'apps/v1')] }),
+      want: [],
+    },
+    {
+      name: 'an orphan pod its selector matches (adoption)',
+      resource: 'pods',
+      object: obj('p', { labels: { app: 'w' } }),
+      want: [k('Widget', 'w1')],
+    },
+    {
+      name: 'an orphan pod, with ReplicaSet owned too',
+      resource: 'pods',
+      object: obj('p', { labels: { app: 'w' } }),
+      owns: ['Widget', 'ReplicaSet'],
+      want: [k('ReplicaSet', 'rs1'), k('Widget', 'w1')],
+    },
+    {
+      name: 'a deleted orphan pod',
+      resource: 'pods',
+      object: obj('p', { labels: { app: 'w' } }),
+      type: 'DELETED',
+      want: [],
+    },
+    {
+      name: 'its own mapping of ConfigMaps',
+      resource: 'configmaps',
+      object: obj('cfg', { labels: { widget: 'w7' } }),
+      want: [k('Widget', 'w7')],
+    },
+    {
+      name: 'its Watches of orphan ReplicaSets by selector',
+      resource: 'replicasets',
+      object: obj('rs2', { labels: { app: 'w' } }),
+      want: [k('Widget', 'w1')],
+    },
+    {
+      name: 'nothing when the cluster does not own it',
+      resource: 'widgets',
+      object: obj('w1'),
+      owns: ['ReplicaSet'],
+      want: [],
+    },
+  ])('$name', ({ resource, object, type, owns, want }) => expect(keysOf(resource, object, owns, type)).toEqual(want));
+
+  it('leaves the shipped registry alone', () => {
+    expect(DESCRIPTORS.descriptor('Widget')).toBeUndefined();
+    expect(() => watchedResources(['Widget'])).toThrow('no watch descriptor for kind Widget');
+  });
+});
+
+describe('the shipped descriptors', () => {
+  it('describe every kind fleetq knows, and only those', () => {
+    expect([...DESCRIPTORS.kinds].sort()).toEqual([...ALL_KINDS].sort());
+  });
+
+  it('give the controllers of the kinds written so far', () => {
+    expect([...DESCRIPTORS.controllers().keys()].sort()).toEqual([
+      'ConfigMap',
+      'Deployment',
+      'Job',
+      'ReplicaSet',
+      'TTLAfterFinished',
+    ]);
+  });
+
+  it('say what every controller reads and writes, in resources the table knows', () => {
+    for (const d of DESCRIPTORS.descriptors) {
+      expect({ kind: d.kind, hasAccess: d.access !== undefined }).toEqual({
+        kind: d.kind,
+        hasAccess: d.controller !== undefined,
+      });
+      for (const a of [...(d.access?.reads ?? []), ...(d.access?.writes ?? [])]) {
+        expect(RESOURCES[a.kind]).toBeDefined();
+      }
+    }
+    expect(DESCRIPTORS.descriptor('ReplicaSet')?.access?.writes.map(({ why: _why, ...a }) => a)).toEqual([
+      { kind: 'Pod', verbs: ['create', 'delete', 'patch'] },
+      { kind: 'ReplicaSet', subresource: 'status', verbs: ['update'] },
+      { kind: 'Event', verbs: ['create', 'patch'] },
+    ]);
+  });
+
+  it('refuse a descriptor naming a kind the resource table lacks, and two of one kind', () => {
+    expect(() => new DescriptorRegistry([widget])).toThrow("Widget's descriptor names Widget");
+    expect(() => new DescriptorRegistry([...DESCRIPTORS.descriptors, DESCRIPTORS.descriptors[0]!])).toThrow(
+      'two watch descriptors for kind Deployment',
+    );
+  });
+});

@@ -1,0 +1,130 @@
+// Builders for Job planner tests: a Job selecting its controller-uid label, pods described by what the planner
+// looks at, and a fixed clock.
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Job, JobStatus, ObservedJob } from '../../../../shared/controllers/job/types.js';
+
+export const NOW = new Date('2026-01-01T00:00:00Z');
+export const NS = 'ns';
+export const JOB = 'pi';
+export const JOB_UID = 'uid-job';
+export const LABELS = { 'batch.kubernetes.io/controller-uid': JOB_UID, 'batch.kubernetes.io/job-name': JOB } as const;
+export const FINALIZER = 'batch.kubernetes.io/job-tracking';
+
+export const ago = (s: number): string => new Date(NOW.getTime() - s * 1000).toISOString().replace('.000Z', 'Z');
+export const wire = (d: Date = NOW): string => d.toISOString().replace('.000Z', 'Z');
+
+export const jobRef = {
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  name: JOB,
+  uid: JOB_UID,
+  controller: true,
+  blockOwnerDeletion: true,
+};
+
+export type JobOptions = {
+  completions?: number;
+  parallelism?: number;
+  indexed?: boolean;
+  backoffLimit?: number;
+  activeDeadlineSeconds?: number;
+  suspend?: boolean;
+  status?: JobStatus;
+  managedBy?: string;
+  deleting?: boolean;
+  restartPolicy?: string;
+};
+
+export function aJob(o: JobOptions = {}): Job {
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: JOB,
+      namespace: NS,
+      uid: JOB_UID,
+      resourceVersion: '100',
+      labels: { ...LABELS },
+      ...(o.deleting && { deletionTimestamp: ago(1) }),
+    },
+    spec: {
+      ...('completions' in o ? o.completions !== undefined && { completions: o.completions } : { completions: 1 }),
+      parallelism: o.parallelism ?? 1,
+      backoffLimit: o.backoffLimit ?? 6,
+      ...(o.indexed && { completionMode: 'Indexed' }),
+      ...(o.activeDeadlineSeconds !== undefined && { activeDeadlineSeconds: o.activeDeadlineSeconds }),
+      ...(o.suspend !== undefined && { suspend: o.suspend }),
+      ...(o.managedBy !== undefined && { managedBy: o.managedBy }),
+      selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': JOB_UID } },
+      template: {
+        metadata: { labels: { ...LABELS } },
+        spec: { restartPolicy: o.restartPolicy ?? 'Never', containers: [{ name: 'c', image: 'busybox' }] },
+      },
+    },
+    ...(o.status !== undefined && { status: o.status }),
+  };
+}
+
+export type PodOptions = {
+  phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
+  ready?: boolean;
+  finalizer?: boolean;
+  index?: number;
+  /** Seconds before NOW the containers finished. */
+  finishedAgo?: number;
+  deleting?: boolean;
+  orphan?: boolean;
+  labels?: Record<string, string>;
+  node?: string;
+};
+
+export function aPod(name: string, o: PodOptions = {}): V1Pod {
+  const phase = o.phase ?? 'Running';
+  const terminal = phase === 'Succeeded' || phase === 'Failed';
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: NS,
+      uid: `uid-${name}`,
+      labels: {
+        ...(o.labels ?? LABELS),
+        ...(o.index !== undefined && { 'batch.kubernetes.io/job-completion-index': String(o.index) }),
+      },
+      ...(o.index !== undefined && { annotations: { 'batch.kubernetes.io/job-completion-index': String(o.index) } }),
+      ...(o.finalizer !== false && { finalizers: [FINALIZER] }),
+      ...(!o.orphan && { ownerReferences: [jobRef] }),
+      ...(o.deleting && { deletionTimestamp: new Date(NOW.getTime() - 1000) }),
+      creationTimestamp: new Date(NOW.getTime() - 600_000),
+    },
+    spec: { containers: [{ name: 'c', image: 'busybox' }], ...(o.node !== undefined && { nodeName: o.node }) },
+    status: {
+      phase,
+      ...(o.ready && {
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(NOW.getTime() - 60_000) }],
+      }),
+      ...(terminal && {
+        containerStatuses: [
+          {
+            name: 'c',
+            image: 'busybox',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: {
+              terminated: {
+                exitCode: phase === 'Succeeded' ? 0 : 1,
+                finishedAt: new Date(NOW.getTime() - (o.finishedAgo ?? 30) * 1000),
+              },
+            },
+          },
+        ],
+      }),
+    },
+  };
+}
+
+export function observed(job: Job | null, pods: V1Pod[] = [], extra: Partial<ObservedJob> = {}): ObservedJob {
+  return { namespace: NS, name: JOB, job, pods, ...(job && { adoptionRecheck: job }), ...extra };
+}
