@@ -2,7 +2,15 @@
 // finalizer, the completion index, what counts as failed, and the modes of a Job that decide them.
 import type { V1Pod } from '@kubernetes/client-node';
 import { PodPhase } from '../pod-utils/pod-state.js';
-import { COMPLETION_INDEX_KEY, CompletionMode, JOB_TRACKING_FINALIZER, type Job } from './types.js';
+import {
+  COMPLETION_INDEX_KEY,
+  CompletionMode,
+  JOB_TRACKING_FINALIZER,
+  PodReplacementPolicy,
+  type Job,
+} from './types.js';
+
+const MAX_INT32 = 2147483647;
 
 /** unknownCompletionIndex. */
 export const UNKNOWN_INDEX = -1;
@@ -27,9 +35,26 @@ export function isSuspended(job: Job): boolean {
   return job.spec.suspend === true;
 }
 
-/** onlyReplaceFailedPods: podReplacementPolicy Failed. */
+/**
+ * podReplacementPolicy as the apiserver defaults it (SetDefaults_Job): Failed when a podFailurePolicy is set,
+ * else TerminatingOrFailed. A Job read from the apiserver always has it; the default serves objects built
+ * elsewhere (tests, replayed logs).
+ */
+export function podReplacementPolicyOf(job: Job): string {
+  return (
+    job.spec.podReplacementPolicy ??
+    (job.spec.podFailurePolicy ? PodReplacementPolicy.Failed : PodReplacementPolicy.TerminatingOrFailed)
+  );
+}
+
+/** onlyReplaceFailedPods: podReplacementPolicy Failed (a terminating pod is neither failed nor replaced yet). */
 export function onlyReplaceFailedPods(job: Job): boolean {
-  return job.spec.podReplacementPolicy === 'Failed';
+  return podReplacementPolicyOf(job) === PodReplacementPolicy.Failed;
+}
+
+/** hasBackoffLimitPerIndex. */
+export function hasBackoffLimitPerIndex(job: Job): boolean {
+  return job.spec.backoffLimitPerIndex !== undefined && job.spec.backoffLimitPerIndex !== null;
 }
 
 /** completions of an Indexed Job (the apiserver requires it); NonIndexed callers check for undefined. */
@@ -41,8 +66,9 @@ export function parallelismOf(job: Job): number {
   return job.spec.parallelism ?? 1;
 }
 
+/** backoffLimit as defaulted: 6, or MaxInt32 with backoffLimitPerIndex. */
 export function backoffLimitOf(job: Job): number {
-  return job.spec.backoffLimit ?? 6;
+  return job.spec.backoffLimit ?? (hasBackoffLimitPerIndex(job) ? MAX_INT32 : 6);
 }
 
 /** A valid index of an Indexed Job: known and below completions. */

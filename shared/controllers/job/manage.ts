@@ -1,7 +1,8 @@
 // manageJob: keep the number of active pods at what the Job wants. A suspended Job deletes every active pod;
 // otherwise surplus pods (and, for Indexed Jobs, duplicated or out-of-range indexes) are deleted first and a pass
 // that deletes creates nothing; else the missing pods are created, at most MAX_POD_CREATE_DELETE_PER_SYNC, once
-// the re-creation backoff has passed (requeueAfter tells when). Pods the controller deletes lose the tracking
+// the re-creation backoff has passed (requeueAfter tells when; with backoffLimitPerIndex the backoff is each
+// index's own, and only the indexes whose backoff has passed are created). Pods the controller deletes lose the tracking
 // finalizer first (deleteJobPods): they are not counted as failed. The writer sends the finalizer patch and the
 // delete of a pod in one batch; both carry the pod's uid.
 import type { V1Pod } from '@kubernetes/client-node';
@@ -11,10 +12,11 @@ import { isPodReady, isPodTerminating } from '../pod-utils/pod-state.js';
 import { remainingBackoffMs, type BackoffRecord } from './backoff.js';
 import { removeFinalizerAction } from './claim.js';
 import { podCreateEvents, podDeleteEvents } from './events.js';
-import { hasIndex, withIndexes, type Intervals } from './intervals.js';
+import { hasIndex, mergeIntervals, withIndexes, type Intervals } from './intervals.js';
 import {
   completionIndexOf,
   completionsOf,
+  hasBackoffLimitPerIndex,
   hasTrackingFinalizer,
   isIndexedJob,
   isSuspended,
@@ -23,6 +25,7 @@ import {
   podRef,
   UNKNOWN_INDEX,
 } from './job-pods.js';
+import { indexFailureAnnotations, indexesReadyNow } from './per-index.js';
 import { podFromTemplate } from './pod-template.js';
 import { MAX_POD_CREATE_DELETE_PER_SYNC, Reason, SYNC_BATCH_PERIOD_MS, type Job } from './types.js';
 
@@ -32,6 +35,9 @@ export type ManageInput = {
   readonly active: readonly V1Pod[];
   readonly succeeded: number;
   readonly succeededIndexes: Intervals;
+  /** backoffLimitPerIndex: the failed indexes (never created again), and each waiting index's last failed pod. */
+  readonly failedIndexes?: Intervals;
+  readonly delayed?: ReadonlyMap<number, V1Pod>;
   readonly terminating: number;
   readonly backoff: BackoffRecord;
   readonly now: Date;
@@ -65,7 +71,8 @@ export function manageJob(m: ManageInput): Manage {
   let diff = wantActive - terminating - active;
   const unchanged = { actions: [], active, terminating: m.terminating, readyDeleted: 0 };
   if (diff <= 0) return unchanged;
-  if (job.spec.backoffLimitPerIndex === undefined) {
+  const perIndex = hasBackoffLimitPerIndex(job);
+  if (!perIndex) {
     const remaining = remainingBackoffMs(m.backoff, m.now);
     if (remaining > 0) return { ...unchanged, requeueAfter: Math.max(remaining, SYNC_BATCH_PERIOD_MS) };
   }
@@ -73,7 +80,17 @@ export function manageJob(m: ManageInput): Manage {
   const events = podCreateEvents(job);
   let pods: V1Pod[];
   if (isIndexedJob(job)) {
-    pods = firstPendingIndexes(m, diff).map((ix) => podFromTemplate(job, ix));
+    let indexes = firstPendingIndexes(m, diff);
+    if (perIndex) {
+      const delayed = m.delayed ?? new Map<number, V1Pod>();
+      const ready = indexesReadyNow(indexes, delayed, m.now);
+      if (ready.remainingMs > 0)
+        return { ...unchanged, requeueAfter: Math.max(ready.remainingMs, SYNC_BATCH_PERIOD_MS) };
+      indexes = ready.indexes;
+      pods = indexes.map((ix) => podFromTemplate(job, ix, indexFailureAnnotations(job, delayed.get(ix))));
+    } else {
+      pods = indexes.map((ix) => podFromTemplate(job, ix));
+    }
   } else {
     const pod = podFromTemplate(job);
     pods = Array.from({ length: diff }, () => pod);
@@ -138,8 +155,8 @@ export function activePodsForRemoval(job: Job, active: readonly V1Pod[], rmAtLea
 }
 
 /**
- * firstPendingIndexes: the lowest `count` indexes below completions that have neither succeeded nor an active
- * pod (nor, with podReplacementPolicy Failed, a terminating one).
+ * firstPendingIndexes: the lowest `count` indexes below completions that have neither succeeded, failed
+ * (backoffLimitPerIndex) nor an active pod (nor, with podReplacementPolicy Failed, a terminating one).
  */
 export function firstPendingIndexes(m: ManageInput, count: number): number[] {
   const completions = completionsOf(m.job);
@@ -148,7 +165,7 @@ export function firstPendingIndexes(m: ManageInput, count: number): number[] {
     pods.forEach((p) => completionIndexOf(p) !== UNKNOWN_INDEX && busy.add(completionIndexOf(p)));
   add(m.active);
   if (onlyReplaceFailedPods(m.job)) add(m.pods.filter(isPodTerminating));
-  const nonPending = withIndexes(m.succeededIndexes, busy);
+  const nonPending = mergeIntervals(withIndexes(m.succeededIndexes, busy), m.failedIndexes ?? []);
   const result: number[] = [];
   for (let ix = 0; ix < completions && result.length < count; ix++) {
     if (!hasIndex(nonPending, ix)) result.push(ix);

@@ -3,10 +3,12 @@
 //   gone Job → remove the tracking finalizer from pods that still name it (upstream's orphan-pod worker);
 //   managed by another controller → nothing; finished → remove finalizers left behind, nothing else;
 //   unknown completion mode → a Warning event; adoption/release → only that, then look again;
-//   then the sync: counts, startTime, the finished decision (existing SuccessCriteriaMet / FailureTarget, then
-//   backoffLimit, then activeDeadlineSeconds), delete every active pod when finishing, else manageJob and the
-//   Suspended condition; then pod tracking (tracking.ts) and, once nothing is uncounted and nothing terminates,
-//   the terminal condition. One status write at the end, when anything differs from what was observed.
+//   then the sync: counts (Ignore'd failures left out), startTime, for Indexed Jobs the succeeded and (with
+//   backoffLimitPerIndex, per-index.ts) failed indexes, the finished decision (finish.ts: existing conditions,
+//   podFailurePolicy, backoffLimit, activeDeadlineSeconds, failed indexes, successPolicy), delete every active
+//   pod when finishing, else manageJob and the Suspended condition; then pod tracking (tracking.ts) and, once
+//   nothing is uncounted and nothing terminates, the terminal condition. One status write at the end, when
+//   anything differs from what was observed. A malformed rule-names annotation (rule-names.ts) adds a Warning.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
@@ -14,16 +16,17 @@ import { controllerRefOf, isControlledBy } from '../../kube/meta/controller-ref.
 import { EventType, type EventSpec } from '../../kube/events/types.js';
 import type { PlanResult } from '../controller.js';
 import { isPodActive, isPodReady, isPodTerminating } from '../pod-utils/pod-state.js';
-import { timeMs } from '../pod-utils/time.js';
 import { backoffRecordOf } from './backoff.js';
 import { canAdopt, claimActions, claimPods, removeFinalizerAction } from './claim.js';
-import { ensureCondition, findCondition, isJobFinished, newCondition, wireTime } from './conditions.js';
+import { ensureCondition, isJobFinished, newCondition, wireTime } from './conditions.js';
 import { jobEvent } from './events.js';
+import { isFailureCounted } from './failure-policy.js';
+import { decideFinished, enactFinished, trueCondition } from './finish.js';
 import { parseIntervals, withIndexes, totalOf, type Interval } from './intervals.js';
 import {
-  backoffLimitOf,
   completionIndexOf,
   completionsOf,
+  hasBackoffLimitPerIndex,
   hasTrackingFinalizer,
   hasValidIndex,
   isIndexedJob,
@@ -32,6 +35,8 @@ import {
   isSuspended,
 } from './job-pods.js';
 import { deleteAction, manageJob } from './manage.js';
+import { failedIndexesOf, podsWithDelayedDeletion } from './per-index.js';
+import { invalidRuleNamesMessage, ruleNamesOf } from './rule-names.js';
 import { hasNoUncounted, trackPods, uncountedOf } from './tracking.js';
 import {
   BUILT_IN_MANAGER,
@@ -95,43 +100,45 @@ function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
   const fresh = (p: V1Pod, set: ReadonlySet<string>) =>
     hasTrackingFinalizer(p) && !set.has(p.metadata?.uid ?? '') && (!indexed || hasValidIndex(job, p));
   const newSucceeded = pods.filter((p) => fresh(p, uncounted.succeeded) && isPodSucceeded(p)).length;
-  const newFailed = pods.filter((p) => fresh(p, uncounted.failed) && isPodFailed(p, job)).length;
+  const newFailed = pods.filter((p) => fresh(p, uncounted.failed) && isPodFailed(p, job) && isFailureCounted(job, p));
   let succeeded = (status.succeeded ?? 0) + newSucceeded + uncounted.succeeded.size;
-  const failed = (status.failed ?? 0) + newFailed + uncounted.failed.size;
+  const failed = (status.failed ?? 0) + newFailed.length + uncounted.failed.size;
 
   if (status.startTime === undefined && !isSuspended(job)) status.startTime = wireTime(now);
   const requeues: number[] = [];
   const recorded: EventSpec[] = [];
+  const ruleNames = ruleNamesOf(job);
+  if (ruleNames.kind === 'invalid') {
+    const message = invalidRuleNamesMessage(ruleNames.problem);
+    recorded.push(jobEvent(job, EventType.Warning, Reason.InvalidPodFailurePolicyRuleNames, message));
+  }
 
-  // The finished decision, in upstream's order.
-  let finished: JobCondition | undefined = trueCondition(job, 'SuccessCriteriaMet');
-  if (finished === undefined) {
-    const target = trueCondition(job, 'FailureTarget');
-    if (target) finished = newCondition('Failed', 'True', target.reason ?? '', target.message ?? '', now);
-  }
-  if (finished === undefined) {
-    if (failed > backoffLimitOf(job) || pastBackoffLimitOnFailure(job, pods)) {
-      finished = failureTarget(
-        ConditionReason.BackoffLimitExceeded,
-        'Job has reached the specified backoff limit',
-        now,
-      );
-    } else if (pastActiveDeadline(job, status, now)) {
-      finished = failureTarget(ConditionReason.DeadlineExceeded, 'Job was active longer than specified deadline', now);
-    } else if (job.spec.activeDeadlineSeconds !== undefined && !isSuspended(job)) {
-      requeues.push(
-        job.spec.activeDeadlineSeconds * 1000 - (now.getTime() - (timeMs(status.startTime) ?? now.getTime())),
-      );
-    }
-  }
   let prevSucceededIndexes: Interval[] = [];
   let succeededIndexes: Interval[] = [];
+  let failedIndexes: Interval[] | undefined;
+  let delayed: ReadonlyMap<number, V1Pod> = new Map();
   if (indexed) {
     prevSucceededIndexes = parseIntervals(status.completedIndexes, completionsOf(job));
     const done = pods.filter((p) => isPodSucceeded(p) && hasValidIndex(job, p) && hasTrackingFinalizer(p));
     succeededIndexes = withIndexes(prevSucceededIndexes, done.map(completionIndexOf));
     succeeded = totalOf(succeededIndexes);
+    if (hasBackoffLimitPerIndex(job)) {
+      failedIndexes = failedIndexesOf(job, pods);
+      delayed = podsWithDelayedDeletion(job, pods, active, succeededIndexes, failedIndexes);
+    }
   }
+  const decision = decideFinished({
+    job,
+    pods,
+    failed,
+    status,
+    ruleNames,
+    now,
+    ...(indexed && { succeededIndexes }),
+    ...(failedIndexes !== undefined && { failedIndexes }),
+  });
+  let finished: JobCondition | undefined = decision.finished;
+  if (decision.requeueAfter !== undefined) requeues.push(decision.requeueAfter);
 
   const actions: Action[] = [];
   let activeCount = active.length;
@@ -150,6 +157,8 @@ function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
         active,
         succeeded,
         succeededIndexes,
+        ...(failedIndexes !== undefined && { failedIndexes }),
+        delayed,
         terminating,
         now,
         backoff: backoffRecordOf(job, pods),
@@ -202,6 +211,8 @@ function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
     failing: finished?.type === 'Failed',
     prevSucceededIndexes,
     succeededIndexes,
+    ...(failedIndexes !== undefined && { failedIndexes }),
+    delayed,
     interimAdded,
   });
   actions.push(...tracking.actions);
@@ -209,30 +220,7 @@ function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
   status.uncountedTerminatedPods ??= {};
 
   if (finished !== undefined && !tracking.reachedMaxUncounted && hasNoUncounted(status) && terminating === 0) {
-    status.conditions = ensureCondition(
-      status.conditions ?? [],
-      finished.type,
-      'True',
-      finished.reason ?? '',
-      finished.message ?? '',
-      now,
-    ).conditions;
-    if (finished.type === 'Complete') {
-      status.completionTime = findCondition(status.conditions, 'Complete')?.lastTransitionTime;
-      if (job.spec.completions !== undefined && (status.succeeded ?? 0) > job.spec.completions) {
-        recorded.push(
-          jobEvent(
-            job,
-            EventType.Warning,
-            Reason.TooManySucceededPods,
-            'Too many succeeded pods running after completion count reached',
-          ),
-        );
-      }
-      recorded.push(jobEvent(job, EventType.Normal, Reason.Completed, 'Job completed'));
-    } else {
-      recorded.push(jobEvent(job, EventType.Warning, finished.reason ?? '', finished.message ?? ''));
-    }
+    recorded.push(...enactFinished(job, status, finished, now));
   }
   if (tracking.more) requeues.push(0);
 
@@ -244,15 +232,6 @@ function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
   }
   const requeueAfter = requeues.length > 0 ? Math.max(0, Math.min(...requeues)) : undefined;
   return requeueAfter === undefined ? { actions } : { actions, requeueAfter };
-}
-
-function trueCondition(job: Job, type: string): JobCondition | undefined {
-  const c = findCondition(job.status?.conditions, type);
-  return c?.status === 'True' ? c : undefined;
-}
-
-function failureTarget(reason: string, message: string, now: Date): JobCondition {
-  return newCondition('FailureTarget', 'True', reason, message, now);
 }
 
 /** The Suspended condition after manageJob (a suspend drops startTime, a resume restarts it). */
@@ -270,26 +249,6 @@ function suspendCondition(job: Job, status: JobStatus, now: Date, recorded: Even
     recorded.push(jobEvent(job, EventType.Normal, Reason.Resumed, 'Job resumed'));
     status.startTime = wireTime(now);
   }
-}
-
-/** pastBackoffLimitOnFailure: restartPolicy OnFailure, container restarts of running and pending pods. */
-function pastBackoffLimitOnFailure(job: Job, pods: readonly V1Pod[]): boolean {
-  if (job.spec.template?.spec?.restartPolicy !== 'OnFailure') return false;
-  let restarts = 0;
-  for (const p of pods) {
-    if (p.status?.phase !== 'Running' && p.status?.phase !== 'Pending') continue;
-    for (const s of [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])]) {
-      restarts += s.restartCount ?? 0;
-    }
-  }
-  const limit = backoffLimitOf(job);
-  return limit === 0 ? restarts > 0 : restarts >= limit;
-}
-
-function pastActiveDeadline(job: Job, status: JobStatus, now: Date): boolean {
-  const start = timeMs(status.startTime);
-  if (job.spec.activeDeadlineSeconds === undefined || start === undefined || isSuspended(job)) return false;
-  return now.getTime() - start >= job.spec.activeDeadlineSeconds * 1000;
 }
 
 /** Omitted counts are 0 on the wire; ready and terminating are pointers (unset and 0 differ). */

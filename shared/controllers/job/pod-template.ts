@@ -20,7 +20,8 @@ import {
 /** names.MaxGeneratedNameLength: 63 less the 5 random characters. */
 const MAX_GENERATED_NAME_LENGTH = 58;
 
-export function podFromTemplate(job: Job, index?: number): V1Pod {
+/** `extraAnnotations`: the per-index failure counts of a backoffLimitPerIndex Job (per-index.ts). */
+export function podFromTemplate(job: Job, index?: number, extraAnnotations: Record<string, string> = {}): V1Pod {
   const name = job.metadata.name ?? '';
   const meta = job.spec.template?.metadata;
   const spec = structuredClone(job.spec.template?.spec ?? { containers: [] });
@@ -34,6 +35,7 @@ export function podFromTemplate(job: Job, index?: number): V1Pod {
     for (const c of spec.containers) addIndexEnv(c);
     annotations[COMPLETION_INDEX_KEY] = String(index);
     labels[COMPLETION_INDEX_KEY] = String(index);
+    Object.assign(annotations, extraAnnotations);
     spec.hostname = `${name}-${index}`;
     generateName = generateNameWithIndex(name, index);
   }

@@ -22,13 +22,16 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import { removeFinalizerAction } from './claim.js';
 import { formatIntervals, hasIndex, withIndexes, type Intervals } from './intervals.js';
+import { isFailureCounted } from './failure-policy.js';
 import {
   completionIndexOf,
+  hasBackoffLimitPerIndex,
   hasTrackingFinalizer,
   hasValidIndex,
   isIndexedJob,
   isPodFailed,
   isPodSucceeded,
+  UNKNOWN_INDEX,
 } from './job-pods.js';
 import { MAX_UNCOUNTED_PODS, type Job, type JobCondition, type JobStatus } from './types.js';
 
@@ -45,6 +48,10 @@ export type TrackingInput = {
   /** Indexed: completedIndexes as observed, and as computed from the pods. */
   readonly prevSucceededIndexes: Intervals;
   readonly succeededIndexes: Intervals;
+  /** backoffLimitPerIndex: the failed indexes (written to status.failedIndexes). */
+  readonly failedIndexes?: Intervals;
+  /** backoffLimitPerIndex: per index, the failed pod whose finalizer stays until its replacement exists. */
+  readonly delayed: ReadonlyMap<number, V1Pod>;
   /** Whether this pass writes an interim condition for the first time (no finalizer is removed then). */
   readonly interimAdded: boolean;
 };
@@ -94,7 +101,8 @@ export function trackPods(t: TrackingInput): Tracking {
         recorded = false;
       }
     } else if (considerFailed || t.failing) {
-      if (!observed.failed.has(uid) && (!indexed || hasValidIndex(job, pod))) {
+      // A failure an Ignore rule matches needs no record: its finalizer goes and it is not counted.
+      if (!observed.failed.has(uid) && (!indexed || hasValidIndex(job, pod)) && isFailureCounted(job, pod)) {
         failed.push(uid);
         recorded = false;
       }
@@ -125,17 +133,20 @@ export function trackPods(t: TrackingInput): Tracking {
     const all = withIndexes(t.succeededIndexes, newSucceededIndexes);
     status.completedIndexes = formatIntervals(all);
     status.succeeded = all.reduce((n, i) => n + i.last - i.first + 1, 0);
+    if (t.failedIndexes !== undefined) status.failedIndexes = formatIntervals(t.failedIndexes);
   }
   return { actions, more: deferred || reachedMaxUncounted, reachedMaxUncounted };
 }
 
 /**
- * canRemoveFinalizer: the Job is being deleted or finishing, or the pod succeeded or is considered failed (the
- * per-index delay of backoffLimitPerIndex is not implemented yet).
+ * canRemoveFinalizer: the Job is being deleted or finishing, or the pod succeeded, or it is considered failed
+ * and is not the pod of its index whose failure counts its replacement must still copy (backoffLimitPerIndex).
  */
 function canRemoveFinalizer(t: TrackingInput, pod: V1Pod, considerFailed: boolean): boolean {
   if (t.job.metadata.deletionTimestamp || t.finishing || isPodSucceeded(pod)) return true;
-  return considerFailed;
+  if (!considerFailed) return false;
+  const ix = completionIndexOf(pod);
+  return !(hasBackoffLimitPerIndex(t.job) && ix !== UNKNOWN_INDEX && t.delayed.get(ix)?.metadata?.uid === uidOf(pod));
 }
 
 /** Nothing recorded is left once this pass's status is written. */

@@ -47,13 +47,35 @@ export type JobSpec = {
   completionMode?: string;
   suspend?: boolean;
   podReplacementPolicy?: string;
-  podFailurePolicy?: unknown;
-  successPolicy?: unknown;
+  podFailurePolicy?: PodFailurePolicy;
+  successPolicy?: SuccessPolicy;
   managedBy?: string;
   /** Read by the TTL-after-finished controller (controllers/ttl-after-finished/), not by this one. */
   ttlSecondsAfterFinished?: number;
   [other: string]: unknown;
 };
+
+/** batch/v1 PodFailurePolicy (rules are evaluated in order; the first match wins). */
+export type PodFailurePolicy = { rules?: PodFailurePolicyRule[] };
+export type PodFailurePolicyRule = {
+  /** FailJob | FailIndex | Ignore | Count; an unknown action skips the rule. */
+  action: string;
+  onExitCodes?: { containerName?: string; operator: string; values?: number[] };
+  /** status defaults to True (apiserver). */
+  onPodConditions?: { type: string; status?: string }[];
+};
+export const PodFailurePolicyAction = {
+  FailJob: 'FailJob',
+  FailIndex: 'FailIndex',
+  Ignore: 'Ignore',
+  Count: 'Count',
+} as const;
+export type PodFailurePolicyAction = (typeof PodFailurePolicyAction)[keyof typeof PodFailurePolicyAction];
+
+/** batch/v1 SuccessPolicy (Indexed Jobs only). */
+export type SuccessPolicy = { rules?: { succeededIndexes?: string; succeededCount?: number }[] };
+
+export const PodReplacementPolicy = { TerminatingOrFailed: 'TerminatingOrFailed', Failed: 'Failed' } as const;
 
 export type Job = {
   apiVersion?: string;
@@ -99,6 +121,9 @@ export const JOB_TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 /** batch.JobCompletionIndexAnnotation (also the label's key since PodIndexLabel, GA 1.32). */
 export const COMPLETION_INDEX_KEY = 'batch.kubernetes.io/job-completion-index';
 export const COMPLETION_INDEX_ENV = 'JOB_COMPLETION_INDEX';
+/** batch.JobIndexFailureCountAnnotation and batch.JobIndexIgnoredFailureCountAnnotation (backoffLimitPerIndex). */
+export const INDEX_FAILURE_COUNT_KEY = 'batch.kubernetes.io/job-index-failure-count';
+export const INDEX_IGNORED_FAILURE_COUNT_KEY = 'batch.kubernetes.io/job-index-ignored-failure-count';
 /** batch.JobControllerName: the built-in controller's spec.managedBy value. */
 export const BUILT_IN_MANAGER = 'kubernetes.io/job-controller';
 /** fleetq's own spec.managedBy value (issue 11): a Job naming it is fleetq's on any cluster. */
@@ -129,6 +154,8 @@ export const Reason = {
   AdoptPod: 'AdoptPod',
   ReleasePod: 'ReleasePod',
   RemoveTrackingFinalizer: 'RemoveTrackingFinalizer',
+  /** fleetq's own (KEP-4443 ahead of upstream): the rule-names annotation is malformed and ignored. */
+  InvalidPodFailurePolicyRuleNames: 'InvalidPodFailurePolicyRuleNames',
 } as const;
 
 export const ConditionReason = {

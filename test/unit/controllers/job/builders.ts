@@ -1,7 +1,13 @@
 // Builders for Job planner tests: a Job selecting its controller-uid label, pods described by what the planner
 // looks at, and a fixed clock.
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Job, JobStatus, ObservedJob } from '../../../../shared/controllers/job/types.js';
+import type {
+  Job,
+  JobStatus,
+  ObservedJob,
+  PodFailurePolicy,
+  SuccessPolicy,
+} from '../../../../shared/controllers/job/types.js';
 
 export const NOW = new Date('2026-01-01T00:00:00Z');
 export const NS = 'ns';
@@ -33,6 +39,12 @@ export type JobOptions = {
   managedBy?: string;
   deleting?: boolean;
   restartPolicy?: string;
+  podFailurePolicy?: PodFailurePolicy;
+  podReplacementPolicy?: 'Failed' | 'TerminatingOrFailed';
+  backoffLimitPerIndex?: number;
+  maxFailedIndexes?: number;
+  successPolicy?: SuccessPolicy;
+  annotations?: Record<string, string>;
 };
 
 export function aJob(o: JobOptions = {}): Job {
@@ -45,12 +57,20 @@ export function aJob(o: JobOptions = {}): Job {
       uid: JOB_UID,
       resourceVersion: '100',
       labels: { ...LABELS },
+      ...(o.annotations && { annotations: o.annotations }),
       ...(o.deleting && { deletionTimestamp: ago(1) }),
     },
     spec: {
       ...('completions' in o ? o.completions !== undefined && { completions: o.completions } : { completions: 1 }),
       parallelism: o.parallelism ?? 1,
-      backoffLimit: o.backoffLimit ?? 6,
+      ...(o.backoffLimitPerIndex === undefined || o.backoffLimit !== undefined
+        ? { backoffLimit: o.backoffLimit ?? 6 }
+        : { backoffLimitPerIndex: o.backoffLimitPerIndex }),
+      ...(o.backoffLimitPerIndex !== undefined && { backoffLimitPerIndex: o.backoffLimitPerIndex }),
+      ...(o.maxFailedIndexes !== undefined && { maxFailedIndexes: o.maxFailedIndexes }),
+      ...(o.podFailurePolicy && { podFailurePolicy: o.podFailurePolicy }),
+      ...(o.podReplacementPolicy && { podReplacementPolicy: o.podReplacementPolicy }),
+      ...(o.successPolicy && { successPolicy: o.successPolicy }),
       ...(o.indexed && { completionMode: 'Indexed' }),
       ...(o.activeDeadlineSeconds !== undefined && { activeDeadlineSeconds: o.activeDeadlineSeconds }),
       ...(o.suspend !== undefined && { suspend: o.suspend }),
@@ -76,6 +96,12 @@ export type PodOptions = {
   orphan?: boolean;
   labels?: Record<string, string>;
   node?: string;
+  /** Failed pods: the container's exit code (default 1). */
+  exitCode?: number;
+  /** Extra pod conditions, e.g. DisruptionTarget. */
+  conditions?: { type: string; status: 'True' | 'False'; reason?: string }[];
+  /** Extra annotations, e.g. the per-index failure counts. */
+  annotations?: Record<string, string>;
 };
 
 export function aPod(name: string, o: PodOptions = {}): V1Pod {
@@ -92,7 +118,12 @@ export function aPod(name: string, o: PodOptions = {}): V1Pod {
         ...(o.labels ?? LABELS),
         ...(o.index !== undefined && { 'batch.kubernetes.io/job-completion-index': String(o.index) }),
       },
-      ...(o.index !== undefined && { annotations: { 'batch.kubernetes.io/job-completion-index': String(o.index) } }),
+      ...((o.index !== undefined || o.annotations) && {
+        annotations: {
+          ...(o.index !== undefined && { 'batch.kubernetes.io/job-completion-index': String(o.index) }),
+          ...o.annotations,
+        },
+      }),
       ...(o.finalizer !== false && { finalizers: [FINALIZER] }),
       ...(!o.orphan && { ownerReferences: [jobRef] }),
       ...(o.deleting && { deletionTimestamp: new Date(NOW.getTime() - 1000) }),
@@ -101,8 +132,11 @@ export function aPod(name: string, o: PodOptions = {}): V1Pod {
     spec: { containers: [{ name: 'c', image: 'busybox' }], ...(o.node !== undefined && { nodeName: o.node }) },
     status: {
       phase,
-      ...(o.ready && {
-        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(NOW.getTime() - 60_000) }],
+      ...((o.ready || o.conditions) && {
+        conditions: [
+          ...(o.ready ? [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(NOW.getTime() - 60_000) }] : []),
+          ...(o.conditions ?? []),
+        ],
       }),
       ...(terminal && {
         containerStatuses: [
@@ -114,7 +148,7 @@ export function aPod(name: string, o: PodOptions = {}): V1Pod {
             restartCount: 0,
             state: {
               terminated: {
-                exitCode: phase === 'Succeeded' ? 0 : 1,
+                exitCode: phase === 'Succeeded' ? 0 : (o.exitCode ?? 1),
                 finishedAt: new Date(NOW.getTime() - (o.finishedAgo ?? 30) * 1000),
               },
             },
