@@ -1,6 +1,7 @@
 // Builders for Job planner tests: a Job selecting its controller-uid label, pods described by what the planner
 // looks at, and a fixed clock.
 import type { V1Pod } from '@kubernetes/client-node';
+import { plannedEvents, type Action } from '../../../../shared/kube/actions.js';
 import type {
   Job,
   JobStatus,
@@ -162,3 +163,24 @@ export function aPod(name: string, o: PodOptions = {}): V1Pod {
 export function observed(job: Job | null, pods: V1Pod[] = [], extra: Partial<ObservedJob> = {}): ObservedJob {
   return { namespace: NS, name: JOB, job, pods, ...(job && { adoptionRecheck: job }), ...extra };
 }
+
+/** The status a plan writes, if any. */
+export function statusOf(actions: readonly Action[]): JobStatus | undefined {
+  const a = actions.find((x) => x.type === 'updateStatus');
+  return a?.type === 'updateStatus' ? (a.object as Job).status : undefined;
+}
+
+export const ofType = (actions: readonly Action[], type: Action['type']): Action[] =>
+  actions.filter((a) => a.type === type);
+
+/** The events a plan records, as `<type> <reason>: <message>`. */
+export const eventsOf = (actions: readonly Action[]): string[] =>
+  plannedEvents(actions).map((e) => `${e.type} ${e.reason}: ${e.message}`);
+
+/** The created pods' objects. */
+export const createdPods = (actions: readonly Action[]): V1Pod[] =>
+  actions.flatMap((a) => (a.type === 'create' ? [a.object as V1Pod] : []));
+
+/** `type/reason` of the True conditions a plan writes. */
+export const conditionsOf = (actions: readonly Action[]): string[] =>
+  (statusOf(actions)?.conditions ?? []).filter((c) => c.status === 'True').map((c) => `${c.type}/${c.reason}`);
