@@ -158,6 +158,7 @@ describe('the shipped descriptors', () => {
   it('give the controllers of the kinds written so far', () => {
     expect([...DESCRIPTORS.controllers().keys()].sort()).toEqual([
       'ConfigMap',
+      'CronJob',
       'Deployment',
       'Job',
       'ReplicaSet',
