@@ -4,6 +4,7 @@
 // Options (CONFORMANCE_B=upstream-1 for a harness self-check, CONFORMANCE_ONLY, …): test/helpers/conformance-suite.ts.
 import { conformanceSuite } from '../helpers/conformance-suite.js';
 import { DEPLOYMENT_SCENARIOS } from './scenarios/deployment.js';
+import { JOB_POLICY_SCENARIOS } from './scenarios/job-policies.js';
 import { JOB_SCENARIOS } from './scenarios/job.js';
 import { REPLICASET_SCENARIOS } from './scenarios/replicaset.js';
 import { TTL_SCENARIOS } from './scenarios/ttl-after-finished.js';
@@ -12,5 +13,6 @@ conformanceSuite('workloads', 'ReplicaSet, Deployment, Job and TTL-after-finishe
   ...REPLICASET_SCENARIOS,
   ...DEPLOYMENT_SCENARIOS,
   ...JOB_SCENARIOS,
+  ...JOB_POLICY_SCENARIOS,
   ...TTL_SCENARIOS,
 ]);

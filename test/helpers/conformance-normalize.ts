@@ -59,6 +59,10 @@ export function replicaSetKey(s: Snapshot, rs: ReplicaSet): string {
 }
 
 const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
+const INDEX_FAILURE_COUNTS = [
+  ['batch.kubernetes.io/job-index-failure-count', 'failures'],
+  ['batch.kubernetes.io/job-index-ignored-failure-count', 'ignored'],
+] as const;
 
 /** A template with time-valued annotations (kubectl rollout restart) replaced by a placeholder. */
 function template(t: PodTemplate): unknown {
@@ -79,9 +83,13 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     const h = rs.metadata.labels?.[HASH_LABEL];
     if (h !== undefined) hashes[key] = h;
   }
+  // A pod named in a message (a Job's podFailurePolicy FailJob message) has a random name: `<ns>/<pod>`.
+  const podNames = s.pods.map((p) => p.metadata.name ?? '').filter((n) => n !== '');
   const text = (m: string | undefined): string | undefined => {
     if (m === undefined) return undefined;
-    let out = m.split(namespace).join('<ns>');
+    let out = m;
+    for (const name of podNames) out = out.split(`${namespace}/${name} `).join('<ns>/<pod> ');
+    out = out.split(namespace).join('<ns>');
     for (const [name, key] of keyByName) if (name !== key) out = out.split(`"${name}"`).join(`"<${key}>"`);
     return out;
   };
@@ -232,6 +240,11 @@ function jobIndexParts(p: Pod, jobName: string): string[] {
     parts.push(`index=${index}`);
     if (p.metadata.annotations?.[COMPLETION_INDEX] !== index) parts.push('annotation≠label');
     if (p.spec.hostname !== `${jobName}-${index}`) parts.push(`hostname=${String(p.spec.hostname)}`);
+  }
+  // backoffLimitPerIndex: the failures of the index before this pod, counted and ignored.
+  for (const [key, label] of INDEX_FAILURE_COUNTS) {
+    const v = p.metadata.annotations?.[key];
+    if (v !== undefined) parts.push(`${label}=${v}`);
   }
   return parts;
 }

@@ -96,6 +96,33 @@ function setReady(pod: Pod, ready: boolean): void {
   for (const cs of status.containerStatuses ?? []) cs.ready = ready;
 }
 
+/** A kubelet's terminal status for a failed pod (the `failPods` step). */
+function failedStatus(pod: Pod, step: { exitCode?: number; conditions?: readonly Condition[] }): void {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  setReady(pod, false);
+  const status = (pod.status ??= {});
+  const conditions = (status.conditions ??= []);
+  for (const c of step.conditions ?? []) {
+    const at = conditions.findIndex((x) => x.type === c.type);
+    const next = { lastTransitionTime: now, ...c };
+    if (at >= 0) conditions[at] = next;
+    else conditions.push(next);
+  }
+  status.phase = 'Failed';
+  const containers = (pod.spec.containers ?? []) as Array<{ name: string; image?: string }>;
+  status.containerStatuses = containers.map((c) => ({
+    name: c.name,
+    image: c.image ?? '',
+    imageID: '',
+    ready: false,
+    restartCount: 0,
+    started: false,
+    state: {
+      terminated: { exitCode: step.exitCode ?? 1, reason: 'Error', startedAt: now, finishedAt: now },
+    },
+  }));
+}
+
 export async function runStep(
   step: Exclude<Step, { do: 'compare' } | { do: 'on' }>,
   side: Side,
@@ -127,6 +154,18 @@ export async function runStep(
           x.metadata.annotations = { ...x.metadata.annotations, ...annotations };
         });
       return `endPods ${step.outcome} on ${pods.map((p) => p.metadata.name).join(', ')}`;
+    }
+    case 'failPods': {
+      const s = await sampler.next();
+      const filter = { phase: 'Running', ...step.filter };
+      const pods = selectPods(s, filter);
+      if (pods.length < (filter.count ?? 1))
+        throw new Error(`failPods: ${pods.length} pods match ${JSON.stringify(filter)}, want ${filter.count ?? 1}`);
+      for (const p of pods)
+        await side.update<Pod>('Pod', p.metadata.name ?? '', (x) => failedStatus(x, step), 'status');
+      return `failPods exit ${step.exitCode ?? 1} ${(step.conditions ?? []).map((c) => c.type).join(',')} on ${pods
+        .map((p) => p.metadata.name)
+        .join(', ')}`;
     }
     case 'scale':
       await side.update<Deployment & ReplicaSet>(step.kind, step.name, (o) => {

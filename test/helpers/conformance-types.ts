@@ -196,6 +196,17 @@ export type Step =
       readonly outcome: 'Succeeded' | 'Failed';
       readonly exitCode?: number;
     }
+  /**
+   * Fails Running pods chosen by the filter with one status write, as a kubelet reports a terminal pod: phase
+   * Failed, every container terminated with `exitCode` (default 1), Ready False, plus `conditions` (e.g.
+   * DisruptionTarget), which kwok's outcome stages cannot set. kwok leaves the pod alone afterwards.
+   */
+  | {
+      readonly do: 'failPods';
+      readonly filter: PodFilter;
+      readonly exitCode?: number;
+      readonly conditions?: readonly Condition[];
+    }
   /** Read-modify-replace (retried on 409). */
   | {
       readonly do: 'update';
