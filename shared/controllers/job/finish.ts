@@ -52,7 +52,8 @@ export function decideFinished(f: FinishInput): FinishDecision {
   if (target) return { finished: newCondition('Failed', 'True', target.reason ?? '', target.message ?? '', now) };
   const failJob = failJobMatch(job, f.pods);
   if (failJob?.failJobMessage !== undefined) {
-    const reason = failJobReason(f.ruleNames, failJob.ruleIndex ?? 0);
+    const index = failJob.ruleIndex ?? 0;
+    const reason = failJobReason(f.ruleNames, index, job.spec.podFailurePolicy?.rules?.[index]?.name);
     return { finished: failureTarget(reason, failJob.failJobMessage, now) };
   }
   let requeueAfter: number | undefined;

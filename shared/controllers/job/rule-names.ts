@@ -11,7 +11,8 @@
 // (metav1.Condition's pattern, CamelCase-style) of at most 128 characters. (The KEP's last check, no clash with
 // the controller's own reasons, holds by construction: none of those starts with "PodFailurePolicy_".)
 // A malformed annotation is reported (a Warning Event on each sync) and otherwise ignored: the Job runs as if it
-// had none. Switching to the real field: see README, "Named pod-failure-policy rules".
+// had none. Switching to the real field (README, "Named pod-failure-policy rules"): a rule's own `name`, once an
+// apiserver serves it, is read first; the annotation only names rules without one.
 import { ConditionReason, type Job } from './types.js';
 
 export const RULE_NAMES_ANNOTATION = 'fleetq.dev/pod-failure-policy-rule-names';
@@ -69,8 +70,12 @@ function reasonWithName(name: string): string {
   return `${ConditionReason.PodFailurePolicy}_${name}`;
 }
 
-/** The FailureTarget / Failed reason when the FailJob rule at `ruleIndex` fails the Job. */
-export function failJobReason(names: RuleNames, ruleIndex: number): string {
+/**
+ * The FailureTarget / Failed reason when the FailJob rule at `ruleIndex` fails the Job: the rule's own `name`
+ * once the apiserver serves KEP-4443's field (it defaults it), else the annotation's name or index.
+ */
+export function failJobReason(names: RuleNames, ruleIndex: number, ruleName?: string): string {
+  if (ruleName !== undefined && ruleName !== '') return reasonWithName(ruleName);
   if (names.kind !== 'valid') return ConditionReason.PodFailurePolicy;
   return reasonWithName(names.names[ruleIndex] ?? String(ruleIndex));
 }

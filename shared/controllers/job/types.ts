@@ -58,6 +58,8 @@ export type JobSpec = {
 /** batch/v1 PodFailurePolicy (rules are evaluated in order; the first match wins). */
 export type PodFailurePolicy = { rules?: PodFailurePolicyRule[] };
 export type PodFailurePolicyRule = {
+  /** KEP-4443's field, not in the 1.37 API: read first once an apiserver serves it (rule-names.ts). */
+  name?: string;
   /** FailJob | FailIndex | Ignore | Count; an unknown action skips the rule. */
   action: string;
   onExitCodes?: { containerName?: string; operator: string; values?: number[] };

@@ -95,6 +95,13 @@ describe('rule names annotation: validation', () => {
   ])('reason of rule $index with $names.kind names: $want', ({ names, index, want }) => {
     expect(failJobReason(names, index)).toBe(want);
   });
+
+  it("the rule's own name (KEP-4443's field, once served) comes before the annotation", () => {
+    expect(failJobReason({ kind: 'valid', names: ['FromAnnotation'] }, 0, 'FromField')).toBe(
+      'PodFailurePolicy_FromField',
+    );
+    expect(failJobReason({ kind: 'absent' }, 3, 'FromField')).toBe('PodFailurePolicy_FromField');
+  });
 });
 
 describe('Job planner: named pod-failure-policy rules', () => {
