@@ -238,14 +238,14 @@ export function dueRun(cj: CronJob, now: number): number | null {
 }
 
 function start(cj: CronJob): Pass {
-  const status = structuredClone(cj.status ?? {});
+  const status = jsonCopy(cj.status ?? {});
   return { cj, active: [...(status.active ?? [])], status, actions: [] };
 }
 
 /** Plan on the CronJob read fresh from here on, keeping what the pass did to status.active so far. */
 function switchTo(pass: Pass, fresh: CronJob): void {
   const dropped = (pass.cj.status?.active ?? []).filter((r) => !pass.active.some((a) => a.uid === r.uid));
-  const status = structuredClone(fresh.status ?? {});
+  const status = jsonCopy(fresh.status ?? {});
   pass.cj = fresh;
   pass.status = { ...status, lastSuccessfulTime: pass.status.lastSuccessfulTime ?? status.lastSuccessfulTime };
   pass.active = (status.active ?? []).filter((r) => !dropped.some((d) => d.uid === r.uid));
@@ -325,4 +325,9 @@ function timeMs(t: string | null | undefined): number | undefined {
 /** Go's time.RFC1123Z of a UTC time: "Mon, 02 Jan 2006 15:04:05 +0000". */
 function rfc1123z(ms: number): string {
   return new Date(ms).toUTCString().replace(/GMT$/, '+0000');
+}
+
+/** A deep copy of JSON data (apiserver objects are JSON; structuredClone would give objects of another realm under a VM context). */
+function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }
