@@ -1,7 +1,12 @@
 // A cluster's API budget (registry `limits.qps`, `limits.burst`) held for every worker and Lambda together: a
 // token bucket stored in Redis and taken from by one Lua script. The script refills the bucket by Redis `TIME`
-// (one clock for the whole fleet), grants a token or answers how many ms until the next one; the caller waits
-// that long and asks again. Waiting callers of one process are served in order, one script call at a time.
+// (one clock for the whole fleet) and reserves the next token for the caller: it answers 0 when one was saved
+// up, or how many ms until the reserved one comes (the bucket goes below zero by the tokens promised). The
+// caller waits that long and sends without asking again. So takers are served in the order they asked, across
+// every process, as client-go's one limiter per client serves its callers: a controller's deletes asked for
+// before another worker's creates go first (when callers slept and asked again, whoever asked just after a
+// refill won, and one ReplicaSet's creates overtook another's deletes past the surge bound). Callers of one
+// process ask one script call at a time, in order.
 //
 // Redis data loss: a missing bucket is a full one (the key expires once it would be full anyway), so a
 // FLUSHALL, a restart without persistence or an eviction costs at most one extra burst. A key of another type
@@ -20,7 +25,7 @@ import type { RateLimiter } from './rest.js';
 import { TokenBucket } from './token-bucket.js';
 
 // KEYS[1] bucket HASH {tokens, at}; KEYS[2] takers ZSET (process id → last take, ms).
-// ARGV: qps, burst, taker id, takers window (ms). Returns {0 | ms to wait, takers in the window}.
+// ARGV: qps, burst, taker id, takers window (ms). Returns {0 | ms until the reserved token, takers in the window}.
 const TAKE = `
 local qps = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
@@ -41,12 +46,9 @@ elseif now > at then
   tokens = math.min(burst, tokens + (now - at) * qps / 1000)
   at = now
 end
+tokens = tokens - 1
 local wait = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-else
-  wait = math.max(1, math.ceil((1 - tokens) * 1000 / qps))
-end
+if tokens < 0 then wait = math.ceil(-tokens * 1000 / qps) end
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'at', string.format('%.3f', at))
 redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) * 1000 / qps) + 1000)
 redis.call('ZADD', KEYS[2], now, ARGV[3])
@@ -95,11 +97,18 @@ export class RedisTokenBucket implements RateLimiter {
     if (!(o.qps > 0) || !(o.burst >= 1)) throw new RangeError(`qps must be > 0 and burst ≥ 1 (${o.qps}, ${o.burst})`);
   }
 
-  /** Resolves when the fleet-wide bucket (or, while Redis is out, this process's share) grants a token. */
-  take(): Promise<void> {
-    const next = this.queue.then(() => this.takeOne());
-    this.queue = next.catch(() => undefined);
-    return next;
+  /**
+   * Resolves when the token the fleet-wide bucket reserved for this call comes (or, while Redis is out, when
+   * this process's share grants one). The next caller asks as soon as this one has its reservation.
+   */
+  async take(): Promise<void> {
+    const reserved = this.queue.then(() => this.reserve());
+    this.queue = reserved.then(
+      () => undefined,
+      () => undefined,
+    );
+    const wait = await reserved;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   /** Whether takes currently go to this process's share (Redis did not answer). */
@@ -107,25 +116,21 @@ export class RedisTokenBucket implements RateLimiter {
     return this.fallback !== undefined;
   }
 
-  private async takeOne(): Promise<void> {
-    for (;;) {
-      if (this.fallback) {
-        this.probe();
-        return this.fallback.bucket.take();
-      }
-      let wait: number;
+  /** The ms until this call's token: Redis's reservation, or 0 once the fallback share granted one. */
+  private async reserve(): Promise<number> {
+    if (!this.fallback) {
       try {
-        wait = await this.ask();
+        return await this.ask();
       } catch (error) {
         this.fallBack(error);
-        continue;
       }
-      if (wait === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, wait));
     }
+    this.probe();
+    await this.fallback?.bucket.take();
+    return 0;
   }
 
-  /** One script call: 0 when a token was granted, else the ms until the next one. */
+  /** One script call: 0 when a saved-up token was taken, else the ms until the token it reserved. */
   private async ask(): Promise<number> {
     const { keys, qps, burst, takerId } = this.o;
     const args = [keys.bucket, keys.takers, qps, burst, takerId, this.o.takersWindowMs ?? 60_000] as const;

@@ -138,6 +138,25 @@ describe('RedisTokenBucket (the script, on the shared Redis)', () => {
     expect(await admin.zcard(keysOf().apiBucketTakers(CLUSTER))).toBe(2);
   });
 
+  it('serves takers in the order they asked, across processes (a reservation each, no asking again)', async () => {
+    // One worker's 5 deletes ask first, another worker's 5 creates after them: all 5 deletes must be sent first
+    // (kube-controller-manager's one client serves them in order; redis-flush caught creates overtaking deletes).
+    const qps = 10;
+    const [a, b] = [bucket({ qps, burst: 1 }), bucket({ qps, burst: 1 })];
+    const order: string[] = [];
+    const first = Array.from({ length: 5 }, (_, i) => a.take().then(() => order.push(`a${i}`)));
+    // a's five reservations are in once the bucket is 4 tokens below zero (a few ms of refill between calls).
+    const key = keysOf().apiBucket(CLUSTER);
+    await waitFor(async () => Number(await admin.hget(key, 'tokens')) < -3.5, 5_000, 5, "a's reservations");
+    const t0 = performance.now();
+    const second = Array.from({ length: 5 }, (_, i) => b.take().then(() => order.push(`b${i}`)));
+    await Promise.all([...first, ...second]);
+    expect(order).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'b0', 'b1', 'b2', 'b3', 'b4']);
+    // b's five tokens come after a's four reserved ones, at the pace: 9 tokens at 10 qps from t0, less the
+    // refill while a's reservations were made.
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(800);
+  });
+
   it('heals a deleted or clobbered key as a full bucket, and lets an idle bucket expire once it would be full', async () => {
     const b = bucket({ qps: 1, burst: 3 });
     expect(await timeTakes(b, 3)).toBeLessThan(250);
