@@ -157,8 +157,9 @@ export function instrument(queue: WorkQueue, registry: Registry, name: string): 
     },
     async done(lease, requeueAfterMs) {
       finish(lease);
-      if (requeueAfterMs !== undefined) m.adds.inc(labels(lease.key));
-      await queue.done(lease, requeueAfterMs);
+      const outcome = await queue.done(lease, requeueAfterMs);
+      if (requeueAfterMs !== undefined && outcome.outcome === 'done') m.adds.inc(labels(lease.key));
+      return outcome;
     },
     async retry(lease, error, options): Promise<RetryOutcome> {
       finish(lease);

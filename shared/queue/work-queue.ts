@@ -59,6 +59,12 @@ export type DeadLetter = {
   readonly at: number;
 };
 
+/** What done() did: released the key (and scheduled its requeue), or found the lease no longer current. */
+export type DoneOutcome =
+  | { readonly outcome: 'done' }
+  /** The lease was no longer current (expired or superseded): nothing was changed, no requeue scheduled. */
+  | { readonly outcome: 'lease-lost' };
+
 export type RetryOutcome =
   | { readonly outcome: 'retried'; readonly delayMs: number }
   /** The lease was no longer current (expired or superseded): nothing was changed. */
@@ -88,9 +94,10 @@ export interface WorkQueue {
   get(waitMs?: number): Promise<Lease | null>;
   /**
    * Success: forgets the key's backoff; if it was re-added while held, it is enqueued again. With
-   * requeueAfterMs, the key is also scheduled that far ahead, in the same atomic step.
+   * requeueAfterMs, the key is also scheduled that far ahead, in the same atomic step. 'lease-lost' when the
+   * lease was no longer current (another holder may have the key): nothing was changed.
    */
-  done(lease: Lease, requeueAfterMs?: number): Promise<void>;
+  done(lease: Lease, requeueAfterMs?: number): Promise<DoneOutcome>;
   /** Transient failure: requeue with the key's failure backoff, without end. A conflict: its conflict backoff. */
   retry(lease: Lease, error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome>;
   /** Terminal failure: park the key in the dead-letter list now. */

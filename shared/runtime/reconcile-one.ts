@@ -148,7 +148,12 @@ async function run(
   }
   // Release and requeue in one atomic step: a crash between the two cannot lose the requeue.
   work.endedAt = Date.now();
-  await deps.queue.done(lease, result.requeueAfter);
+  const released = await deps.queue.done(lease, result.requeueAfter);
+  if (released.outcome === 'lease-lost') {
+    // The work was applied, but another holder may have the key by now: its requeue was not scheduled here.
+    logger.warn('Lease lost before done; the key was not released by this run', { token: lease.token });
+    return 'lease-lost';
+  }
   return result.requeueAfter === undefined ? 'done' : 'requeued';
 }
 

@@ -278,10 +278,11 @@ describe.each(allDrivers())('WorkQueue contract: $name', (h) => {
     expect(second.failures).toBe(1);
     expect(await q.renew(first)).toBe(false);
     expect(await q.retry(first, new Error('late'))).toEqual({ outcome: 'lease-lost' });
-    await q.done(first); // ignored: the key stays held by `second`
+    // Refused, and said so: the key stays held by `second`, and no requeue is scheduled for the stale holder.
+    expect(await q.done(first, 0)).toEqual({ outcome: 'lease-lost' });
     expect(await q.renew(second)).toBe(true);
     expect((await getWithin(q, Math.min(short, h.leaseMs / 3))).lease).toBeNull();
-    await q.done(second);
+    expect(await q.done(second)).toEqual({ outcome: 'done' });
   });
 
   it('rotates over clusters: a quiet cluster is served within 2 gets', async () => {

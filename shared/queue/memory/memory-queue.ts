@@ -16,7 +16,14 @@
 //   (addRaw, the test hook for a corrupt store) is dead-lettered as "bad signature" and never handed out.
 import { randomUUID } from 'node:crypto';
 import { MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
-import { backoffDelay, type DeadLetter, type Lease, type RetryOutcome, type WorkQueue } from '../work-queue.js';
+import {
+  backoffDelay,
+  type DeadLetter,
+  type DoneOutcome,
+  type Lease,
+  type RetryOutcome,
+  type WorkQueue,
+} from '../work-queue.js';
 import { BAD_SIGNATURE, signKey, verifyKey } from '../message-signing.js';
 import type { QueueOptions } from '../work-queue.js';
 import {
@@ -91,15 +98,16 @@ export class MemoryQueue implements WorkQueue {
     }
   }
 
-  async done(lease: Lease, requeueAfterMs?: number): Promise<void> {
+  async done(lease: Lease, requeueAfterMs?: number): Promise<DoneOutcome> {
     const held = this.current(lease);
-    if (!held) return;
+    if (!held) return { outcome: 'lease-lost' };
     this.release(held);
     this.failures.delete(lease.id);
     this.conflicts.delete(lease.id);
     this.rescheduleDirty(lease.id);
     if (requeueAfterMs !== undefined) this.schedule(lease.id, this.now() + Math.max(0, requeueAfterMs));
     if (!this.pending.has(lease.id)) this.signatures.delete(lease.id);
+    return { outcome: 'done' };
   }
 
   async retry(lease: Lease, _error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {

@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { keyString, MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
 import { BAD_SIGNATURE, signKey, verifyKey } from '../message-signing.js';
-import type { DeadLetter, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
+import type { DeadLetter, DoneOutcome, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
 import {
   checkedKeyString,
   clusterAndKind,
@@ -125,9 +125,10 @@ export class RedisQueue implements WorkQueue {
     }
   }
 
-  async done(lease: Lease, requeueAfterMs?: number): Promise<void> {
+  async done(lease: Lease, requeueAfterMs?: number): Promise<DoneOutcome> {
     const after = requeueAfterMs === undefined ? '' : Math.max(0, Math.floor(requeueAfterMs));
-    await this.scripts.run('done', lease.id, lease.token, after);
+    const released = await this.scripts.run('done', lease.id, lease.token, after);
+    return Number(released) === 1 ? { outcome: 'done' } : { outcome: 'lease-lost' };
   }
 
   /** A conflict backs off on the key's conflict count (the `conf` hash); its failure count is untouched. */

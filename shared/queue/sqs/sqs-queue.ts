@@ -45,7 +45,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
 import { BAD_SIGNATURE } from '../message-signing.js';
-import type { DeadLetter, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
+import type { DeadLetter, DoneOutcome, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
 import { backoffDelay } from '../work-queue.js';
 import { checkedKeyString, clusterCap, resolveQueueOptions } from '../queue-options.js';
 import type { ResolvedQueueOptions } from '../queue-options.js';
@@ -175,9 +175,9 @@ export class SqsQueue implements WorkQueue {
     }
   }
 
-  async done(lease: Lease, requeueAfterMs?: number): Promise<void> {
+  async done(lease: Lease, requeueAfterMs?: number): Promise<DoneOutcome> {
     const held = this.release(lease);
-    if (!held) return;
+    if (!held) return { outcome: 'lease-lost' };
     // The requeue first, the delete second: a crash in between runs the key once more, never loses it.
     if (requeueAfterMs !== undefined) {
       if (requeueAfterMs > 0) await this.delay.send(held.id, Date.now() + requeueAfterMs);
@@ -187,6 +187,7 @@ export class SqsQueue implements WorkQueue {
     this.settle(held, 'deleted');
     this.backingOff.delete(held.id);
     this.history.completed(held.id, held.runStart);
+    return { outcome: 'done' };
   }
 
   async retry(lease: Lease, _error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {
