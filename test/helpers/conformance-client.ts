@@ -6,7 +6,7 @@ import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { ApiError, isConflict, isNotFound } from '../../shared/kube/errors.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';
-import type { Deployment, Job, KubeEvent, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
+import type { CronJob, Deployment, Job, KubeEvent, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
 import { sandboxCluster } from './sandbox.js';
 
 type List<T> = { items: T[] };
@@ -16,6 +16,7 @@ export const RESOURCE = {
   ReplicaSet: 'replicasets',
   Job: 'jobs',
   Pod: 'pods',
+  CronJob: 'cronjobs',
 } as const;
 
 const API: Record<keyof typeof RESOURCE, string> = {
@@ -23,11 +24,14 @@ const API: Record<keyof typeof RESOURCE, string> = {
   ReplicaSet: '/apis/apps/v1',
   Job: '/apis/batch/v1',
   Pod: '/api/v1',
+  CronJob: '/apis/batch/v1',
 };
 
 export class Side {
   /** Outputs of recorded kubectl steps, by name (compared across sides at the end of a scenario). */
   readonly recordings: Record<string, unknown> = {};
+  /** Set once a CronJob was created here: only then does a snapshot list CronJobs (one request less per poll). */
+  private hasCronJobs = false;
 
   private constructor(
     /** A short label for reports: the cluster name, suffixed when both sides share a cluster. */
@@ -66,17 +70,27 @@ export class Side {
   async snapshot(): Promise<Snapshot> {
     const deployments = await this.list<Deployment>('Deployment');
     const replicaSets = await this.list<ReplicaSet>('ReplicaSet');
+    const cronJobs = this.hasCronJobs ? await this.list<CronJob>('CronJob') : undefined;
     const jobs = await this.list<Job>('Job');
     const pods = await this.list<Pod>('Pod');
-    return { at: Date.now(), namespace: this.namespace, deployments, replicaSets, jobs, pods };
+    return {
+      at: Date.now(),
+      namespace: this.namespace,
+      deployments,
+      replicaSets,
+      jobs,
+      pods,
+      ...(cronJobs !== undefined && { cronJobs }),
+    };
   }
 
   async events(): Promise<KubeEvent[]> {
     return (await this.rest.request<List<KubeEvent>>('GET', `/api/v1/namespaces/${this.namespace}/events`)).items;
   }
 
-  async create(obj: Deployment | ReplicaSet | Job | Pod): Promise<void> {
+  async create(obj: Deployment | ReplicaSet | Job | Pod | CronJob): Promise<void> {
     const kind = obj.kind as keyof typeof RESOURCE;
+    if (kind === 'CronJob') this.hasCronJobs = true;
     await this.rest.request('POST', this.path(kind), {
       body: { ...obj, metadata: { ...obj.metadata, namespace: this.namespace } },
     });

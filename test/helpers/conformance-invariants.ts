@@ -223,6 +223,49 @@ function ttlExpiryOf(j: Job): number | undefined {
   return ttl === undefined || Number.isNaN(at) ? undefined : at + ttl * 1000;
 }
 
+/** The Jobs a CronJob controls (by its uid) that have not finished and are not being deleted. */
+export function unfinishedJobsOf(s: Snapshot, cronJob: string): Job[] {
+  const uid = s.cronJobs?.find((c) => c.metadata.name === cronJob)?.metadata.uid;
+  if (uid === undefined) return [];
+  return s.jobs.filter(
+    (j) =>
+      controllerOf(j.metadata)?.uid === uid &&
+      !j.metadata.deletionTimestamp &&
+      !(j.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True'),
+  );
+}
+
+/**
+ * concurrencyPolicy Forbid never has two unfinished Jobs at once, and Replace never either (it deletes the running
+ * Job before it creates the next): checked on every sample, no grace. A Job being deleted does not count (Replace's
+ * delete is propagationPolicy Background: the Job goes at once, its pods after).
+ */
+export function cronJobOneActiveJob(cronJob: string): Invariant {
+  return {
+    name: `${cronJob}: never two unfinished Jobs (Forbid, Replace)`,
+    graceMs: 0,
+    check: (s) => {
+      const active = unfinishedJobsOf(s, cronJob);
+      return active.length <= 1
+        ? null
+        : `${active.length} unfinished Jobs: ${active.map((j) => j.metadata.name).join(', ')}`;
+    },
+  };
+}
+
+/** A CronJob's Jobs (any state) never exceed `max`: no run is created twice, history limits hold. */
+export function cronJobJobsBound(cronJob: string, max: number): Invariant {
+  return {
+    name: `${cronJob}: at most ${max} Jobs`,
+    graceMs: 0,
+    check: (s) => {
+      const uid = s.cronJobs?.find((c) => c.metadata.name === cronJob)?.metadata.uid;
+      const n = uid === undefined ? 0 : s.jobs.filter((j) => controllerOf(j.metadata)?.uid === uid).length;
+      return n <= max ? null : `${n} Jobs > ${max}`;
+    },
+  };
+}
+
 export function jobInvariants(name: string): Invariant[] {
   return [jobParallelismBound(name), jobSucceededCountedOnce(name)];
 }

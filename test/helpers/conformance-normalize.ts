@@ -14,6 +14,7 @@ import {
 } from './conformance-model.js';
 import type {
   Condition,
+  CronJob,
   Job,
   KubeEvent,
   Labels,
@@ -29,6 +30,8 @@ export type Normalized = {
   replicaSets: Record<string, unknown>;
   /** Only when the namespace has Jobs, so the states of the other scenarios compare as before. */
   jobs?: Record<string, unknown>;
+  /** Only in CronJob scenarios (cronJobKeys says how their Jobs and times are named). */
+  cronJobs?: Record<string, unknown>;
   /** Active and terminating pods per owner key, counted by state. */
   pods: Record<string, Record<string, number>>;
 };
@@ -75,6 +78,8 @@ function template(t: PodTemplate): unknown {
 export function normalize(s: Snapshot, namespace: string, events: readonly KubeEvent[] = []): NormalizedSide {
   const keyByUid = new Map<string, string>();
   const keyByName = new Map<string, string>();
+  const cron = cronJobKeys(s);
+  const jobKey = (name: string): string => cron.jobKeys.get(name) ?? name;
   const hashes: Record<string, string> = {};
   for (const rs of s.replicaSets) {
     const key = replicaSetKey(s, rs);
@@ -103,7 +108,8 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     const r = controllerOf(m);
     if (!r) return null;
     const flags = r.blockOwnerDeletion === true ? '' : ' (blockOwnerDeletion not set)';
-    const name = r.kind === 'ReplicaSet' ? (keyByUid.get(r.uid) ?? `${r.name}?`) : r.name;
+    const name =
+      r.kind === 'ReplicaSet' ? (keyByUid.get(r.uid) ?? `${r.name}?`) : r.kind === 'Job' ? jobKey(r.name) : r.name;
     return `${r.kind}/${name}${flags}`;
   };
 
@@ -164,7 +170,15 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
   }
 
   const jobs: Record<string, unknown> = {};
-  for (const j of s.jobs) jobs[j.metadata.name ?? '?'] = normalizeJob(j, conditions);
+  for (const j of s.jobs) {
+    const run = cron.runOf(j);
+    jobs[jobKey(j.metadata.name ?? '?')] = {
+      ...normalizeJob(j, conditions),
+      ...(run !== undefined && { cronJob: run }),
+    };
+  }
+  const cronJobs: Record<string, unknown> = {};
+  for (const c of s.cronJobs ?? []) cronJobs[c.metadata.name ?? '?'] = cron.normalize(c, conditions);
 
   const pods: Record<string, Record<string, number>> = {};
   for (const p of s.pods) {
@@ -186,16 +200,22 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
   const eventReasons: Record<string, Set<string>> = {};
   for (const e of events) {
     const kind = e.involvedObject.kind;
-    if (kind !== 'Deployment' && kind !== 'ReplicaSet' && kind !== 'Job') continue;
+    if (kind !== 'Deployment' && kind !== 'ReplicaSet' && kind !== 'Job' && kind !== 'CronJob') continue;
     const name = e.involvedObject.name ?? '?';
-    const key = `${kind}/${kind === 'ReplicaSet' ? (keyByName.get(name) ?? 'deleted') : name}`;
+    const key = `${kind}/${kind === 'ReplicaSet' ? (keyByName.get(name) ?? 'deleted') : kind === 'Job' ? jobKey(name) : name}`;
     (eventReasons[key] ??= new Set()).add(`${e.reason ?? '?'} (${e.type ?? '?'})`);
   }
   const eventsOut = Object.fromEntries(
     Object.entries(eventReasons).map(([k, v]) => [k, Object.fromEntries([...v].sort().map((r) => [r, true as const]))]),
   );
 
-  const state: Normalized = { deployments, replicaSets, ...(s.jobs.length > 0 && { jobs }), pods };
+  const state: Normalized = {
+    deployments,
+    replicaSets,
+    ...(s.jobs.length > 0 && { jobs }),
+    ...(s.cronJobs !== undefined && { cronJobs }),
+    pods,
+  };
   return { state, events: eventsOut, hashes };
 }
 
@@ -229,6 +249,63 @@ function normalizeJob(
       completionTime: st.completionTime !== undefined,
     },
     conditions: conditions(st.conditions),
+  };
+}
+
+const SCHEDULED_TIMESTAMP = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
+const MINUTE_MS = 60_000;
+
+/**
+ * A CronJob's Jobs are named `<cronjob>-<scheduled time in minutes since the epoch>`, and its status holds times:
+ * both sides run at the same wall-clock time but may create their CronJob either side of a minute, so each time is
+ * written as the minutes since the minute its CronJob was created (`backup-+2` is the run two minutes after),
+ * a Job of another name (kubectl create job --from) keeps its name, and lastSuccessfulTime is compared by presence.
+ */
+function cronJobKeys(s: Snapshot): {
+  jobKeys: Map<string, string>;
+  runOf: (j: Job) => Record<string, unknown> | undefined;
+  normalize: (c: CronJob, conditions: (cs: readonly Condition[] | undefined) => Record<string, unknown>) => unknown;
+} {
+  const byUid = new Map((s.cronJobs ?? []).map((c) => [c.metadata.uid ?? '', c]));
+  const base = (c: CronJob | undefined): number | undefined => {
+    const t = Date.parse(c?.metadata.creationTimestamp ?? '');
+    return Number.isNaN(t) ? undefined : Math.floor(t / MINUTE_MS);
+  };
+  const relative = (c: CronJob | undefined, ms: number): string => {
+    const b = base(c);
+    return b === undefined ? '?' : `+${Math.floor(ms / MINUTE_MS) - b}`;
+  };
+  const jobKeys = new Map<string, string>();
+  const runs = new Map<string, Record<string, unknown>>();
+  for (const j of s.jobs) {
+    const r = controllerOf(j.metadata);
+    if (r?.kind !== 'CronJob') continue;
+    const c = byUid.get(r.uid);
+    const name = j.metadata.name ?? '';
+    const m = /^(.*)-(\d+)$/.exec(name);
+    const scheduled = j.metadata.annotations?.[SCHEDULED_TIMESTAMP];
+    const at = scheduled === undefined ? undefined : Date.parse(scheduled);
+    if (m !== null && m[1] === r.name) jobKeys.set(name, `${r.name}-${relative(c, Number(m[2]) * MINUTE_MS)}`);
+    runs.set(name, {
+      scheduled: at === undefined ? '(no annotation)' : relative(c, at),
+      nameIsScheduledMinute: m !== null && at !== undefined && Number(m[2]) === Math.floor(at / MINUTE_MS),
+    });
+  }
+  return {
+    jobKeys,
+    runOf: (j) => runs.get(j.metadata.name ?? ''),
+    normalize: (c) => {
+      const st = c.status ?? {};
+      const last = st.lastScheduleTime === undefined ? undefined : Date.parse(st.lastScheduleTime);
+      return {
+        spec: { ...c.spec, jobTemplate: '(as written)' },
+        status: {
+          active: (st.active ?? []).map((a) => jobKeys.get(a.name ?? '') ?? a.name).sort(),
+          lastScheduleTime: last === undefined ? undefined : relative(c, last),
+          lastSuccessfulTime: st.lastSuccessfulTime !== undefined,
+        },
+      };
+    },
   };
 }
 

@@ -156,3 +156,81 @@ export const all =
     }
     return true;
   };
+
+/** The CronJob's Jobs: n of them (by its uid), `running` of them with a Running pod. */
+export const cronJobJobs =
+  (cronJob: string, n: number, running = 0) =>
+  (s: Snapshot): Check => {
+    const c = s.cronJobs?.find((x) => x.metadata.name === cronJob);
+    if (!c) return `cronjob ${cronJob} not found`;
+    const jobs = s.jobs.filter((j) => controllerOf(j.metadata)?.uid === c.metadata.uid);
+    if (jobs.length !== n) return `cronjob ${cronJob}: ${jobs.length} jobs, want ${n}`;
+    const withPod = jobs.filter((j) =>
+      podsOwnedBy(s, j.metadata.uid).some((p) => isActive(p) && p.status?.phase === 'Running'),
+    );
+    return withPod.length >= running
+      ? true
+      : `cronjob ${cronJob}: ${withPod.length} jobs with a running pod, want ${running}`;
+  };
+
+/** status.active of the CronJob lists n Jobs. */
+export const cronJobActive =
+  (cronJob: string, n: number) =>
+  (s: Snapshot): Check => {
+    const c = s.cronJobs?.find((x) => x.metadata.name === cronJob);
+    const active = c?.status?.active?.length ?? 0;
+    return active === n ? true : `cronjob ${cronJob}: status.active has ${active}, want ${n}`;
+  };
+
+/**
+ * The wall clock is past the CronJob's k-th run (k minutes after the minute it was created, for a schedule of
+ * `* * * * *`) by `seconds`: a condition on the sample's time, so a wait for it has a deadline like any other.
+ */
+export const pastRun =
+  (cronJob: string, k: number, seconds = 5) =>
+  (s: Snapshot): Check => {
+    const c = s.cronJobs?.find((x) => x.metadata.name === cronJob);
+    const created = Date.parse(c?.metadata.creationTimestamp ?? '');
+    if (Number.isNaN(created)) return `cronjob ${cronJob} not found`;
+    const due = (Math.floor(created / 60_000) + k) * 60_000 + seconds * 1000;
+    return s.at >= due ? true : `${Math.ceil((due - s.at) / 1000)} s until run ${k} + ${seconds} s`;
+  };
+
+/**
+ * Between :05 and :45 of a minute: away from the runs of a `* * * * *` schedule, so both sides create or compare
+ * within the same minute.
+ */
+export const midMinute =
+  () =>
+  (s: Snapshot): Check => {
+    const second = new Date(s.at).getUTCSeconds();
+    return second >= 5 && second <= 45 ? true : `second ${second} of the minute`;
+  };
+
+/** The CronJob's Jobs by state: how many have a True Complete and a True Failed condition. */
+export const cronJobFinished =
+  (cronJob: string, complete: number, failed: number) =>
+  (s: Snapshot): Check => {
+    const c = s.cronJobs?.find((x) => x.metadata.name === cronJob);
+    if (!c) return `cronjob ${cronJob} not found`;
+    const jobs = s.jobs.filter((j) => controllerOf(j.metadata)?.uid === c.metadata.uid);
+    const has = (type: string) =>
+      jobs.filter((j) => j.status?.conditions?.some((x) => x.type === type && x.status === 'True')).length;
+    const [k, f] = [has('Complete'), has('Failed')];
+    return k === complete && f === failed
+      ? true
+      : `cronjob ${cronJob}: ${k} complete, ${f} failed, want ${complete}, ${failed}`;
+  };
+
+/** status.lastScheduleTime is the k-th run (k minutes after the minute the CronJob was created). */
+export const cronJobLastRun =
+  (cronJob: string, k: number) =>
+  (s: Snapshot): Check => {
+    const c = s.cronJobs?.find((x) => x.metadata.name === cronJob);
+    const created = Date.parse(c?.metadata.creationTimestamp ?? '');
+    const last = Date.parse(c?.status?.lastScheduleTime ?? '');
+    if (Number.isNaN(created)) return `cronjob ${cronJob} not found`;
+    if (Number.isNaN(last)) return `cronjob ${cronJob}: no lastScheduleTime`;
+    const run = Math.floor(last / 60_000) - Math.floor(created / 60_000);
+    return run === k ? true : `cronjob ${cronJob}: last run ${run}, want ${k}`;
+  };

@@ -6,7 +6,17 @@ import type { Side } from './conformance-client.js';
 import { COMPLETION_INDEX, controllerOf, isActive, isPodReady, isTerminating } from './conformance-model.js';
 import { replicaSetKey } from './conformance-normalize.js';
 import type { Sampler } from './conformance-sampler.js';
-import type { Condition, Deployment, Job, Pod, PodFilter, ReplicaSet, Snapshot, Step } from './conformance-types.js';
+import type {
+  Condition,
+  CronJob,
+  Deployment,
+  Job,
+  Pod,
+  PodFilter,
+  ReplicaSet,
+  Snapshot,
+  Step,
+} from './conformance-types.js';
 import { kubectlPath } from './sandbox.js';
 
 /** The annotations infra/sandbox/stages/pod-outcome.yaml acts on. */
@@ -138,6 +148,9 @@ export async function runStep(
     case 'updateJob':
       await side.update<Job>('Job', step.name, step.mutate);
       return `updated Job/${step.name}`;
+    case 'updateCronJob':
+      await side.update<CronJob>('CronJob', step.name, step.mutate);
+      return `updated CronJob/${step.name}`;
     case 'endPods': {
       // kwok's outcome stages act on Running pods only; a pod still Pending would keep its annotation unseen.
       const s = await sampler.next();

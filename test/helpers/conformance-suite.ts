@@ -31,14 +31,24 @@ const NEEDS: Record<Scenario['kind'], string[]> = {
   Deployment: ['Deployment', 'ReplicaSet'],
   Job: ['Job'],
   TTLAfterFinished: ['Job', 'TTLAfterFinished'],
+  CronJob: ['CronJob', 'Job'],
 };
 
 const LOCK_WAIT_MS = 30 * 60_000;
 
-export function conformanceSuite(suite: string, title: string, scenarios: readonly Scenario[]): void {
+/**
+ * `o.parallel`: scenarios in flight at once when CONFORMANCE_PARALLEL does not say (default 3); the CronJob suite's
+ * scenarios wait for minutes of schedule, mostly idle, so it runs them all at once.
+ */
+export function conformanceSuite(
+  suite: string,
+  title: string,
+  scenarios: readonly Scenario[],
+  o: { readonly parallel?: number } = {},
+): void {
   const only = process.env.CONFORMANCE_ONLY ? new RegExp(process.env.CONFORMANCE_ONLY) : undefined;
   const selected = scenarios.filter((s) => !only || only.test(s.name));
-  const parallel = Number(process.env.CONFORMANCE_PARALLEL ?? 3);
+  const parallel = Number(process.env.CONFORMANCE_PARALLEL ?? o.parallel ?? 3);
   const base = conformanceOptions();
 
   describe(title, () => {

@@ -117,6 +117,28 @@ export type Job = {
   };
 };
 
+/** A CronJob (the CronJob scenarios): the fields the harness writes and reads. */
+export type CronJob = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: {
+    schedule: string;
+    timeZone?: string;
+    concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
+    suspend?: boolean;
+    startingDeadlineSeconds?: number;
+    successfulJobsHistoryLimit?: number;
+    failedJobsHistoryLimit?: number;
+    jobTemplate: { metadata?: { labels?: Labels; annotations?: Labels }; spec: Job['spec'] };
+  };
+  status?: {
+    active?: Array<{ kind?: string; name?: string; namespace?: string; uid?: string }>;
+    lastScheduleTime?: string;
+    lastSuccessfulTime?: string;
+  };
+};
+
 export type Pod = {
   apiVersion?: string;
   kind?: string;
@@ -152,6 +174,8 @@ export type Snapshot = {
   readonly replicaSets: readonly ReplicaSet[];
   readonly jobs: readonly Job[];
   readonly pods: readonly Pod[];
+  /** Listed (before the Jobs) only once the scenario created a CronJob on the side. */
+  readonly cronJobs?: readonly CronJob[];
 };
 
 /** What a predicate returns: true when satisfied, else false or a string saying what is still missing. */
@@ -183,9 +207,11 @@ export type PodFilter = {
 };
 
 export type Step =
-  | { readonly do: 'create'; readonly objects: readonly (Deployment | ReplicaSet | Job | Pod)[] }
+  | { readonly do: 'create'; readonly objects: readonly (Deployment | ReplicaSet | Job | Pod | CronJob)[] }
   /** Read-modify-replace of a Job (retried on 409): suspend, resume, parallelism. */
   | { readonly do: 'updateJob'; readonly name: string; readonly mutate: (job: Job) => void }
+  /** Read-modify-replace of a CronJob (retried on 409): suspend, resume, schedule. */
+  | { readonly do: 'updateCronJob'; readonly name: string; readonly mutate: (cronJob: CronJob) => void }
   /**
    * Ends pods through the sandbox's kwok outcome stages (infra/sandbox/stages/pod-outcome.yaml): annotates
    * `fleetq.dev/sandbox-outcome` (and `fleetq.dev/sandbox-exit-code`) on Running pods chosen by the filter.
@@ -256,7 +282,7 @@ export type Step =
 export type Mutate = (obj: Deployment & ReplicaSet) => void;
 
 /** The controller a scenario is about (TTLAfterFinished: Jobs, with fleetq's Job and TTL controllers both). */
-export type ScenarioKind = 'ReplicaSet' | 'Deployment' | 'Job' | 'TTLAfterFinished';
+export type ScenarioKind = 'ReplicaSet' | 'Deployment' | 'Job' | 'TTLAfterFinished' | 'CronJob';
 
 export type Scenario = {
   readonly name: string;
