@@ -8,6 +8,7 @@ import { BatchV1Api, CoreV1Api, type CoreV1Event, type V1Job, type V1Pod } from 
 import { waitFor } from '../../infra/sandbox/process.js';
 import { jobController } from '../../shared/controllers/job/index.js';
 import { RULE_NAMES_ANNOTATION } from '../../shared/controllers/job/rule-names.js';
+import { EventRecorders } from '../../shared/kube/events/recorders.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
 import { inProcessDeps } from '../helpers/runtime.js';
@@ -23,7 +24,7 @@ describe('Job controller: named pod-failure-policy rules on a real apiserver', (
   let batch: BatchV1Api;
   let core: CoreV1Api;
   let queue: MemoryQueue;
-  let deps: ReconcileDeps;
+  let deps: ReconcileDeps & { events: EventRecorders };
 
   beforeAll(async () => {
     c = await sandboxCluster(CLUSTER);
@@ -31,10 +32,17 @@ describe('Job controller: named pod-failure-policy rules on a real apiserver', (
     batch = c.kc.makeApiClient(BatchV1Api);
     core = c.kc.makeApiClient(CoreV1Api);
     queue = new MemoryQueue();
-    deps = inProcessDeps(c, { owns: ['Job'], controllers: [['Job', jobController]], queue, service: 'job-names-it' });
+    const base = inProcessDeps(c, {
+      owns: ['Job'],
+      controllers: [['Job', jobController]],
+      queue,
+      service: 'job-names-it',
+    });
+    deps = { ...base, events: new EventRecorders() };
   });
 
   afterAll(async () => {
+    await deps?.events.close();
     await queue?.close();
     await ns?.remove();
   });
