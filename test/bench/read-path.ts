@@ -4,8 +4,9 @@
 // the end, failure or not. Requests are counted from the audit log by client (test/helpers/audit-log.ts): the
 // controller side is fleetq's ServiceAccounts against kube-controller-manager's workload controllers; kwok,
 // kube-scheduler, the other kcm controllers and the bench itself are listed apart, not counted.
-// Both sides get the same client limits: kube-controller-manager's default (qps 20, burst 30; the sandbox passes
-// none) and fleetq's registry entry. Steps run in turn, upstream then fleetq, so both see the same machine.
+// Both sides get the same total client budget: kube-controller-manager's default per controller client (qps 20,
+// burst 30; the sandbox passes none), and for fleetq's one per-cluster budget that times the two controllers.
+// Steps run in turn, upstream then fleetq, so both see the same machine.
 // Phases (--phases, comma-separated):
 //   rolling  a rolling update of a --rolling-replicas (10) Deployment, --runs (3) times: median
 //   rollout  create --replicas (300), rolling update, scale to a tenth
@@ -55,6 +56,12 @@ const RUNS = int('runs');
 const REPLICAS = int('replicas');
 const BIG = { deployments: int('big-deployments'), replicas: int('big-replicas') };
 const LIMITS = { qps: int('qps'), burst: int('burst') };
+/**
+ * kube-controller-manager gives each controller its own client with LIMITS; fleetq's budget is one per cluster.
+ * The same total for fleetq: LIMITS times the controllers in play (Deployment and ReplicaSet).
+ */
+const CONTROLLERS = 2;
+const FLEETQ_LIMITS = { qps: LIMITS.qps * CONTROLLERS, burst: LIMITS.burst * CONTROLLERS };
 const TIMEOUT_MS = int('timeout-s') * 1000;
 const BIG_TIMEOUT_MS = int('big-timeout-s') * 1000;
 /** After convergence, requests still count for this long (a last status write or Event). */
@@ -361,7 +368,7 @@ async function main(): Promise<void> {
       if (!s?.auditLog) throw new Error(`cluster ${name} has no audit log`);
       return s;
     };
-    fleetq = await startFleetq('bench-fleetq', LIMITS);
+    fleetq = await startFleetq('bench-fleetq', FLEETQ_LIMITS);
     const onAdmin = credentialsFrom() === 'admin';
     const sideOf = (s: ClusterState, f?: RunningFleetq): Side => ({
       state: s,
@@ -391,8 +398,9 @@ async function main(): Promise<void> {
       `bench-upstream (kube-controller-manager) vs bench-fleetq (fleetq in-process, reads from its cache)`,
   );
   console.log(
-    `client limits: qps ${LIMITS.qps} burst ${LIMITS.burst} (kube-controller-manager: its default, per controller ` +
-      `client; fleetq: the cluster's registry entry, one budget for all its handlers); ${nodes} kwok nodes per cluster`,
+    `client limits: kube-controller-manager qps ${LIMITS.qps} burst ${LIMITS.burst} per controller client ` +
+      `(${CONTROLLERS} controllers); fleetq qps ${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst}, the cluster's ` +
+      `one budget for all its handlers (the same total); ${nodes} kwok nodes per cluster`,
   );
   console.log(
     `load average (1/5/15 min): ${load0.map((l) => l.toFixed(1)).join('/')} at the start, ` +
