@@ -79,7 +79,7 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
   const keyByUid = new Map<string, string>();
   const keyByName = new Map<string, string>();
   const cron = cronJobKeys(s);
-  const jobKey = (name: string): string => cron.jobKeys.get(name) ?? name;
+  const jobKey = (name: string): string => cron.jobKeys.get(name) ?? cron.byName(name) ?? name;
   const hashes: Record<string, string> = {};
   for (const rs of s.replicaSets) {
     const key = replicaSetKey(s, rs);
@@ -263,6 +263,8 @@ const MINUTE_MS = 60_000;
  */
 function cronJobKeys(s: Snapshot): {
   jobKeys: Map<string, string>;
+  /** A Job gone by now (named only by an event) whose name is `<cronjob>-<minutes>` of a CronJob here. */
+  byName: (name: string) => string | undefined;
   runOf: (j: Job) => Record<string, unknown> | undefined;
   normalize: (c: CronJob, conditions: (cs: readonly Condition[] | undefined) => Record<string, unknown>) => unknown;
 } {
@@ -293,6 +295,11 @@ function cronJobKeys(s: Snapshot): {
   }
   return {
     jobKeys,
+    byName: (name) => {
+      const m = /^(.*)-(\d+)$/.exec(name);
+      const c = m === null ? undefined : (s.cronJobs ?? []).find((x) => x.metadata.name === m[1]);
+      return m === null || c === undefined ? undefined : `${m[1]}-${relative(c, Number(m[2]) * MINUTE_MS)}`;
+    },
     runOf: (j) => runs.get(j.metadata.name ?? ''),
     normalize: (c) => {
       const st = c.status ?? {};
