@@ -28,38 +28,31 @@
 //    dropping what it changed after; fleetq writes what it planned, on the fresh copy's resourceVersion.
 //  - A step that upstream fails with an error (retried with backoff) after changing the status writes that status
 //    and looks again after ERROR_RETRY_MS; with nothing to write it throws a retryable ReconcileError.
-import { isDeepStrictEqual } from 'node:util';
-import type { Action } from '../../kube/actions.js';
 import { ReconcileError } from '../../kube/errors.js';
 import { EventType, type EventSpec } from '../../kube/events/types.js';
 import { isControlledBy } from '../../kube/meta/controller-ref.js';
 import type { PlanResult } from '../controller.js';
 import { isJobFinished } from '../job/conditions.js';
-import { cronJobEvent, jobCreateEvents } from './events.js';
+import { jobCreateEvents } from './events.js';
 import { cleanupFinishedJobs, deleteJobAction, finishedType, isSucceeded, removeFromActive } from './history.js';
 import { jobFromTemplate, jobNameFor, jobReference, wireTime } from './job-template.js';
+import {
+  event,
+  eventsOf,
+  finish,
+  recordSuccess,
+  start,
+  switchTo,
+  timeMs,
+  withStatus,
+  type Outcome,
+  type Pass,
+} from './pass.js';
 import { goQuote, nextScheduleTime, nextScheduleTimeDuration, scheduleOf } from './schedule-times.js';
 import { isKnownTimeZone } from './time-zone.js';
-import {
-  ConcurrencyPolicy,
-  Reason,
-  type CronJob,
-  type CronJobStatus,
-  type Job,
-  type ObjectReference,
-  type ObservedCronJob,
-} from './types.js';
+import { ConcurrencyPolicy, Reason, type CronJob, type Job, type ObservedCronJob } from './types.js';
 
-/** How soon a pass that upstream ends with an error, after writing status, looks again. */
-export const ERROR_RETRY_MS = 1000;
-
-/** The state one pass works on: the CronJob planned on, and its status as the pass changes it. */
-type Pass = {
-  cj: CronJob;
-  active: ObjectReference[];
-  status: CronJobStatus;
-  readonly actions: Action[];
-};
+export { ERROR_RETRY_MS } from './pass.js';
 
 export function planCronJob(o: ObservedCronJob, now: Date): PlanResult {
   if (o.cronJob === null) return { actions: [] };
@@ -69,8 +62,6 @@ export function planCronJob(o: ObservedCronJob, now: Date): PlanResult {
   if (outcome === 'gone') return { actions: [] };
   return finish(pass, outcome);
 }
-
-type Outcome = { readonly requeueAfter?: number } | 'gone' | 'error';
 
 function syncCronJob(pass: Pass, o: ObservedCronJob, now: number): Outcome {
   const children = new Set(o.jobs.map((j) => j.metadata.uid ?? ''));
@@ -237,77 +228,6 @@ export function dueRun(cj: CronJob, now: number): number | null {
   return timeMs(cj.status?.lastScheduleTime) === next.time ? null : next.time;
 }
 
-function start(cj: CronJob): Pass {
-  const status = jsonCopy(cj.status ?? {});
-  return { cj, active: [...(status.active ?? [])], status, actions: [] };
-}
-
-/** Plan on the CronJob read fresh from here on, keeping what the pass did to status.active so far. */
-function switchTo(pass: Pass, fresh: CronJob): void {
-  const dropped = (pass.cj.status?.active ?? []).filter((r) => !pass.active.some((a) => a.uid === r.uid));
-  const status = jsonCopy(fresh.status ?? {});
-  pass.cj = fresh;
-  pass.status = { ...status, lastSuccessfulTime: pass.status.lastSuccessfulTime ?? status.lastSuccessfulTime };
-  pass.active = (status.active ?? []).filter((r) => !dropped.some((d) => d.uid === r.uid));
-}
-
-function recordSuccess(pass: Pass, job: Job): void {
-  const completed = timeMs(job.status?.completionTime);
-  const last = timeMs(pass.status.lastSuccessfulTime);
-  if (pass.status.lastSuccessfulTime === undefined || pass.status.lastSuccessfulTime === null) {
-    if (completed !== undefined) pass.status.lastSuccessfulTime = wireTime(completed);
-    return;
-  }
-  if (completed !== undefined && (last === undefined || completed > last)) {
-    pass.status.lastSuccessfulTime = wireTime(completed);
-  }
-}
-
-/** The CronJob as the pass has changed it (status.active included). */
-function withStatus(pass: Pass): CronJob {
-  return { ...pass.cj, status: { ...pass.status, active: pass.active } };
-}
-
-/** The pass's actions, then its status write (only if the status changed), then the requeue. */
-function finish(pass: Pass, outcome: Exclude<Outcome, 'gone'>): PlanResult {
-  const before = pass.cj.status ?? {};
-  // deleteFromActiveList leaves an empty list, which the apiserver keeps as no list (omitempty).
-  const after: CronJobStatus = { ...pass.status, active: pass.active };
-  if (pass.active.length === 0) delete after.active;
-  const changed = !isDeepStrictEqual(normalizeStatus(before), normalizeStatus(after));
-  const actions = [...pass.actions];
-  if (changed) {
-    const object: CronJob = { ...pass.cj, status: after };
-    actions.push({ type: 'updateStatus', object });
-  }
-  if (outcome === 'error') {
-    if (actions.length === 0)
-      throw new ReconcileError(
-        'PlanFailed',
-        `CronJob ${pass.cj.metadata.namespace}/${pass.cj.metadata.name}: see its events`,
-      );
-    return { actions, requeueAfter: ERROR_RETRY_MS };
-  }
-  return { actions, ...(outcome.requeueAfter !== undefined && { requeueAfter: outcome.requeueAfter }) };
-}
-
-/** Status compared as the apiserver keeps it: an empty active list is no list. */
-function normalizeStatus(s: CronJobStatus): CronJobStatus {
-  const out: CronJobStatus = { ...s };
-  if (!out.active || out.active.length === 0) delete out.active;
-  for (const k of ['lastScheduleTime', 'lastSuccessfulTime'] as const)
-    if (out[k] === null || out[k] === undefined) delete out[k];
-  return out;
-}
-
-function event(pass: Pass, type: EventType, reason: string, message: string): void {
-  pass.actions.push({ type: 'event', event: cronJobEvent(pass.cj, type, reason, message) });
-}
-
-function eventsOf(pass: Pass, events: EventSpec[]): void {
-  for (const e of events.splice(0)) pass.actions.push({ type: 'event', event: e });
-}
-
 function unobserved(what: string): ReconcileError {
   return new ReconcileError('PlanFailed', `CronJob plan needs ${what}, which observe did not read`);
 }
@@ -316,18 +236,7 @@ function name(job: Job): string {
   return job.metadata.name ?? '';
 }
 
-function timeMs(t: string | null | undefined): number | undefined {
-  if (t === null || t === undefined) return undefined;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? undefined : ms;
-}
-
 /** Go's time.RFC1123Z of a UTC time: "Mon, 02 Jan 2006 15:04:05 +0000". */
 function rfc1123z(ms: number): string {
   return new Date(ms).toUTCString().replace(/GMT$/, '+0000');
-}
-
-/** A deep copy of JSON data (apiserver objects are JSON; structuredClone would give objects of another realm under a VM context). */
-function jsonCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }
