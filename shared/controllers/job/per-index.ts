@@ -8,6 +8,7 @@
 // re-creation delay is per index: 10 s doubled per failure of the index (counted or ignored), capped at 10 min,
 // from the last failed pod's finish time.
 import type { V1Pod } from '@kubernetes/client-node';
+import { isPodTerminating } from '../pod-utils/pod-state.js';
 import { finishedTimeMs, backoffDelayMs } from './backoff.js';
 import { matchPodFailurePolicy } from './failure-policy.js';
 import { hasIndex, parseIntervals, withIndexes, type Interval, type Intervals } from './intervals.js';
@@ -44,13 +45,15 @@ export function isIndexFailed(job: Job, pod: V1Pod): boolean {
 
 /**
  * calculateFailedIndexes: status.failedIndexes as observed plus the indexes of pods (still holding the tracking
- * finalizer, with a valid index) that fail their index now.
+ * finalizer, with a valid index) that fail their index now. `afterInterim` (FailureTarget / SuccessCriteriaMet
+ * written): a pod being deleted by the finishing is left out, as upstream removed its finalizer before.
  */
-export function failedIndexesOf(job: Job, pods: readonly V1Pod[]): Interval[] {
+export function failedIndexesOf(job: Job, pods: readonly V1Pod[], afterInterim = false): Interval[] {
   const completions = completionsOf(job);
   const previous = parseIntervals(job.status?.failedIndexes, completions);
   const failedNow = pods
-    .filter((p) => hasValidIndex(job, p) && hasTrackingFinalizer(p) && isIndexFailed(job, p))
+    .filter((p) => hasValidIndex(job, p) && hasTrackingFinalizer(p) && !(afterInterim && isPodTerminating(p)))
+    .filter((p) => isIndexFailed(job, p))
     .map(completionIndexOf);
   return withIndexes(previous, failedNow);
 }

@@ -113,6 +113,10 @@ function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
     recorded.push(jobEvent(job, EventType.Warning, Reason.InvalidPodFailurePolicyRuleNames, message));
   }
 
+  // Upstream removes every finalizer in the sync that writes FailureTarget / SuccessCriteriaMet; here a later
+  // pass does (tracking.ts). In that pass the pods the finishing deleted must count as upstream saw them, before
+  // their deletion: a pod being deleted is not failed, nor does it fail its index.
+  const afterInterim = !!(trueCondition(job, 'FailureTarget') || trueCondition(job, 'SuccessCriteriaMet'));
   let prevSucceededIndexes: Interval[] = [];
   let succeededIndexes: Interval[] = [];
   let failedIndexes: Interval[] | undefined;
@@ -123,7 +127,7 @@ function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
     succeededIndexes = withIndexes(prevSucceededIndexes, done.map(completionIndexOf));
     succeeded = totalOf(succeededIndexes);
     if (hasBackoffLimitPerIndex(job)) {
-      failedIndexes = failedIndexesOf(job, pods);
+      failedIndexes = failedIndexesOf(job, pods, afterInterim);
       delayed = podsWithDelayedDeletion(job, pods, active, succeededIndexes, failedIndexes);
     }
   }
@@ -207,6 +211,7 @@ function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
     job,
     pods,
     status,
+    afterInterim,
     finishing: finished !== undefined,
     failing: finished?.type === 'Failed',
     prevSucceededIndexes,

@@ -20,6 +20,7 @@
 // is written first, as upstream flushes it before removing finalizers.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
+import { isPodTerminating } from '../pod-utils/pod-state.js';
 import { removeFinalizerAction } from './claim.js';
 import { formatIntervals, hasIndex, withIndexes, type Intervals } from './intervals.js';
 import { isFailureCounted } from './failure-policy.js';
@@ -52,6 +53,11 @@ export type TrackingInput = {
   readonly failedIndexes?: Intervals;
   /** backoffLimitPerIndex: per index, the failed pod whose finalizer stays until its replacement exists. */
   readonly delayed: ReadonlyMap<number, V1Pod>;
+  /**
+   * The observed Job already has FailureTarget or SuccessCriteriaMet: a pod being deleted (not terminal) is not
+   * considered failed (upstream removed its finalizer, uncounted unless failing, before deleting it).
+   */
+  readonly afterInterim: boolean;
   /** Whether this pass writes an interim condition for the first time (no finalizer is removed then). */
   readonly interimAdded: boolean;
 };
@@ -86,7 +92,7 @@ export function trackPods(t: TrackingInput): Tracking {
   for (const pod of pods) {
     if (!hasTrackingFinalizer(pod)) continue;
     const uid = uidOf(pod);
-    const considerFailed = isPodFailed(pod, job);
+    const considerFailed = isPodFailed(pod, job) && !(t.afterInterim && isPodTerminating(pod));
     if (!canRemoveFinalizer(t, pod, considerFailed)) continue;
     let recorded = true;
     if (isPodSucceeded(pod) && !observed.failed.has(uid)) {

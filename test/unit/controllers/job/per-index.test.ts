@@ -128,6 +128,26 @@ describe('backoffLimitPerIndex: the plan', () => {
     expect(statusOf(r.actions)?.failedIndexes).toBe('1');
   });
 
+  it('the pass after FailureTarget: a pod the finishing deleted does not fail its index', () => {
+    const target = {
+      type: 'FailureTarget',
+      status: 'True' as const,
+      reason: 'MaxFailedIndexesExceeded',
+      message: 'Job has exceeded the specified maximal number of failed indexes',
+    };
+    const status: JobStatus = {
+      active: 0,
+      terminating: 1,
+      failedIndexes: '0',
+      conditions: [target],
+      uncountedTerminatedPods: { failed: ['uid-a0', 'uid-a1'] },
+    };
+    const pods = [pod('a0', 0, 1, { phase: 'Failed' }), pod('a1', 1, 1, { deleting: true })]; // both budgets spent
+    const r = planJob(observed(job(status, { max: 0 }), pods), NOW);
+    expect(statusOf(r.actions)).toMatchObject({ failedIndexes: '0', failed: 2, uncountedTerminatedPods: {} });
+    expect(ofType(r.actions, 'patch')).toHaveLength(2);
+  });
+
   it('every index succeeded or failed, one failed: FailedIndexes, then Failed once all is counted', () => {
     const status: JobStatus = { active: 0, completedIndexes: '0,2', succeeded: 2, failedIndexes: '1', failed: 2 };
     const pods = [pod('b1', 1, 1, { phase: 'Failed', finalizer: false })];

@@ -119,6 +119,25 @@ describe('Job planner: successPolicy', () => {
     expect(eventsOf(r.actions)).toEqual(['Normal Completed: Job completed']);
   });
 
+  it('the pass after SuccessCriteriaMet: the pods it deleted lose their finalizers uncounted (not failed)', () => {
+    const met = {
+      type: 'SuccessCriteriaMet',
+      status: 'True' as const,
+      reason: 'SuccessPolicy',
+      message: 'Matched rules at index 0',
+    };
+    const status: JobStatus = { active: 0, terminating: 2, completedIndexes: '0', succeeded: 1, conditions: [met] };
+    const pods = [
+      aPod('p0', { index: 0, phase: 'Succeeded', finalizer: false }),
+      aPod('p1', { index: 1, deleting: true }),
+      aPod('p2', { index: 2, deleting: true }),
+    ];
+    const r = planJob(observed(job({ rules: [{ succeededIndexes: '0' }] }, status), pods), NOW);
+    expect(ofType(r.actions, 'patch').map((a) => a.type === 'patch' && a.target.name)).toEqual(['p1', 'p2']);
+    expect(statusOf(r.actions)).toMatchObject({ succeeded: 1, failed: 0, terminating: 2, uncountedTerminatedPods: {} });
+    expect(conditionsOf(r.actions)).toEqual(['SuccessCriteriaMet/SuccessPolicy']);
+  });
+
   it('succeededCount 2 reached by indexes 1 and 3', () => {
     const pods = [
       aPod('p0', { index: 0 }),
