@@ -1,7 +1,8 @@
-// DaemonSet has no controller in fleetq yet: its descriptor keeps what the forwarder watches and maps for a
-// cluster that owns it (upstream's informers: DaemonSets, Pods, ControllerRevisions, Nodes). The controller
-// lands here as `controller` and `access`.
-import type { KeyName, Mapping, WatchDescriptor } from '../descriptor.js';
+// The DaemonSet controller's watch descriptor (upstream's informers: DaemonSets, Pods, ControllerRevisions,
+// Nodes). A cluster runs it when its registry entry owns DaemonSet, and only where kube-controller-manager runs
+// without its daemonset-controller (the sandbox's fleetq mode turns it off).
+import { EVENT_WRITES, type KeyName, type Mapping, type WatchDescriptor } from '../descriptor.js';
+import { daemonSetController } from './index.js';
 import { isNodeUnchanged, nodeView } from './node-changes.js';
 
 const DAEMON_SETS = new Set(['DaemonSet']);
@@ -21,4 +22,40 @@ export const daemonSetDescriptor: WatchDescriptor = {
     { kind: 'ControllerRevision', adopts: true },
   ],
   watches: [{ kind: 'Node', keys: nodeKeys, remember: nodeView, why: 'nodes: where its pods should run' }],
+  access: {
+    reads: [
+      {
+        kind: 'DaemonSet',
+        verbs: ['get'],
+        why: 'DaemonSet observe: the DaemonSet, and a fresh GET before adopting an orphan',
+      },
+      { kind: 'Node', verbs: ['list'], why: 'DaemonSet observe: every node, to decide where its pods should run' },
+      { kind: 'Pod', verbs: ['list'], why: "DaemonSet observe: its pods and the namespace's orphans" },
+      {
+        kind: 'ControllerRevision',
+        verbs: ['get', 'list'],
+        why: "DaemonSet observe: its revisions and the namespace's orphans; the current revision's name (collision)",
+      },
+    ],
+    writes: [
+      {
+        kind: 'Pod',
+        verbs: ['create', 'delete', 'patch'],
+        why: 'DaemonSet: create and delete (uid precondition) daemon pods; adopt, release and relabel by patch',
+      },
+      {
+        kind: 'ControllerRevision',
+        verbs: ['create', 'update', 'delete', 'patch'],
+        why: 'DaemonSet history: create the current revision, raise its number, delete old ones; adopt and release',
+      },
+      {
+        kind: 'DaemonSet',
+        verbs: ['patch'],
+        why: 'DaemonSet: record the failed-pod backoff in its fleetq.dev/failed-pod-backoff annotation',
+      },
+      { kind: 'DaemonSet', subresource: 'status', verbs: ['update'], why: 'DaemonSet: its status' },
+      EVENT_WRITES,
+    ],
+  },
+  controller: () => daemonSetController,
 };

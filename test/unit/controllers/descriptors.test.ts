@@ -159,6 +159,7 @@ describe('the shipped descriptors', () => {
     expect([...DESCRIPTORS.controllers().keys()].sort()).toEqual([
       'ConfigMap',
       'CronJob',
+      'DaemonSet',
       'Deployment',
       'Job',
       'ReplicaSet',

@@ -1,0 +1,59 @@
+// The Kubernetes Events daemonset-controller records (kube-controller-manager 1.37), on the DaemonSet:
+//   SuccessfulCreate    Normal   "Created pod: <name>"          RealPodControl, after a pod create succeeded
+//   FailedCreate        Warning  "Error creating: <error>"      a pod create refused (not: namespace terminating)
+//   SuccessfulDelete    Normal   "Deleted pod: <name>"          after a pod delete succeeded (not: already gone)
+//   FailedDelete        Warning  "Error deleting: <error>"      a pod delete refused (not: 404)
+//   FailedDaemonPod     Warning  "Found failed daemon pod <ns>/<pod> on node <node>, will try to kill it"
+//   SucceededDaemonPod  Normal   "Found succeeded daemon pod <ns>/<pod> on node <node>, will try to delete it"
+//   SelectingAll        Warning  "This daemon set is selecting all pods. A non-empty selector is required."
+// Revision writes, adoption and release record nothing.
+import type { V1DaemonSet } from '@kubernetes/client-node';
+import type { WriteEvents } from '../../kube/actions.js';
+import { EventType, type EventSpec, type InvolvedObject } from '../../kube/events/types.js';
+import { DS_API_VERSION, DS_EVENT_SOURCE, DS_KIND, Reason } from './types.js';
+
+export function regardingDaemonSet(ds: V1DaemonSet): InvolvedObject {
+  return {
+    kind: DS_KIND,
+    apiVersion: DS_API_VERSION,
+    namespace: ds.metadata?.namespace ?? '',
+    name: ds.metadata?.name ?? '',
+    uid: ds.metadata?.uid ?? '',
+    ...(ds.metadata?.resourceVersion !== undefined && { resourceVersion: ds.metadata.resourceVersion }),
+  };
+}
+
+export function dsEvent(ds: V1DaemonSet, type: EventType, reason: string, message: string): EventSpec {
+  return { regarding: regardingDaemonSet(ds), source: DS_EVENT_SOURCE, type, reason, message };
+}
+
+export function podCreateEvents(ds: V1DaemonSet): WriteEvents {
+  return {
+    onSuccess: [{ ...dsEvent(ds, EventType.Normal, Reason.SuccessfulCreate, 'Created pod: '), detail: 'createdName' }],
+    onFailure: { ...dsEvent(ds, EventType.Warning, Reason.FailedCreate, 'Error creating: '), detail: 'error' },
+  };
+}
+
+export function podDeleteEvents(ds: V1DaemonSet, podName: string): WriteEvents {
+  return {
+    onSuccess: [dsEvent(ds, EventType.Normal, Reason.SuccessfulDelete, `Deleted pod: ${podName}`)],
+    onFailure: { ...dsEvent(ds, EventType.Warning, Reason.FailedDelete, 'Error deleting: '), detail: 'error' },
+  };
+}
+
+export function failedDaemonPodEvent(ds: V1DaemonSet, pod: string, node: string): EventSpec {
+  const namespace = ds.metadata?.namespace ?? '';
+  const message = `Found failed daemon pod ${namespace}/${pod} on node ${node}, will try to kill it`;
+  return dsEvent(ds, EventType.Warning, Reason.FailedDaemonPod, message);
+}
+
+export function succeededDaemonPodEvent(ds: V1DaemonSet, pod: string, node: string): EventSpec {
+  const namespace = ds.metadata?.namespace ?? '';
+  const message = `Found succeeded daemon pod ${namespace}/${pod} on node ${node}, will try to delete it`;
+  return dsEvent(ds, EventType.Normal, Reason.SucceededDaemonPod, message);
+}
+
+export function selectingAllEvent(ds: V1DaemonSet): EventSpec {
+  const message = 'This daemon set is selecting all pods. A non-empty selector is required.';
+  return dsEvent(ds, EventType.Warning, Reason.SelectingAll, message);
+}

@@ -1,0 +1,49 @@
+// Observe one DaemonSet, through the cache (cached-cluster-view.ts: after the key's own last writes are in it)
+// or by live reads.
+//
+// Reads per reconcile (API requests when live; none when cached):
+//   1  GET the DaemonSet (404 → done, nothing else is read)
+//   1  LIST the Nodes: every node, as upstream's nodeLister.List per sync (the cache's node store; live, one
+//      cluster-wide list). A Node change wakes only the cluster's DaemonSets (descriptor.ts).
+//   1  its pods plus the namespace's orphan pods (the cache's owner and orphan indexes; live, one filtered list)
+//   1  its ControllerRevisions plus the namespace's orphan ones (same)
+//  +1  GET `<ds>-<hash>`, only when no revision it controls matches the template (a name collision?)
+//  +1  GET the DaemonSet fresh, only when an orphan is to be adopted (RecheckDeletionTimestamp)
+import type { V1ControllerRevision, V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { ReconcileKey } from '../../kube/key.js';
+import { selectorOrNothing } from '../../kube/meta/label-selector.js';
+import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
+import { claim } from './claim.js';
+import { matchesRevision, revisionName } from './history.js';
+import type { ObservedDaemonSet } from './types.js';
+
+export async function observeDaemonSet(view: ClusterView, key: ReconcileKey): Promise<ObservedDaemonSet> {
+  const ds = await view.get<V1DaemonSet>('DaemonSet', key.namespace, key.name);
+  if (ds === null) return { daemonSet: null, nodes: [], pods: [], revisions: [] };
+  const uid = ds.metadata?.uid ?? '';
+  const [nodes, pods, revisions] = await Promise.all([
+    view.list<V1Node>('Node', undefined),
+    controlledOrOrphaned<V1Pod>(view, 'Pod', key.namespace, uid),
+    controlledOrOrphaned<V1ControllerRevision>(view, 'ControllerRevision', key.namespace, uid),
+  ]);
+  const selects = selectorOrNothing(ds.spec?.selector);
+  const crs = claim<V1ControllerRevision>(ds, revisions, selects);
+  const hasCurrent = crs.claimed.some((cr) => matchesRevision(ds, cr));
+  const nameTaken = hasCurrent
+    ? undefined
+    : await view.get<V1ControllerRevision>('ControllerRevision', key.namespace, revisionName(ds));
+  const orphans = crs.adopt.length > 0 || claim<V1Pod>(ds, pods, selects).adopt.length > 0;
+  const deleting = !!ds.metadata?.deletionTimestamp;
+  const adoptionRecheck =
+    orphans && !deleting
+      ? await view.get<V1DaemonSet>('DaemonSet', key.namespace, key.name, { fresh: true })
+      : undefined;
+  return {
+    daemonSet: ds,
+    nodes,
+    pods,
+    revisions,
+    ...(nameTaken !== undefined && { nameTaken }),
+    ...(adoptionRecheck !== undefined && { adoptionRecheck }),
+  };
+}

@@ -1,0 +1,109 @@
+// updateDaemonSetStatus / storeDaemonSetStatus: the counts over the node list, written through the status
+// subresource only when one of them changed or observedGeneration is behind; a DaemonSet with minReadySeconds
+// whose ready pods are not all available yet is looked at again after minReadySeconds.
+import type { V1DaemonSet, V1DaemonSetStatus, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { Action } from '../../kube/actions.js';
+import { isPodAvailable, isPodReady } from '../pod-utils/pod-state.js';
+import { nodeShouldRunDaemonPod, type Placement } from './eligibility.js';
+import { sortDaemonPods } from './node-pods.js';
+import { isPodUpdated, templateGeneration } from './pod-template.js';
+
+export type Counts = {
+  readonly desiredNumberScheduled: number;
+  readonly currentNumberScheduled: number;
+  readonly numberMisscheduled: number;
+  readonly numberReady: number;
+  readonly updatedNumberScheduled: number;
+  readonly numberAvailable: number;
+  readonly numberUnavailable: number;
+};
+
+export function countStatus(
+  ds: V1DaemonSet,
+  nodes: readonly V1Node[],
+  byNode: ReadonlyMap<string, readonly V1Pod[]>,
+  hash: string,
+  placement: Placement,
+  now: Date,
+): Counts {
+  let desired = 0;
+  let current = 0;
+  let misscheduled = 0;
+  let ready = 0;
+  let updated = 0;
+  let available = 0;
+  const minReady = ds.spec?.minReadySeconds ?? 0;
+  const generation = templateGeneration(ds);
+  for (const node of nodes) {
+    const pods = byNode.get(node.metadata?.name ?? '') ?? [];
+    const scheduled = pods.length > 0;
+    if (!nodeShouldRunDaemonPod(node, placement).shouldRun) {
+      if (scheduled) misscheduled++;
+      continue;
+    }
+    desired++;
+    if (!scheduled) continue;
+    current++;
+    const pod = sortDaemonPods(pods)[0]!;
+    if (isPodReady(pod)) {
+      ready++;
+      if (isPodAvailable(pod, minReady, now)) available++;
+    }
+    if (isPodUpdated(pod, hash, generation)) updated++;
+  }
+  return {
+    desiredNumberScheduled: desired,
+    currentNumberScheduled: current,
+    numberMisscheduled: misscheduled,
+    numberReady: ready,
+    updatedNumberScheduled: updated,
+    numberAvailable: available,
+    numberUnavailable: desired - available,
+  };
+}
+
+const n = (v: number | undefined) => v ?? 0;
+
+/**
+ * storeDaemonSetStatus: null when every count is as written and observedGeneration is current; else the status
+ * write (observedGeneration raised when `observeGeneration`), keeping the other status fields (collisionCount).
+ */
+export function statusAction(ds: V1DaemonSet, c: Counts, observeGeneration: boolean): Action | null {
+  const s: V1DaemonSetStatus = ds.status ?? {
+    currentNumberScheduled: 0,
+    desiredNumberScheduled: 0,
+    numberMisscheduled: 0,
+    numberReady: 0,
+  };
+  const generation = ds.metadata?.generation ?? 0;
+  const same =
+    n(s.desiredNumberScheduled) === c.desiredNumberScheduled &&
+    n(s.currentNumberScheduled) === c.currentNumberScheduled &&
+    n(s.numberMisscheduled) === c.numberMisscheduled &&
+    n(s.numberReady) === c.numberReady &&
+    n(s.updatedNumberScheduled) === c.updatedNumberScheduled &&
+    n(s.numberAvailable) === c.numberAvailable &&
+    n(s.numberUnavailable) === c.numberUnavailable &&
+    n(s.observedGeneration) >= generation;
+  if (same) return null;
+  const status: V1DaemonSetStatus = {
+    ...s,
+    ...(observeGeneration && { observedGeneration: generation }),
+    ...c,
+  };
+  const object: V1DaemonSet = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
+  return { type: 'updateStatus', object };
+}
+
+/** A raised collisionCount (snapshot's hash collision), with the counts left as they were. */
+export function collisionAction(ds: V1DaemonSet): Action {
+  const status = { ...ds.status, collisionCount: n(ds.status?.collisionCount) + 1 } as V1DaemonSetStatus;
+  const object: V1DaemonSet = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
+  return { type: 'updateStatus', object };
+}
+
+/** enqueueDaemonSetAfter(minReadySeconds) while some ready pods are not yet available. */
+export function availabilityRequeueMs(ds: V1DaemonSet, c: Counts): number | undefined {
+  const minReady = ds.spec?.minReadySeconds ?? 0;
+  return minReady > 0 && c.numberReady !== c.numberAvailable ? minReady * 1000 : undefined;
+}
