@@ -2,7 +2,9 @@
 //   long-running:  npx tsx functions/forwarder.ts --registry fleet.yaml --driver memory|redis|sqs
 //                  (or FLEETQ_REGISTRY / FLEETQ_DRIVER; SIGTERM/SIGINT stop it and write the checkpoints)
 //   Lambda:        `tick` (EventBridge schedule) runs every cluster's forwarder for FORWARDER_RUN_MS (default
-//                  50 000, capped by the invocation's remaining time) from the checkpoints in Redis.
+//                  50 000, capped by the invocation's remaining time) from the checkpoints in Redis, into the
+//                  stack's queues (SQS_*_URL). A cluster whose run failed (checkpoints unreadable or not
+//                  written, e.g. Redis down) fails the invocation: it throws ForwarderTickError.
 // Other settings: shared/runtime/config.ts (queue, Redis) and shared/forwarder/forwarder-deps.ts (stores).
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -11,8 +13,10 @@ import { Registry } from 'prom-client';
 import { FleetForwarder, type ClusterRunResult } from '../shared/forwarder/fleet-forwarder.js';
 import { forwarderStores, loadForwarderConfig, type ForwarderConfig } from '../shared/forwarder/forwarder-deps.js';
 import { createQueue } from '../shared/queue/index.js';
-import { loadConfig, readsMode, type FleetqConfig } from '../shared/runtime/config.js';
+import { isLambda, loadConfig, readsMode, type FleetqConfig } from '../shared/runtime/config.js';
 import { queueConfig, redisCaches, registryFrom } from '../shared/runtime/deps.js';
+import { EmfExporter } from '../shared/runtime/emf.js';
+import { LambdaDeps } from '../shared/runtime/lambda-deps.js';
 import { Logger } from '../shared/runtime/logger.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
 import { resyncOnRedisLoss } from '../shared/runtime/redis-loss-resync.js';
@@ -34,7 +38,8 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
   const logger = new Logger('fleetq-forwarder', config.LOG_LEVEL);
   const registry = new Registry();
   const clusters = registryFrom(config);
-  const queue = await createQueue(queueConfig(config));
+  // The stack's queues by URL in Lambda (never created there: config.ts refuses a Lambda without them).
+  const queue = await createQueue({ ...queueConfig(config), metrics: { registry } });
   const stores = forwarderStores(config, fwd);
   // Handlers that read from the cache read what this forwarder materializes in the queue's Redis.
   const caches =
@@ -59,29 +64,55 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
   };
 }
 
-// Lambda: dependencies are built on the first invocation and reused while the container is warm.
-let warm: Promise<FleetDeps> | undefined;
+// Lambda: dependencies are built on the first invocation and reused while the container is warm; a failed
+// build is not kept, and a rotated secret rebuilds them (lambda-deps.ts).
+const lambda = new LambdaDeps<FleetDeps & { readonly emf: EmfExporter }>(
+  'fleetq-forwarder',
+  async (env) => {
+    const deps = await makeFleetDeps(loadConfig(env), loadForwarderConfig(env));
+    return { ...deps, emf: new EmfExporter(deps.registry, { namespace: 'fleetq', service: 'forwarder' }) };
+  },
+  (deps) => deps.close(),
+);
 
-export const tick = async (event: ScheduledEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
-  warm ??= makeFleetDeps(loadConfig(process.env), loadForwarderConfig(process.env));
-  const { fwd, logger, newFleet } = await warm;
+/** A tick in which some cluster's run failed: thrown, so that Lambda counts an error and alarms can fire. */
+export class ForwarderTickError extends Error {
+  constructor(readonly failed: readonly ClusterRunResult[]) {
+    super(`forwarder tick failed for ${failed.map((r) => `${r.cluster} (${r.error ?? 'failed'})`).join(', ')}`);
+    this.name = new.target.name;
+  }
+}
+
+export type TickContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<Pick<Context, 'awsRequestId'>>;
+
+export const tick = async (event: ScheduledEvent, context?: TickContext) => {
+  const { deps, coldStart } = await lambda.get();
+  const { fwd, newFleet, emf } = deps;
+  const logger = deps.logger.child({ requestId: context?.awsRequestId, coldStart });
   const remaining = context ? context.getRemainingTimeInMillis() - STOP_MARGIN_MS : Infinity;
   const runMs = Math.max(0, Math.min(fwd.FORWARDER_RUN_MS, remaining));
   // A fresh FleetForwarder per tick: its forwarders resume from the checkpoints the last tick wrote.
   const fleet = newFleet();
   logger.info('Forwarder tick', { id: event.id, time: event.time, runMs });
-  const results: ClusterRunResult[] = await fleet.runFor(runMs);
-  const stats = Object.fromEntries([...fleet.forwarders].map(([name, f]) => [name, f.stats]));
-  logger.info('Forwarder tick done', { results, stats });
-  return { results, stats };
+  try {
+    const results: ClusterRunResult[] = await fleet.runFor(runMs);
+    const stats = Object.fromEntries([...fleet.forwarders].map(([name, f]) => [name, f.stats]));
+    const failed = results.filter((r) => !r.ok);
+    if (failed.length > 0) {
+      logger.error('Forwarder tick failed', { results, stats });
+      throw new ForwarderTickError(failed);
+    }
+    logger.info('Forwarder tick done', { results, stats });
+    return { results, stats };
+  } finally {
+    if (isLambda(process.env)) await emf.flush();
+    // `osls invoke local` waits for the event loop to empty: close the connections so it exits with the tick.
+    if (process.env.IS_LOCAL === 'true') await lambda.dispose();
+  }
 };
 
 /** Closes what warm invocations kept open (tests; a Lambda container is simply frozen). */
-export async function closeTickDeps(): Promise<void> {
-  const deps = await warm;
-  warm = undefined;
-  await deps?.close();
-}
+export const closeTickDeps = (): Promise<void> => lambda.dispose();
 
 export async function main(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({

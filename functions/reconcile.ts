@@ -1,61 +1,56 @@
-// AWS Lambda handlers for the SQS driver.
-//   handler: SQS batches from the FIFO work queue → reconcileOne each key, partial batch failures. Fences
-//            never shorten a message's visibility below the queue's (SQS_VISIBILITY_MS, which must equal the
-//            work queue's VisibilityTimeout) or the invocation's remaining time.
-//   delay:   SQS batches from the delay queue → due keys to the work queue (addAfter, requeueAfter, backoff).
-// Configuration comes from the environment (README "Configuration"); SQS_WORK_URL, SQS_DELAY_URL and
-// SQS_DEAD_URL name the queues the stack created; FLEETQ_SIGNING_SECRET, when set, makes every message carry an
-// HMAC of its key and dead-letters those that do not. Dependencies are built once per container and reused.
-import { SQSClient } from '@aws-sdk/client-sqs';
+// AWS Lambda handler for the SQS FIFO work queue: each key of a batch through reconcileOne, partial batch
+// failures. Fences never shorten a message's visibility below the queue's (SQS_VISIBILITY_MS, which must equal
+// the work queue's VisibilityTimeout) or the invocation's remaining time.
+// Configuration comes from the environment (README "Configuration"): SQS_WORK_URL, SQS_DELAY_URL and
+// SQS_DEAD_URL name the stack's queues; credentials (the cluster registry and its kubeconfigs, REDIS_URL,
+// FLEETQ_SIGNING_SECRET) come from the secret FLEETQ_SECRET_ID names, read at cold start and cached with a TTL.
+// Dependencies are built once per container and reused while warm (a failed build is not kept). Each
+// invocation logs with its request id and cold-start flag, and writes its metrics as CloudWatch EMF lines.
 import type { Context, SQSEvent } from 'aws-lambda';
 import { SqsQueue } from '../shared/queue/sqs/sqs-queue.js';
-import { loadConfig } from '../shared/runtime/config.js';
-import { makeDeps } from '../shared/runtime/deps.js';
-import {
-  processDelayBatch,
-  processWorkBatch,
-  type SqsBatchDeps,
-  type SqsBatchResponse,
-} from '../shared/runtime/sqs-batch.js';
+import { isLambda, loadConfig } from '../shared/runtime/config.js';
+import { closeDeps, makeDeps, type Deps } from '../shared/runtime/deps.js';
+import { EmfExporter } from '../shared/runtime/emf.js';
+import { LambdaDeps } from '../shared/runtime/lambda-deps.js';
+import { processWorkBatch, type SqsBatchResponse } from '../shared/runtime/sqs-batch.js';
+import { sqsClientFor, stackQueueUrls } from './lambda-queue.js';
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set (the URL of an SQS queue of the stack)`);
-  return value;
-}
+type ReconcileDeps = Deps & { readonly queue: SqsQueue; readonly emf: EmfExporter };
 
-let depsPromise: Promise<SqsBatchDeps> | undefined;
-
-function deps(): Promise<SqsBatchDeps> {
-  depsPromise ??= (async () => {
-    const config = loadConfig(process.env, { FLEETQ_DRIVER: 'sqs' });
-    const client = new SQSClient({
-      region: config.AWS_REGION,
-      ...(config.SQS_ENDPOINT && { endpoint: config.SQS_ENDPOINT }),
-    });
+const lambda = new LambdaDeps<ReconcileDeps>(
+  'fleetq-reconcile',
+  async (env) => {
+    const config = loadConfig(env, { FLEETQ_DRIVER: 'sqs' });
     const queue = new SqsQueue({
-      client,
-      urls: { work: required('SQS_WORK_URL'), delay: required('SQS_DELAY_URL'), dead: required('SQS_DEAD_URL') },
+      client: sqsClientFor(config),
+      ownsClient: true,
+      urls: stackQueueUrls(config),
       leaseMs: config.FLEETQ_LEASE_MS,
       ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
     });
-    return { ...(await makeDeps(config, { service: 'fleetq-reconcile', queue })), queue };
-  })();
-  return depsPromise;
-}
+    const deps = await makeDeps(config, { service: 'fleetq-reconcile', queue });
+    return {
+      ...deps,
+      queue,
+      emf: new EmfExporter(deps.metrics.registry, { namespace: 'fleetq', service: 'reconcile' }),
+    };
+  },
+  (deps) => closeDeps(deps),
+);
 
-export const handler = async (
-  event: SQSEvent,
-  context: Pick<Context, 'getRemainingTimeInMillis'>,
-): Promise<SqsBatchResponse> => {
-  const d = await deps();
-  return processWorkBatch(d, event.Records, {
+export type InvocationContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<Pick<Context, 'awsRequestId'>>;
+
+export const handler = async (event: SQSEvent, context: InvocationContext): Promise<SqsBatchResponse> => {
+  const { deps, coldStart } = await lambda.get();
+  const logger = deps.logger.child({ requestId: context.awsRequestId, coldStart });
+  const response = await processWorkBatch({ ...deps, logger }, event.Records, {
     visibilityMs: Number(process.env.SQS_VISIBILITY_MS ?? 900_000),
     remainingMs: () => context.getRemainingTimeInMillis(),
   });
+  if (isLambda(process.env)) await deps.emf.flush();
+  if (process.env.IS_LOCAL === 'true') await lambda.dispose();
+  return response;
 };
 
-export const delay = async (event: SQSEvent): Promise<void> => {
-  const d = await deps();
-  await processDelayBatch(d.queue, event.Records);
-};
+/** Closes what warm invocations kept open (tests; a Lambda container is simply frozen). */
+export const closeReconcileDeps = (): Promise<void> => lambda.dispose();

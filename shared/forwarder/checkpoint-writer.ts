@@ -45,10 +45,12 @@ export class CheckpointWriter {
     return this.running;
   }
 
-  async close(): Promise<void> {
+  /** Stops the timer and writes what is pending; resolves to whether everything marked was written. */
+  async close(): Promise<boolean> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.flush();
+    return this.dirty.size === 0;
   }
 
   private async write(): Promise<void> {

@@ -129,6 +129,8 @@ export class Forwarder {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private resyncing: Promise<number> | undefined;
   private state: 'new' | 'running' | 'stopped' = 'new';
+  /** Whether stop() wrote every checkpoint it had (false: they stay where the last write left them). */
+  private checkpointsWritten = true;
 
   constructor(private readonly o: ForwarderOptions) {
     this.cluster = o.cluster;
@@ -258,25 +260,32 @@ export class Forwarder {
     // A resync stuck on an unresponsive cluster must not hold up the checkpoint write.
     if (this.resyncing)
       await Promise.race([this.resyncing.catch(() => undefined), delay(2_000, undefined, { ref: false })]);
-    await this.writer.close();
+    this.checkpointsWritten = await this.writer.close();
     this.logger.info('Forwarder stopped', { stats: this.stats, peakPending: this.peakPending });
   }
 
   /**
    * The scheduled mode: watch from the checkpoints for `ms`, then stop cleanly. A resync runs first when the
-   * last one (kept in the checkpoint store) is older than resyncMs.
+   * last one (kept in the checkpoint store) is older than resyncMs. Rejects when the checkpoints could not be
+   * read, or the progress made could not be written at the end (the next run would repeat it): a scheduled
+   * run that made no lasting progress is a failed one.
    */
   async runFor(ms: number): Promise<void> {
     await this.start();
-    const resyncMs = this.o.resyncMs ?? 300_000;
-    const last = Number((await this.o.checkpoints.load(this.cluster, [RESYNC_CHECKPOINT])).get(RESYNC_CHECKPOINT) ?? 0);
-    if (resyncMs > 0 && this.now() - last >= resyncMs) {
-      void this.resync()
-        .then(() => this.o.checkpoints.save(this.cluster, new Map([[RESYNC_CHECKPOINT, String(this.now())]])))
-        .catch(() => undefined);
+    try {
+      const resyncMs = this.o.resyncMs ?? 300_000;
+      const saved = await this.o.checkpoints.load(this.cluster, [RESYNC_CHECKPOINT]);
+      const last = Number(saved.get(RESYNC_CHECKPOINT) ?? 0);
+      if (resyncMs > 0 && this.now() - last >= resyncMs) {
+        void this.resync()
+          .then(() => this.o.checkpoints.save(this.cluster, new Map([[RESYNC_CHECKPOINT, String(this.now())]])))
+          .catch(() => undefined);
+      }
+      await sleep(ms, this.stopSignal.signal);
+    } finally {
+      await this.stop();
     }
-    await sleep(ms, this.stopSignal.signal);
-    await this.stop();
+    if (!this.checkpointsWritten) throw new Error('checkpoints not written at the end of the run');
   }
 
   /** Refills the cache (a warm list of every watched resource), e.g. after its Redis lost its data. */

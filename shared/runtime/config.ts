@@ -19,6 +19,14 @@ const schema = z.object({
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
   FLEETQ_REDIS_PREFIX: z.string().min(1).default('fleetq'),
   SQS_ENDPOINT: z.url().optional(),
+  /**
+   * The stack's queues (serverless.yml sets them): the FIFO work queue, the delay queue and the dead-letter
+   * queue, used as given and never created. Without them a process on the sqs driver creates `<queue>.fifo`,
+   * `<queue>-delay` and `<queue>-dlq`; in Lambda they are required.
+   */
+  SQS_WORK_URL: z.url().optional(),
+  SQS_DELAY_URL: z.url().optional(),
+  SQS_DEAD_URL: z.url().optional(),
   AWS_REGION: z.string().min(1).default('us-east-1'),
   FLEETQ_CONCURRENCY: intVar(1).default(8),
   FLEETQ_LEASE_MS: intVar(1_000).default(30_000),
@@ -60,14 +68,57 @@ export function loadConfig(
   const input: Record<string, string | undefined> = {};
   for (const k of Object.keys(schema.shape))
     input[k] = overrides[k as keyof FleetqConfig] ?? (env[k] === '' ? undefined : env[k]);
-  const parsed = schema.safeParse(input);
+  const parsed = schema
+    .superRefine((c, ctx) => {
+      const urls = [c.SQS_WORK_URL, c.SQS_DELAY_URL, c.SQS_DEAD_URL].filter((u) => u !== undefined);
+      if (urls.length !== 0 && urls.length !== 3) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['SQS_WORK_URL'],
+          message: 'SQS_WORK_URL, SQS_DELAY_URL and SQS_DEAD_URL go together (the stack gives all three)',
+        });
+      }
+      if (!isLambda(env)) return;
+      // In Lambda the stack creates or is given everything: no queue is created at run time, and no state
+      // falls back to a Redis on 127.0.0.1 that is not there.
+      if (c.FLEETQ_DRIVER === 'sqs' && urls.length === 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['SQS_WORK_URL'],
+          message: "required in Lambda: the URL of the stack's work queue (queues are never created at run time)",
+        });
+      }
+      if (input.REDIS_URL === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['REDIS_URL'],
+          message:
+            "required in Lambda (from the function's secret, FLEETQ_SECRET_ID): checkpoints, event log, API budget",
+        });
+      }
+    })
+    .safeParse(input);
   if (!parsed.success) {
     const lines = parsed.error.issues.map(
-      (i) => `  ${i.path.join('.')}=${JSON.stringify(input[String(i.path[0])])}: ${i.message}`,
+      (i) =>
+        `  ${i.path.join('.')}=${JSON.stringify(redact(String(i.path[0]), input[String(i.path[0])]))}: ${i.message}`,
     );
     throw new ConfigError(`invalid configuration\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** Running as an AWS Lambda function (set by Lambda, and by `osls invoke local`). */
+export function isLambda(env: NodeJS.ProcessEnv): boolean {
+  return (env.AWS_LAMBDA_FUNCTION_NAME ?? '') !== '';
+}
+
+/** A value fit for an error message: secrets are not repeated. */
+function redact(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return value;
+  if (name === 'FLEETQ_SIGNING_SECRET') return '***';
+  if (name === 'REDIS_URL') return value.replace(/^(rediss?:\/\/[^:@/]*:)[^@]*@/, '$1***@');
+  return value;
 }
 
 /**

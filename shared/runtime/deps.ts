@@ -58,7 +58,18 @@ export function queueConfig(
         ...(config.FLEETQ_REDIS_TLS_CA !== undefined && { redisTlsCaFile: config.FLEETQ_REDIS_TLS_CA }),
       };
     case 'sqs':
-      return { ...common, driver: 'sqs', endpoint: config.SQS_ENDPOINT, region: config.AWS_REGION };
+      return {
+        ...common,
+        driver: 'sqs',
+        endpoint: config.SQS_ENDPOINT,
+        region: config.AWS_REGION,
+        // The stack's queues, used as given (Lambda); without them the driver creates its own.
+        ...(config.SQS_WORK_URL !== undefined &&
+          config.SQS_DELAY_URL !== undefined &&
+          config.SQS_DEAD_URL !== undefined && {
+            queueUrls: { work: config.SQS_WORK_URL, delay: config.SQS_DELAY_URL, dead: config.SQS_DEAD_URL },
+          }),
+      };
   }
 }
 

@@ -14,6 +14,7 @@ import { SqsQueue } from '../../shared/queue/sqs/sqs-queue.js';
 import { ensureSqsQueues, sqsQueueNames, type SqsQueueUrls } from '../../shared/queue/sqs/sqs-setup.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import type * as Reconcile from '../../functions/reconcile.js';
+import type * as Delay from '../../functions/delay.js';
 import { readConfigMap, unreachableCluster, updateConfigMap, writeRegistry } from '../helpers/fleet.js';
 import { startMapping } from '../helpers/lambda-sqs.js';
 import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
@@ -33,6 +34,7 @@ describe('pipeline on SQS with the Lambda handler', () => {
   let mapping: ReturnType<typeof startMapping>;
   let queue: SqsQueue;
   let lambda: typeof Reconcile;
+  let delayLambda: typeof Delay;
 
   beforeAll(async () => {
     c = await sandboxCluster(CLUSTER);
@@ -56,13 +58,14 @@ describe('pipeline on SQS with the Lambda handler', () => {
       AWS_SECRET_ACCESS_KEY: 'local',
     });
     lambda = await import('../../functions/reconcile.js');
+    delayLambda = await import('../../functions/delay.js');
     queue = new SqsQueue({ client, urls, signingSecret: SECRET });
     const forwarderRegistry = new ClusterRegistry(loadRegistry(registryPath).filter((r) => r.name === CLUSTER));
     forwarder = new FleetForwarder(forwarderRegistry, { queue, checkpoints: new MemoryCheckpointStore(), resyncMs: 0 });
     await forwarder.start();
     mapping = startMapping(client, [
       { url: urls.work, handler: lambda.handler },
-      { url: urls.delay, handler: lambda.delay },
+      { url: urls.delay, handler: delayLambda.delay },
     ]);
   });
   afterAll(async () => {
