@@ -127,6 +127,27 @@ describe('Job planner: named pod-failure-policy rules', () => {
     expect(conditionsOf(r.actions)).toEqual(['FailureTarget/PodFailurePolicy_1']);
   });
 
+  it('a named onPodConditions FailJob rule: PodFailurePolicy_<name>, the condition message', () => {
+    const j = aJob({
+      podFailurePolicy: {
+        rules: [
+          { action: 'Ignore', onExitCodes: { operator: 'In', values: [1] } },
+          { action: 'FailJob', onPodConditions: [{ type: 'DisruptionTarget' }] },
+        ],
+      },
+      annotations: { [RULE_NAMES_ANNOTATION]: '[null, "Preempted"]' },
+      status: { startTime: ago(60), active: 0 },
+    });
+    const pods = [
+      aPod('bad', { phase: 'Failed', exitCode: 137, conditions: [{ type: 'DisruptionTarget', status: 'True' }] }),
+    ];
+    const r = planJob(observed(j, pods), NOW);
+    expect(conditionsOf(r.actions)).toEqual(['FailureTarget/PodFailurePolicy_Preempted']);
+    expect(statusOf(r.actions)?.conditions?.[0]?.message).toBe(
+      `Pod ${NS}/bad has condition DisruptionTarget matching FailJob rule at index 1`,
+    );
+  });
+
   it('no annotation: upstream 1.37 reason PodFailurePolicy', () => {
     const r = planJob(observed(job(), failedWith(2)), NOW);
     expect(conditionsOf(r.actions)).toEqual(['FailureTarget/PodFailurePolicy']);
