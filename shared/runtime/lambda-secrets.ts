@@ -124,7 +124,16 @@ export function secretEnvLoader(
   if (!Number.isInteger(ttl) || ttl < 0) throw new ConfigError(`FLEETQ_SECRET_TTL_MS=${env.FLEETQ_SECRET_TTL_MS}`);
   const client = new SecretsManagerClient({
     region: env.AWS_REGION ?? 'us-east-1',
-    ...(env.SECRETS_ENDPOINT ? { endpoint: env.SECRETS_ENDPOINT } : {}),
+    // Another endpoint (a test server) takes the keys of `env`; on AWS the default chain (the role's credentials).
+    ...(env.SECRETS_ENDPOINT
+      ? {
+          endpoint: env.SECRETS_ENDPOINT,
+          credentials: {
+            accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local',
+            secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local',
+          },
+        }
+      : {}),
   });
   return new SecretEnvLoader({ secretId, client, ttlMs: ttl, ...o });
 }

@@ -1,0 +1,140 @@
+// The generated CloudFormation, read as a deploy would get it (`npm run package` for a deploy stage, offline): the
+// stack creates or is given everything its functions use, and nothing more is allowed than they do.
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { packageStack, templateQueues, type CfnResource, type Packaged } from '../helpers/lambda-package.js';
+
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+const arr = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+const ref = (v: unknown): string | undefined => {
+  const o = v as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  return o?.Ref ?? o?.['Fn::GetAtt']?.[0];
+};
+
+describe('Lambda stack template', () => {
+  let t: Packaged['template'];
+  let of: (type: string) => Array<[string, CfnResource]>;
+  let functions: Array<[string, Record<string, unknown>]>;
+
+  beforeAll(async () => {
+    t = (await packageStack()).template;
+    of = (type) => Object.entries(t.Resources).filter(([, r]) => r.Type === type);
+    functions = of('AWS::Lambda::Function').map(([id, r]) => [id, r.Properties ?? {}]);
+  });
+
+  it('has the three functions, each its own zip with its own bundle as handler', () => {
+    expect(Object.fromEntries(functions.map(([id, p]) => [id, p.Handler]))).toEqual({
+      ReconcileLambdaFunction: 'dist/lambda/reconcile/reconcile.handler',
+      DelayLambdaFunction: 'dist/lambda/delay/delay.delay',
+      ForwarderLambdaFunction: 'dist/lambda/forwarder/forwarder.tick',
+    });
+    for (const [, p] of functions) expect(p.Runtime).toBe('nodejs22.x');
+    for (const [, p] of functions) expect(p.Architectures).toEqual(['arm64']);
+  });
+
+  it('maps both queues to their functions with ReportBatchItemFailures', () => {
+    const mappings = of('AWS::Lambda::EventSourceMapping').map(([, r]) => r.Properties ?? {});
+    expect(mappings.map((m) => [ref(m.EventSourceArn), ref(m.FunctionName)]).sort()).toEqual([
+      ['DelayQueue', 'DelayLambdaFunction'],
+      ['WorkQueue', 'ReconcileLambdaFunction'],
+    ]);
+    for (const m of mappings) expect(m.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+  });
+
+  it('gives every queue a visibility of at least 6 × its consumer timeout, and a backstop redrive policy', () => {
+    const queues = templateQueues(t);
+    const timeoutOf = (fn: string | undefined) =>
+      Number(functions.find(([id]) => id === fn)?.[1].Timeout ?? Number.NaN);
+    const consumers = new Map(
+      of('AWS::Lambda::EventSourceMapping').map(([, r]) => [
+        ref(r.Properties?.EventSourceArn),
+        ref(r.Properties?.FunctionName),
+      ]),
+    );
+    const longestConsumer = Math.max(...[...consumers.values()].map(timeoutOf));
+    for (const [id, q] of Object.entries(queues)) {
+      const consumer = consumers.get(id);
+      const timeout = consumer === undefined ? longestConsumer : timeoutOf(consumer);
+      expect({ id, ok: Number(q.VisibilityTimeout) >= 6 * timeout }).toEqual({ id, ok: true });
+    }
+    // SQS_VISIBILITY_MS (what the reconcile handler's fences assume) is the work queue's visibility.
+    const env = (
+      functions.find(([id]) => id === 'ReconcileLambdaFunction')?.[1].Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(Number(env.SQS_VISIBILITY_MS)).toBe(Number(queues.WorkQueue?.VisibilityTimeout) * 1000);
+    for (const id of ['WorkQueue', 'DelayQueue']) {
+      const q = queues[id] ?? {};
+      const redrive = q.RedrivePolicy as { deadLetterTargetArn: unknown; maxReceiveCount: number };
+      const target = queues[ref(redrive.deadLetterTargetArn) ?? ''];
+      expect(target).toBeDefined();
+      expect(target?.FifoQueue ?? false).toBe(q.FifoQueue ?? false);
+      // A backstop: reached only after receives spaced by the longest backoff (1000 s) outlast… nothing; it acts
+      // before the retention would silently drop the message.
+      expect(redrive.maxReceiveCount * 1000).toBeLessThan(Number(q.MessageRetentionPeriod));
+      expect(Number(target?.MessageRetentionPeriod)).toBe(1_209_600);
+    }
+  });
+
+  it('gives each function its own role, with no * action, no CreateQueue, and * resources only for VPC interfaces', () => {
+    const roles = functions.map(([, p]) => ref(p.Role));
+    expect(new Set(roles).size).toBe(functions.length);
+    expect(t.Resources.IamRoleLambdaExecution).toBeUndefined();
+    for (const [id, role] of of('AWS::IAM::Role')) {
+      const statements = (
+        (role.Properties?.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>
+      ).flatMap((p) => p.PolicyDocument.Statement);
+      expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
+      for (const s of statements) {
+        const actions = arr(s.Action);
+        for (const a of actions) {
+          expect({ id, a, star: a.includes('*') }).toEqual({ id, a, star: false });
+          expect(a.toLowerCase()).not.toMatch(/createqueue|deletequeue|setqueueattributes/);
+        }
+        if (s.Resource === '*')
+          expect({ id, actions: actions.every((a) => a.startsWith('ec2:')) }).toEqual({ id, actions: true });
+      }
+    }
+    const forwarder = of('AWS::IAM::Role').find(([id]) => id === 'ForwarderRole')?.[1];
+    const forwarderActions = JSON.stringify(forwarder?.Properties?.Policies);
+    expect(forwarderActions).not.toMatch(/ReceiveMessage|DeleteMessage|ChangeMessageVisibility/);
+  });
+
+  it('puts no secret in an environment variable: only the ARN of each function’s secret', () => {
+    for (const [id, p] of functions) {
+      const vars = (p.Environment as { Variables: Record<string, unknown> }).Variables;
+      for (const [name, value] of Object.entries(vars)) {
+        expect({
+          id,
+          name,
+          secretName: /REDIS_URL|SIGNING_SECRET|PASSWORD|TOKEN|AWS_SECRET|AWS_ACCESS/.test(name),
+        }).toEqual({
+          id,
+          name,
+          secretName: false,
+        });
+        if (typeof value === 'string') expect(value).not.toMatch(/:\/\/[^/@]*:[^/@]*@/); // a URL with a password
+      }
+      expect(String(vars.FLEETQ_SECRET_ID)).toMatch(/^arn:aws:secretsmanager:/);
+      expect(vars.FLEETQ_REGISTRY).toBeUndefined();
+    }
+  });
+
+  it('runs one forwarder tick at a time, never retried, and keeps logs for a bounded time; Redis is reached in the VPC', () => {
+    const forwarder = functions.find(([id]) => id === 'ForwarderLambdaFunction')?.[1] ?? {};
+    expect(forwarder.ReservedConcurrentExecutions).toBe(1);
+    const invokeConfig = of('AWS::Lambda::EventInvokeConfig').map(([, r]) => r.Properties ?? {});
+    expect(invokeConfig).toEqual([expect.objectContaining({ MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 })]);
+    const logGroups = of('AWS::Logs::LogGroup').map(([, r]) => r.Properties ?? {});
+    expect(logGroups).toHaveLength(functions.length);
+    for (const g of logGroups) expect(g.RetentionInDays).toBe(30);
+    for (const id of ['ReconcileLambdaFunction', 'ForwarderLambdaFunction']) {
+      const vpc = functions.find(([f]) => f === id)?.[1].VpcConfig as {
+        SubnetIds: string[];
+        SecurityGroupIds: string[];
+      };
+      expect(vpc.SubnetIds).toHaveLength(2);
+      expect(vpc.SecurityGroupIds).toEqual(['sg-0123456789abcdef0']);
+    }
+  });
+});

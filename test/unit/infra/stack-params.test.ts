@@ -1,0 +1,74 @@
+// infra/lambda/stack-params.cjs, as serverless.yml's file variable calls it: a deploy stage's parameters are
+// required and validated; the local stage replaces the !Refs with the emulator's URLs.
+import { describe, expect, it } from '@jest/globals';
+import { createRequire } from 'node:module';
+
+type Resolver = (a: {
+  options: { stage?: string; param?: string[] };
+  resolveConfigurationProperty: (path: string[]) => Promise<unknown>;
+}) => Promise<Record<string, unknown>>;
+const resolve = createRequire(import.meta.url)('../../../infra/lambda/stack-params.cjs') as Resolver;
+const config =
+  (params: Record<string, unknown> = {}) =>
+  async (path: string[]) =>
+    path[0] === 'service' ? 'fleetq' : path[0] === 'params' ? (params[path[2] ?? ''] as unknown) : undefined;
+
+describe('stack parameters', () => {
+  it('requires and validates a deploy stage’s parameters, naming each', async () => {
+    await expect(resolve({ options: { stage: 'prod' }, resolveConfigurationProperty: config() })).rejects.toThrow(
+      /handlerSecretArn is required[\s\S]*forwarderSecretArn is required[\s\S]*subnetIds is required[\s\S]*securityGroupIds is required/,
+    );
+    const param = [
+      'handlerSecretArn=redis://secret',
+      'forwarderSecretArn=arn:aws:secretsmanager:eu-west-1:123456789012:secret:f-AbC',
+      'subnetIds=subnet-0123456789abcdef0,vpc-1',
+      'securityGroupIds=sg-0123456789abcdef0',
+      'logRetentionDays=8',
+    ];
+    await expect(
+      resolve({ options: { stage: 'prod', param }, resolveConfigurationProperty: config() }),
+    ).rejects.toThrow(
+      /handlerSecretArn: "redis:\/\/secret" is not[\s\S]*subnetIds: "vpc-1" is not[\s\S]*logRetentionDays: 8/,
+    );
+  });
+
+  it('gives a deploy stage the stack’s queues by !Ref and each function its secret’s ARN only', async () => {
+    const arn = (n: string) => `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${n}-AbC`;
+    const out = await resolve({
+      options: {
+        stage: 'prod',
+        param: [
+          `handlerSecretArn=${arn('h')}`,
+          `forwarderSecretArn=${arn('f')}`,
+          'subnetIds=subnet-0123456789abcdef0',
+          'securityGroupIds=sg-0123456789abcdef0',
+        ],
+      },
+      resolveConfigurationProperty: config(),
+    });
+    expect(out).toMatchObject({
+      queues: {
+        SQS_WORK_URL: { Ref: 'WorkQueue' },
+        SQS_DELAY_URL: { Ref: 'DelayQueue' },
+        SQS_DEAD_URL: { Ref: 'DeadLetterQueue' },
+      },
+      secretEnv: {
+        handler: { FLEETQ_SECRET_ID: arn('h') },
+        forwarder: { FLEETQ_SECRET_ID: arn('f') },
+        delay: { FLEETQ_SECRET_ID: arn('h') },
+      },
+      local: {},
+      vpc: { subnetIds: ['subnet-0123456789abcdef0'], securityGroupIds: ['sg-0123456789abcdef0'] },
+      logRetentionDays: 30,
+    });
+  });
+
+  it('the local stage: the emulator’s queue URLs, no AWS credentials, no VPC', async () => {
+    const out = await resolve({ options: { stage: 'local' }, resolveConfigurationProperty: config() });
+    expect(out).toMatchObject({
+      queues: { SQS_WORK_URL: 'http://sqs.us-east-1.localhost:4566/000000000000/fleetq-local-work.fifo' },
+      local: { SQS_ENDPOINT: 'http://127.0.0.1:4566' },
+      vpc: null,
+    });
+  });
+});
