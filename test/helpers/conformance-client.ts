@@ -6,7 +6,17 @@ import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { ApiError, isConflict, isNotFound } from '../../shared/kube/errors.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';
-import type { CronJob, Deployment, Job, KubeEvent, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
+import type {
+  ControllerRevision,
+  CronJob,
+  DaemonSet,
+  Deployment,
+  Job,
+  KubeEvent,
+  Pod,
+  ReplicaSet,
+  Snapshot,
+} from './conformance-types.js';
 import { sandboxCluster } from './sandbox.js';
 
 type List<T> = { items: T[] };
@@ -17,6 +27,8 @@ export const RESOURCE = {
   Job: 'jobs',
   Pod: 'pods',
   CronJob: 'cronjobs',
+  DaemonSet: 'daemonsets',
+  ControllerRevision: 'controllerrevisions',
 } as const;
 
 const API: Record<keyof typeof RESOURCE, string> = {
@@ -25,6 +37,8 @@ const API: Record<keyof typeof RESOURCE, string> = {
   Job: '/apis/batch/v1',
   Pod: '/api/v1',
   CronJob: '/apis/batch/v1',
+  DaemonSet: '/apis/apps/v1',
+  ControllerRevision: '/apis/apps/v1',
 };
 
 export class Side {
@@ -32,6 +46,8 @@ export class Side {
   readonly recordings: Record<string, unknown> = {};
   /** Set once a CronJob was created here: only then does a snapshot list CronJobs (one request less per poll). */
   private hasCronJobs = false;
+  /** Set once a DaemonSet was created here: only then are DaemonSets and ControllerRevisions listed. */
+  private hasDaemonSets = false;
 
   private constructor(
     /** A short label for reports: the cluster name, suffixed when both sides share a cluster. */
@@ -73,6 +89,10 @@ export class Side {
     const cronJobs = this.hasCronJobs ? await this.list<CronJob>('CronJob') : undefined;
     const jobs = await this.list<Job>('Job');
     const pods = await this.list<Pod>('Pod');
+    const daemonSets = this.hasDaemonSets ? await this.list<DaemonSet>('DaemonSet') : undefined;
+    const controllerRevisions = this.hasDaemonSets
+      ? await this.list<ControllerRevision>('ControllerRevision')
+      : undefined;
     return {
       at: Date.now(),
       namespace: this.namespace,
@@ -81,6 +101,8 @@ export class Side {
       jobs,
       pods,
       ...(cronJobs !== undefined && { cronJobs }),
+      ...(daemonSets !== undefined && { daemonSets }),
+      ...(controllerRevisions !== undefined && { controllerRevisions }),
     };
   }
 
@@ -88,9 +110,10 @@ export class Side {
     return (await this.rest.request<List<KubeEvent>>('GET', `/api/v1/namespaces/${this.namespace}/events`)).items;
   }
 
-  async create(obj: Deployment | ReplicaSet | Job | Pod | CronJob): Promise<void> {
+  async create(obj: Deployment | ReplicaSet | Job | Pod | CronJob | DaemonSet): Promise<void> {
     const kind = obj.kind as keyof typeof RESOURCE;
     if (kind === 'CronJob') this.hasCronJobs = true;
+    if (kind === 'DaemonSet') this.hasDaemonSets = true;
     await this.rest.request('POST', this.path(kind), {
       body: { ...obj, metadata: { ...obj.metadata, namespace: this.namespace } },
     });

@@ -23,11 +23,18 @@ import { sandboxCluster } from './sandbox.js';
 import { authorizationDenials, serviceAccountRegistries, type ClusterEntry } from './sandbox-rbac.js';
 
 /**
- * Job, TTLAfterFinished and CronJob are opt-in (not default owned kinds): owning them here also binds their role
- * pairs (job-rbac.yaml, ttl-after-finished-rbac.yaml, cronjob-rbac.yaml). fleetq-1's controller-manager runs none of
- * their controllers.
+ * Job, TTLAfterFinished, CronJob and DaemonSet are opt-in (not default owned kinds): owning them here also binds
+ * their role pairs (job-rbac.yaml, ttl-after-finished-rbac.yaml, cronjob-rbac.yaml, daemonset-rbac.yaml).
+ * fleetq-1's controller-manager runs none of their controllers.
  */
-export const OWNED_KINDS: readonly Kind[] = ['Deployment', 'ReplicaSet', 'Job', 'TTLAfterFinished', 'CronJob'];
+export const OWNED_KINDS: readonly Kind[] = [
+  'Deployment',
+  'ReplicaSet',
+  'Job',
+  'TTLAfterFinished',
+  'CronJob',
+  'DaemonSet',
+];
 
 /** The kinds among `kinds` that fleetq has no registered controller for. */
 export function missingControllers(kinds: readonly string[]): string[] {

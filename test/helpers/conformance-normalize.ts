@@ -12,6 +12,7 @@ import {
   revisionOf,
   templateIgnoringHash,
 } from './conformance-model.js';
+import { daemonPodParts, normalizeDaemonSets } from './conformance-daemonset.js';
 import type {
   Condition,
   CronJob,
@@ -32,6 +33,9 @@ export type Normalized = {
   jobs?: Record<string, unknown>;
   /** Only in CronJob scenarios (cronJobKeys says how their Jobs and times are named). */
   cronJobs?: Record<string, unknown>;
+  /** Only in DaemonSet scenarios: DaemonSets, and their ControllerRevisions as `<ds>@<revision>`. */
+  daemonSets?: Record<string, unknown>;
+  controllerRevisions?: Record<string, unknown>;
   /** Active and terminating pods per owner key, counted by state. */
   pods: Record<string, Record<string, number>>;
 };
@@ -187,6 +191,7 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     const parts = [p.status?.phase ?? 'NoPhase', isPodReady(p) ? 'ready' : 'unready'];
     if (isTerminating(p.metadata)) parts.push('terminating');
     if (r?.kind === 'Job') parts.push(...jobIndexParts(p, r.name));
+    if (r?.kind === 'DaemonSet') parts.push(...daemonPodParts(s, p));
     // Any pod, owned or not: a pod a Job released (or never adopted) must not keep the Job's finalizer.
     if (p.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER)) parts.push('tracking-finalizer');
     const rsKey = r?.kind === 'ReplicaSet' ? keyByUid.get(r.uid) : undefined;
@@ -200,7 +205,8 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
   const eventReasons: Record<string, Set<string>> = {};
   for (const e of events) {
     const kind = e.involvedObject.kind;
-    if (kind !== 'Deployment' && kind !== 'ReplicaSet' && kind !== 'Job' && kind !== 'CronJob') continue;
+    const known = kind === 'Deployment' || kind === 'ReplicaSet' || kind === 'Job' || kind === 'CronJob';
+    if (!known && kind !== 'DaemonSet') continue;
     const name = e.involvedObject.name ?? '?';
     const key = `${kind}/${kind === 'ReplicaSet' ? (keyByName.get(name) ?? 'deleted') : kind === 'Job' ? jobKey(name) : name}`;
     (eventReasons[key] ??= new Set()).add(`${e.reason ?? '?'} (${e.type ?? '?'})`);
@@ -214,6 +220,7 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     replicaSets,
     ...(s.jobs.length > 0 && { jobs }),
     ...(s.cronJobs !== undefined && { cronJobs }),
+    ...(s.daemonSets !== undefined && normalizeDaemonSets(s)),
     pods,
   };
   return { state, events: eventsOut, hashes };

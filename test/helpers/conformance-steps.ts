@@ -4,11 +4,13 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Side } from './conformance-client.js';
 import { COMPLETION_INDEX, controllerOf, isActive, isPodReady, isTerminating } from './conformance-model.js';
+import { daemonPodNode } from './conformance-daemonset.js';
 import { replicaSetKey } from './conformance-normalize.js';
 import type { Sampler } from './conformance-sampler.js';
 import type {
   Condition,
   CronJob,
+  DaemonSet,
   Deployment,
   Job,
   Pod,
@@ -72,6 +74,7 @@ export function selectPods(s: Snapshot, f: PodFilter): Pod[] {
     if (f.ready !== undefined && isPodReady(p) !== f.ready) return false;
     if (f.phase !== undefined && p.status?.phase !== f.phase) return false;
     if (f.index !== undefined && p.metadata.labels?.[COMPLETION_INDEX] !== String(f.index)) return false;
+    if (f.node !== undefined && daemonPodNode(p) !== f.node) return false;
     if (f.image !== undefined) {
       const containers = (p.spec.containers ?? []) as Array<{ image?: string }>;
       if (!containers.some((c) => c.image === f.image)) return false;
@@ -148,6 +151,9 @@ export async function runStep(
     case 'updateJob':
       await side.update<Job>('Job', step.name, step.mutate);
       return `updated Job/${step.name}`;
+    case 'updateDaemonSet':
+      await side.update<DaemonSet>('DaemonSet', step.name, step.mutate);
+      return `updated DaemonSet/${step.name}`;
     case 'updateCronJob':
       await side.update<CronJob>('CronJob', step.name, step.mutate);
       return `updated CronJob/${step.name}`;

@@ -32,6 +32,7 @@ const NEEDS: Record<Scenario['kind'], string[]> = {
   Job: ['Job'],
   TTLAfterFinished: ['Job', 'TTLAfterFinished'],
   CronJob: ['CronJob', 'Job'],
+  DaemonSet: ['DaemonSet'],
 };
 
 const LOCK_WAIT_MS = 30 * 60_000;

@@ -139,6 +139,43 @@ export type CronJob = {
   };
 };
 
+/** A DaemonSet (the DaemonSet scenarios): the fields the harness writes and reads. */
+export type DaemonSet = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: {
+    selector: { matchLabels?: Labels };
+    template: PodTemplate;
+    updateStrategy?: {
+      type?: 'RollingUpdate' | 'OnDelete';
+      rollingUpdate?: { maxSurge?: IntOrString; maxUnavailable?: IntOrString };
+    };
+    minReadySeconds?: number;
+    revisionHistoryLimit?: number;
+  };
+  status?: {
+    observedGeneration?: number;
+    desiredNumberScheduled?: number;
+    currentNumberScheduled?: number;
+    numberMisscheduled?: number;
+    numberReady?: number;
+    numberAvailable?: number;
+    numberUnavailable?: number;
+    updatedNumberScheduled?: number;
+    collisionCount?: number;
+  };
+};
+
+/** A ControllerRevision (a DaemonSet's history). */
+export type ControllerRevision = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  data?: unknown;
+  revision: number;
+};
+
 export type Pod = {
   apiVersion?: string;
   kind?: string;
@@ -176,6 +213,9 @@ export type Snapshot = {
   readonly pods: readonly Pod[];
   /** Listed (before the Jobs) only once the scenario created a CronJob on the side. */
   readonly cronJobs?: readonly CronJob[];
+  /** Listed (with their ControllerRevisions, after the pods) only once the scenario created a DaemonSet. */
+  readonly daemonSets?: readonly DaemonSet[];
+  readonly controllerRevisions?: readonly ControllerRevision[];
 };
 
 /** What a predicate returns: true when satisfied, else false or a string saying what is still missing. */
@@ -195,6 +235,8 @@ export type ObjectKind = 'Deployment' | 'ReplicaSet' | 'Job' | 'Pod';
 export type PodFilter = {
   /** Owner: a Deployment's ReplicaSet by revision (`web@2`), or a ReplicaSet or Job name, or 'orphan'. */
   readonly owner?: string;
+  /** A DaemonSet's pods: the node a pod is for (spec.nodeName, else its node-affinity pin). */
+  readonly node?: string;
   /** A Job's pods: the completion index (label batch.kubernetes.io/job-completion-index). */
   readonly index?: number;
   /** Only pods in this phase (kwok's outcome stages end Running pods only). */
@@ -207,9 +249,11 @@ export type PodFilter = {
 };
 
 export type Step =
-  | { readonly do: 'create'; readonly objects: readonly (Deployment | ReplicaSet | Job | Pod | CronJob)[] }
+  | { readonly do: 'create'; readonly objects: readonly (Deployment | ReplicaSet | Job | Pod | CronJob | DaemonSet)[] }
   /** Read-modify-replace of a Job (retried on 409): suspend, resume, parallelism. */
   | { readonly do: 'updateJob'; readonly name: string; readonly mutate: (job: Job) => void }
+  /** Read-modify-replace of a DaemonSet (retried on 409): template, update strategy. */
+  | { readonly do: 'updateDaemonSet'; readonly name: string; readonly mutate: (ds: DaemonSet) => void }
   /** Read-modify-replace of a CronJob (retried on 409): suspend, resume, schedule. */
   | { readonly do: 'updateCronJob'; readonly name: string; readonly mutate: (cronJob: CronJob) => void }
   /**
@@ -282,7 +326,7 @@ export type Step =
 export type Mutate = (obj: Deployment & ReplicaSet) => void;
 
 /** The controller a scenario is about (TTLAfterFinished: Jobs, with fleetq's Job and TTL controllers both). */
-export type ScenarioKind = 'ReplicaSet' | 'Deployment' | 'Job' | 'TTLAfterFinished' | 'CronJob';
+export type ScenarioKind = 'ReplicaSet' | 'Deployment' | 'Job' | 'TTLAfterFinished' | 'CronJob' | 'DaemonSet';
 
 export type Scenario = {
   readonly name: string;
