@@ -2,8 +2,9 @@
 // Go's escaping), the snapshot of a new template, revision numbers (max old + 1; a reused revision raised),
 // dedup of several current revisions, cleanup beyond revisionHistoryLimit sparing revisions pods still carry,
 // a name collision (collisionCount raised), unlabelled revisions labelled.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import type { V1ControllerRevision } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1DaemonSet } from '@kubernetes/client-node';
 import { revisionData, snapshot, templateHash } from '../../../../shared/controllers/daemonset/history.js';
 import { planDaemonSet } from '../../../../shared/controllers/daemonset/plan.js';
 import { aDaemonSet, aNode, aPod, currentRevision, NOW, observed } from './builders.js';
@@ -19,6 +20,16 @@ const historyOf = (actions: string[]) =>
   actions.filter((a) => /ControllerRevision|^status .*collision|^patch Pod/.test(a));
 
 describe('revision data', () => {
+  it('is byte for byte what kube-controller-manager v1.37.2 wrote (captured: HTML characters, é, U+2028, quantities)', () => {
+    const golden = JSON.parse(readFileSync(new URL('./fixtures/upstream-revision.json', import.meta.url), 'utf8')) as {
+      daemonSet: V1DaemonSet;
+      revisionData: string;
+      hash: string;
+    };
+    expect(revisionData(golden.daemonSet)).toBe(golden.revisionData);
+    expect(templateHash(golden.daemonSet)).toBe(golden.hash);
+  });
+
   it('is the template under spec with $patch replace, keys sorted, HTML characters escaped as Go does', () => {
     const ds = aDaemonSet({ spec: { containers: [{ name: 'c', image: 'a&b', command: ['<x>'] }] } });
     expect(revisionData(ds)).toBe(
