@@ -9,7 +9,7 @@ import {
   daemonSetUnavailableBound,
 } from '../../helpers/conformance-daemonset.js';
 import type { DaemonSet, Invariant, IntOrString, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
-import { compare, image, podTemplate, wait } from './builders.js';
+import { compare, image, orphanPod, podTemplate, wait } from './builders.js';
 
 const DS = 'agent';
 const NODES = 2;
@@ -21,6 +21,8 @@ type Options = {
   readonly revisionHistoryLimit?: number;
   readonly nodeSelector?: Record<string, string>;
   readonly tolerateKwok?: boolean;
+  /** A required node-affinity term: hostname In these nodes. */
+  readonly onlyNodes?: readonly string[];
 };
 
 function daemonSet(o: Options = {}): DaemonSet {
@@ -28,6 +30,12 @@ function daemonSet(o: Options = {}): DaemonSet {
   const spec = template.spec as { nodeSelector?: Record<string, string>; tolerations?: unknown[] };
   if (o.nodeSelector) spec.nodeSelector = { ...spec.nodeSelector, ...o.nodeSelector };
   if (o.tolerateKwok === false) delete spec.tolerations;
+  if (o.onlyNodes) {
+    const term = { matchExpressions: [{ key: HOSTNAME, operator: 'In', values: [...o.onlyNodes] }] };
+    (spec as { affinity?: unknown }).affinity = {
+      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [term] } },
+    };
+  }
   return {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
@@ -69,6 +77,18 @@ const statusIs =
 function ds(name: string, description: string, steps: Step[], invariants: Invariant[] = []): Scenario {
   return { name, kind: 'DaemonSet', description, steps, invariants: [daemonSetOnePodPerRevision(DS), ...invariants] };
 }
+
+/** A pod of the DaemonSet's labels, owned by nothing, pinned to kwok-node-0 by its hostname. */
+function orphanOnNode0(): Step {
+  const pod = orphanPod('stray', { app: DS });
+  pod.spec.nodeSelector = { ...(pod.spec.nodeSelector as Record<string, string>), [HOSTNAME]: 'kwok-node-0' };
+  return { do: 'create', objects: [pod] };
+}
+
+const orphanRunning = (s: Snapshot): true | string => {
+  const pod = s.pods.find((p) => p.metadata.name === 'stray');
+  return pod?.status?.phase === 'Running' ? true : `orphan pod ${pod?.status?.phase ?? 'absent'}`;
+};
 
 export const DAEMONSET_SCENARIOS: readonly Scenario[] = [
   ds('ds-create-all-nodes', 'a DaemonSet tolerating the kwok taint runs one pod on each of the 2 nodes', [
@@ -165,5 +185,34 @@ export const DAEMONSET_SCENARIOS: readonly Scenario[] = [
     setImage(1),
     rolledOut(NODES, 1),
     compare('back to image 1'),
+  ]),
+  ds('ds-required-node-affinity', 'a required node-affinity term on one hostname: one pod, on that node', [
+    create({ onlyNodes: ['kwok-node-1'] }),
+    rolledOut(1),
+    compare('one node by affinity'),
+  ]),
+  ds('ds-rollback', 'images 1 → 2 → 1: the first revision is reused and raised to revision 3', [
+    create(),
+    rolledOut(),
+    setImage(2),
+    rolledOut(NODES, 2),
+    setImage(1),
+    rolledOut(NODES, 1),
+    compare('rolled back'),
+  ]),
+  ds('ds-adopt-orphan', 'an orphan pod matching the selector on a node is adopted, then replaced as outdated', [
+    orphanOnNode0(),
+    wait('the orphan pod running', orphanRunning),
+    create(),
+    rolledOut(),
+    compare('adopted and updated'),
+  ]),
+  ds('ds-surge-old-unready', 'maxSurge 1: an outdated pod that is not ready gets its new pod at once', [
+    create({ strategy: { maxUnavailable: 0, maxSurge: 1 } }),
+    rolledOut(),
+    { do: 'setPodsReady', filter: { owner: DS, node: 'kwok-node-0' }, ready: false },
+    setImage(2),
+    rolledOut(NODES, 2),
+    compare('image 2'),
   ]),
 ];
