@@ -6,6 +6,8 @@
 //                outdated pod is unavailable), delete an outdated pod once its node's updated pod is available;
 //                delete outdated pods on nodes the DaemonSet no longer fits once enough pods are available.
 // Map iteration follows the nodes' order in the node list (Go's map order is random; any order is upstream's).
+// Differs: an outdated pod (surge mode) whose node is gone is treated as on a node it should not run on; upstream's
+// nodeLister.Get fails there and the sync is retried until the core loop has deleted the pod.
 import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
 import { isPodAvailable } from '../pod-utils/pod-state.js';
 import { rollingBudget } from './counts.js';
