@@ -87,7 +87,7 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
 
 function local(service, stage) {
   const port = process.env.FAUXQS_PORT ?? '4566';
-  const url = (name) => `http://sqs.us-east-1.localhost:${port}/000000000000/${service}-${stage}-${name}`;
+  const url = (name) => `http://sqs.us-east-1.127.0.0.1:${port}/000000000000/${service}-${stage}-${name}`;
   const none = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:fleetq-local-none';
   return {
     stage,

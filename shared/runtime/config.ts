@@ -2,6 +2,11 @@
 import { z } from 'zod';
 
 const intVar = (min: number) => z.coerce.number().int().min(min);
+/** A queue URL as SQS (or an emulator: `http://sqs.us-east-1.127.0.0.1:4566/…`, not a valid host name) gives it. */
+const queueUrl = z
+  .string()
+  .regex(/^https?:\/\/[^/\s]+\/\S+$/, 'an SQS queue URL (http(s)://host/account/name)')
+  .optional();
 
 const schema = z.object({
   FLEETQ_REGISTRY: z.string().min(1).optional(),
@@ -24,9 +29,9 @@ const schema = z.object({
    * queue, used as given and never created. Without them a process on the sqs driver creates `<queue>.fifo`,
    * `<queue>-delay` and `<queue>-dlq`; in Lambda they are required.
    */
-  SQS_WORK_URL: z.url().optional(),
-  SQS_DELAY_URL: z.url().optional(),
-  SQS_DEAD_URL: z.url().optional(),
+  SQS_WORK_URL: queueUrl,
+  SQS_DELAY_URL: queueUrl,
+  SQS_DEAD_URL: queueUrl,
   AWS_REGION: z.string().min(1).default('us-east-1'),
   FLEETQ_CONCURRENCY: intVar(1).default(8),
   FLEETQ_LEASE_MS: intVar(1_000).default(30_000),

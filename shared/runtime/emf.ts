@@ -37,7 +37,8 @@ export class EmfExporter {
         if (type === 'histogram' && !(name.endsWith('_sum') || name.endsWith('_count'))) continue;
         const labels = Object.fromEntries(
           Object.entries(sample.labels)
-            .filter(([k]) => k !== 'le' && k !== 'quantile')
+            // CloudWatch refuses an empty dimension value: a label left empty is not a dimension.
+            .filter(([k, v]) => k !== 'le' && k !== 'quantile' && String(v) !== '')
             .map(([k, v]) => [k, String(v)]),
         );
         const id = `${name}${JSON.stringify(sortedEntries(labels))}`;

@@ -1,6 +1,7 @@
 // `npm run package` as CI runs it: the esbuild bundles (infra/lambda/build.ts), then `osls package` for a deploy
 // stage with example stack parameters, offline (no AWS credentials are used: dummies keep the SDK quiet), into a
 // temporary directory. Returns the CloudFormation template and the zips.
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -77,4 +78,44 @@ export function templateQueues(template: Packaged['template']): Record<string, R
       .filter(([, r]) => r.Type === 'AWS::SQS::Queue')
       .map(([id, r]) => [id, r.Properties ?? {}]),
   );
+}
+
+/**
+ * Creates a template's queues in an SQS emulator with their names and attributes (FIFO, visibility, retention,
+ * redrive policy to the queue the template names), backstops first; returns logical id → URL.
+ */
+export async function createTemplateQueues(
+  client: SQSClient,
+  template: Packaged['template'],
+): Promise<Record<string, string>> {
+  const queues = templateQueues(template);
+  const targetOf = (props: Record<string, unknown>): string | undefined =>
+    (props.RedrivePolicy as { deadLetterTargetArn?: { 'Fn::GetAtt'?: [string, string] } } | undefined)
+      ?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];
+  const order = Object.keys(queues).sort(
+    (a, b) => Number(targetOf(queues[a] ?? {}) !== undefined) - Number(targetOf(queues[b] ?? {}) !== undefined),
+  );
+  const urls: Record<string, string> = {};
+  const arns: Record<string, string> = {};
+  for (const id of order) {
+    const p = queues[id] ?? {};
+    const name = String(p.QueueName);
+    const attributes: Record<string, string> = {};
+    for (const key of ['FifoQueue', 'VisibilityTimeout', 'MessageRetentionPeriod'] as const) {
+      if (p[key] !== undefined) attributes[key] = String(p[key]);
+    }
+    const target = targetOf(p);
+    if (target !== undefined) {
+      const redrive = p.RedrivePolicy as { maxReceiveCount: number };
+      attributes.RedrivePolicy = JSON.stringify({
+        deadLetterTargetArn: arns[target],
+        maxReceiveCount: redrive.maxReceiveCount,
+      });
+    }
+    const out = await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+    urls[id] = out.QueueUrl ?? '';
+    const got = await client.send(new GetQueueAttributesCommand({ QueueUrl: urls[id], AttributeNames: ['QueueArn'] }));
+    arns[id] = got.Attributes?.QueueArn ?? '';
+  }
+  return urls;
 }

@@ -66,7 +66,7 @@ describe('stack parameters', () => {
   it('the local stage: the emulator’s queue URLs, no AWS credentials, no VPC', async () => {
     const out = await resolve({ options: { stage: 'local' }, resolveConfigurationProperty: config() });
     expect(out).toMatchObject({
-      queues: { SQS_WORK_URL: 'http://sqs.us-east-1.localhost:4566/000000000000/fleetq-local-work.fifo' },
+      queues: { SQS_WORK_URL: 'http://sqs.us-east-1.127.0.0.1:4566/000000000000/fleetq-local-work.fifo' },
       local: { SQS_ENDPOINT: 'http://127.0.0.1:4566' },
       vpc: null,
     });
