@@ -3,7 +3,7 @@
 // temporary directory. Returns the CloudFormation template and the zips.
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -42,11 +42,14 @@ export async function packageStack(
   o: { readonly build?: boolean; readonly stage?: string } = {},
 ): Promise<Packaged> {
   const env = quietEnv();
-  if (o.build ?? true) await run('node_modules/.bin/tsx', ['infra/lambda/build.ts'], { cwd: ROOT, env });
   const dir = await mkdtemp(join(tmpdir(), 'fleetq-package-'));
   const args = ['package', '--stage', o.stage ?? STAGE, '--package', dir];
   for (const [k, v] of Object.entries(params)) if (v !== undefined) args.push(`--param=${k}=${v}`);
-  await run('node_modules/.bin/osls', args, { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 });
+  // Test files running at once share dist/lambda/: one builds and zips at a time.
+  await withLock(async () => {
+    if (o.build ?? true) await run('node_modules/.bin/tsx', ['infra/lambda/build.ts'], { cwd: ROOT, env });
+    await run('node_modules/.bin/osls', args, { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 });
+  });
   const template = JSON.parse(await readFile(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'));
   const zips = await Promise.all(
     (await readdir(dir))
@@ -60,15 +63,29 @@ export async function packageStack(
   return { dir, template, zips };
 }
 
-/** The error output of a packaging that failed. */
-export async function packageFailure(params: Record<string, string | undefined>): Promise<string> {
-  try {
-    await packageStack(params, { build: false });
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    return `${e.stdout ?? ''}${e.stderr ?? ''}${e.message}`;
+const LOCK = join(ROOT, 'dist', '.lambda-package.lock');
+
+/** Runs `fn` holding a directory lock (mkdir is atomic); a lock older than 15 minutes was left by a dead run. */
+async function withLock<T>(fn: () => Promise<T>): Promise<T> {
+  await mkdir(join(ROOT, 'dist'), { recursive: true });
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      await mkdir(LOCK);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = Date.now() - (await stat(LOCK).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+      if (age > 15 * 60_000) await rm(LOCK, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`${LOCK} held for 15 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
-  throw new Error('packaging succeeded');
+  try {
+    return await fn();
+  } finally {
+    await rm(LOCK, { recursive: true, force: true });
+  }
 }
 
 /** Queue logical id → { QueueName, Properties } from a template. */
