@@ -90,6 +90,18 @@ const orphanRunning = (s: Snapshot): true | string => {
   return pod?.status?.phase === 'Running' ? true : `orphan pod ${pod?.status?.phase ?? 'absent'}`;
 };
 
+/**
+ * The one node change the scenarios make: a label of their own on kwok-node-1 (no other test selects on it, so no
+ * other pod moves), removed again as the scenario's last change; removed first too, should a failed run have left
+ * it. The Node event must wake the DaemonSet (descriptor.ts) and the pass must read the node anew from the cache.
+ */
+const NODE_LABEL = 'conformance.fleetq.dev/ds-node-change';
+const labelNode1 = (on: boolean): Step => ({
+  do: 'kubectl',
+  args: ['label', 'node', 'kwok-node-1', on ? `${NODE_LABEL}=on` : `${NODE_LABEL}-`, '--overwrite'],
+  expectFailure: false,
+});
+
 export const DAEMONSET_SCENARIOS: readonly Scenario[] = [
   ds('ds-create-all-nodes', 'a DaemonSet tolerating the kwok taint runs one pod on each of the 2 nodes', [
     create(),
@@ -214,5 +226,21 @@ export const DAEMONSET_SCENARIOS: readonly Scenario[] = [
     setImage(2),
     rolledOut(NODES, 2),
     compare('image 2'),
+  ]),
+  ds('ds-node-label-change', 'a node gains the selected label (a pod starts there), then loses it (the pod goes)', [
+    labelNode1(false),
+    create({ nodeSelector: { [NODE_LABEL]: 'on' } }),
+    wait('status observed: 0 nodes desired', statusIs({ desired: 0, updated: 0 })),
+    labelNode1(true),
+    rolledOut(1),
+    compare('node labelled'),
+    labelNode1(false),
+    wait('status observed: 0 nodes desired, the pod gone', (s) => {
+      const st = statusIs({ desired: 0, updated: 0 })(s);
+      if (st !== true) return st;
+      const live = s.pods.filter((p) => p.metadata.deletionTimestamp === undefined);
+      return live.length === 0 ? true : `${live.length} pods left`;
+    }),
+    compare('label removed'),
   ]),
 ];
