@@ -40,7 +40,18 @@ describe('loadConfig', () => {
     {
       name: 'a short signing secret',
       env: { FLEETQ_SIGNING_SECRET: 'short' },
-      variable: 'FLEETQ_SIGNING_SECRET="short"',
+      // Named, not repeated: a secret does not go into an error message (and from there into logs).
+      variable: 'FLEETQ_SIGNING_SECRET="***"',
+    },
+    {
+      name: "a Lambda without the stack's queues or Redis",
+      env: { AWS_LAMBDA_FUNCTION_NAME: 'fleetq-prod-reconcile', FLEETQ_DRIVER: 'sqs' },
+      variable: 'SQS_WORK_URL=undefined: required in Lambda',
+    },
+    {
+      name: "one of the stack's queues without the others",
+      env: { SQS_WORK_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/fleetq-prod-work.fifo' },
+      variable: 'SQS_DELAY_URL and SQS_DEAD_URL go together',
     },
   ])('names the variable for $name', ({ env, variable }) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
