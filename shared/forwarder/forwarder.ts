@@ -267,11 +267,15 @@ export class Forwarder {
   /**
    * The scheduled mode: watch from the checkpoints for `ms`, then stop cleanly. A resync runs first when the
    * last one (kept in the checkpoint store) is older than resyncMs. Rejects when the checkpoints could not be
-   * read, or the progress made could not be written at the end (the next run would repeat it): a scheduled
-   * run that made no lasting progress is a failed one.
+   * read, the progress made could not be written at the end (the next run would repeat it), or the watches
+   * never started (the cluster was not reached, or a first list did not finish within the run): a scheduled run
+   * that made no lasting progress is a failed one.
    */
   async runFor(ms: number): Promise<void> {
     await this.start();
+    let synced = false;
+    void this.synced().then(() => (synced = true));
+    let syncedInTime = false;
     try {
       const resyncMs = this.o.resyncMs ?? 300_000;
       const saved = await this.o.checkpoints.load(this.cluster, [RESYNC_CHECKPOINT]);
@@ -283,9 +287,14 @@ export class Forwarder {
       }
       await sleep(ms, this.stopSignal.signal);
     } finally {
+      syncedInTime = synced;
       await this.stop();
     }
     if (!this.checkpointsWritten) throw new Error('checkpoints not written at the end of the run');
+    // Not one watch started: the cluster was not reached, or a list did not finish within the run, and the
+    // next run starts it over (README "Deploy": what is left of issue 10).
+    if (!syncedInTime)
+      throw new Error('not synced within the run (cluster unreachable, or a list longer than the run)');
   }
 
   /** Refills the cache (a warm list of every watched resource), e.g. after its Redis lost its data. */

@@ -70,7 +70,7 @@ describe('Lambda stack end to end (template queues, secrets, bundle entry points
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       FLEETQ_REDIS_PREFIX: prefix,
-      FORWARDER_RUN_MS: '3000',
+      FORWARDER_RUN_MS: '5000',
       FLEETQ_RESYNC_MS: '0',
       LOG_LEVEL: 'warn',
     });
