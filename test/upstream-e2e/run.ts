@@ -81,25 +81,37 @@ function buildE2eTest(): string {
   return path;
 }
 
-/** The e2e framework counts and schedules onto untainted nodes only; the sandbox taints every kwok node. */
+/**
+ * The e2e framework counts and schedules onto untainted nodes only; the sandbox taints every kwok node. Each
+ * patch is guarded by the node's resourceVersion (a `test` op); kwok updates a fresh node's status meanwhile,
+ * so a refused patch (422: the test failed) is read again and retried until every taint is gone.
+ */
 async function untaintNodes(c: ClusterState): Promise<void> {
   const kc = new KubeConfig();
   kc.loadFromFile(c.kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
   const isKwokTaint = (t: V1Taint): boolean => t.key === KWOK_NODE.taint.key && t.effect === KWOK_NODE.taint.effect;
-  for (const node of (await core.listNode()).items) {
-    const taints = node.spec?.taints ?? [];
-    if (!taints.some(isKwokTaint)) continue;
-    await core.patchNode({
-      name: node.metadata?.name ?? '',
-      body: [
-        { op: 'test', path: '/metadata/resourceVersion', value: node.metadata?.resourceVersion },
-        { op: 'replace', path: '/spec/taints', value: taints.filter((t) => !isKwokTaint(t)) },
-      ],
-    });
-  }
   await waitFor(
-    async () => (await core.listNode()).items.every((n) => !(n.spec?.taints ?? []).some(isKwokTaint)),
+    async () => {
+      let tainted = 0;
+      for (const node of (await core.listNode()).items) {
+        const taints = node.spec?.taints ?? [];
+        if (!taints.some(isKwokTaint)) continue;
+        tainted++;
+        try {
+          await core.patchNode({
+            name: node.metadata?.name ?? '',
+            body: [
+              { op: 'test', path: '/metadata/resourceVersion', value: node.metadata?.resourceVersion },
+              { op: 'replace', path: '/spec/taints', value: taints.filter((t) => !isKwokTaint(t)) },
+            ],
+          });
+        } catch (err) {
+          if ((err as { code?: number }).code !== 422) throw err; // changed since the list: read it again
+        }
+      }
+      return tainted === 0;
+    },
     30_000,
     250,
     `the kwok taint to be gone from the nodes of ${c.name}`,
