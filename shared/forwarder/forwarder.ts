@@ -25,7 +25,13 @@ import { InvalidKeyRecorder } from './invalid-keys.js';
 import { Logger } from '../runtime/logger.js';
 import { forwarderMetrics, type ForwarderMetrics } from './metrics.js';
 import { PreviousState, isPreviousTracked } from './previous-state.js';
-import { ResourceWatcher, type ListReason, type WatchedEvent, type WatchStarter } from './resource-watcher.js';
+import {
+  ResourceWatcher,
+  type ListReason,
+  type ResourceWatcherOptions,
+  type WatchedEvent,
+  type WatchStarter,
+} from './resource-watcher.js';
 import {
   kindOfResource,
   dependentKinds,
@@ -99,6 +105,9 @@ export const CACHE_HEARTBEAT_MS = 5_000;
 /** Checkpoint-store entry holding when this cluster was last resynced (epoch ms), for runFor. */
 export const RESYNC_CHECKPOINT = '@resync';
 
+/** Checkpoint-store entry `<resource>@list`: a resumable list's continue token and resourceVersion (runFor). */
+export const LIST_PROGRESS_SUFFIX = '@list';
+
 export class Forwarder {
   readonly cluster: string;
   readonly resources: readonly Resource[];
@@ -129,6 +138,8 @@ export class Forwarder {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private resyncing: Promise<number> | undefined;
   private state: 'new' | 'running' | 'stopped' = 'new';
+  /** Lists go on across runs from their saved continue token (the scheduled mode, runFor). */
+  private resumableLists = false;
   /** Whether stop() wrote every checkpoint it had (false: they stay where the last write left them). */
   private checkpointsWritten = true;
 
@@ -272,6 +283,7 @@ export class Forwarder {
    * that made no lasting progress is a failed one.
    */
   async runFor(ms: number): Promise<void> {
+    this.resumableLists = true;
     await this.start();
     let synced = false;
     void this.synced().then(() => (synced = true));
@@ -345,9 +357,13 @@ export class Forwarder {
       ...(this.o.maxPendingEvents === undefined ? {} : { maxPending: this.o.maxPendingEvents }),
       ...(this.o.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: this.o.watchTimeoutSeconds }),
       ...(this.o.watch === undefined ? {} : { watch: this.o.watch }),
+      // A scheduled run's lists go on from where the last run stopped (not with a cache: its LISTED replace
+      // needs the whole list at once).
+      ...(this.resumableLists && !this.o.cache && { listProgress: this.listProgress(resource) }),
       hooks: {
         onEvents: (events) => this.onEvents(resource, events),
-        onList: (reason, objects, rv) => this.onList(resource, reason, objects, rv),
+        onList: (reason, objects, rv, paged) => this.onList(resource, reason, objects, rv, paged),
+        onListPage: (reason, objects) => this.onListPage(resource, reason, objects),
         onProgress: (rv) => {
           this.writer.mark(resource, rv);
           this.advanceCache(resource, rv);
@@ -403,12 +419,42 @@ export class Forwarder {
     for (const problem of problems) await problem();
   }
 
+  /** Where a resumable list keeps its continue token between runs: beside the checkpoints. */
+  private listProgress(resource: Resource): NonNullable<ResourceWatcherOptions['listProgress']> {
+    const entry = `${resource}${LIST_PROGRESS_SUFFIX}`;
+    return {
+      load: async () => (await this.o.checkpoints.load(this.cluster, [entry])).get(entry),
+      save: (value) => this.o.checkpoints.save(this.cluster, new Map([[entry, value]])),
+    };
+  }
+
+  /**
+   * One page of a resumable list: its objects go into the index and previous state, its keys are enqueued and
+   * it is logged, before the watcher saves the list's progress past it.
+   */
+  private async onListPage(resource: Resource, reason: ListReason, objects: readonly KubeObject[]): Promise<void> {
+    for (const object of objects) {
+      this.index.apply(resource, 'ADDED', object);
+      this.previous.apply(resource, 'ADDED', object);
+    }
+    await this.enqueueListed(resource, objects);
+    this.logger.debug('List page handled', { resource, reason, objects: objects.length });
+  }
+
   private async onList(
     resource: Resource,
     reason: ListReason,
     objects: readonly KubeObject[],
     resourceVersion: string,
+    paged = false,
   ): Promise<void> {
+    if (paged) {
+      // Pages were indexed and enqueued as they came (objects holds this run's pages only).
+      this.stats.relists[reason === 'expired' ? 'expired' : 'initial']++;
+      this.metrics.relists.inc({ cluster: this.cluster, resource, reason });
+      if (reason === 'expired') await this.addAll(this.dependentKeys(resource));
+      return;
+    }
     this.index.replace(resource, objects);
     this.previous.replace(resource, objects);
     if (this.o.cache) {
@@ -420,6 +466,23 @@ export class Forwarder {
     }
     this.stats.relists[reason]++;
     this.metrics.relists.inc({ cluster: this.cluster, resource, reason });
+    // Events of this resource were lost: wake every workload that depends on it, not only those still listed.
+    await this.enqueueListed(resource, objects, reason === 'expired' ? this.dependentKeys(resource) : []);
+  }
+
+  /** The keys of every workload (in the index) that depends on `resource`. */
+  private dependentKeys(resource: Resource): ReconcileKey[] {
+    return this.index
+      .all(new Set(dependentKinds(resource, this.o.owns)))
+      .map((w) => ({ cluster: this.cluster, kind: w.kind, namespace: w.namespace, name: w.name }));
+  }
+
+  /** Logs listed objects (LISTED) and enqueues their keys with `extra`; bad data is recorded and skipped. */
+  private async enqueueListed(
+    resource: Resource,
+    objects: readonly KubeObject[],
+    extra: readonly ReconcileKey[] = [],
+  ): Promise<void> {
     const keys = new Map<string, ReconcileKey>();
     const bad: Array<{ object: KubeObject; mapped?: EventKeys; err?: unknown }> = [];
     for (const object of objects) {
@@ -431,13 +494,7 @@ export class Forwarder {
         bad.push({ object, err });
       }
     }
-    // Events of this resource were lost: wake every workload that depends on it, not only those still listed.
-    if (reason === 'expired') {
-      for (const w of this.index.all(new Set(dependentKinds(resource, this.o.owns)))) {
-        const key = { cluster: this.cluster, kind: w.kind, namespace: w.namespace, name: w.name };
-        keys.set(keyString(key), key);
-      }
-    }
+    for (const key of extra) keys.set(keyString(key), key);
     if (this.o.logListed ?? true) await this.log(resource, 'LISTED', objects);
     await this.addAll([...keys.values()]);
     for (const b of bad) {

@@ -11,7 +11,7 @@ import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import type { EventType } from './event-keys.js';
 import type { Logger } from '../runtime/logger.js';
-import { listAll, watchPath, type KubeObject, type Lister, type Resource } from './resources.js';
+import { isKubeObject, listAll, watchPath, type KubeObject, type Lister, type Resource } from './resources.js';
 import { isUnreachable } from '../kube/errors.js';
 import { isExpiredError, outcomeOfDone, outcomeOfStatus, type WatchOutcome } from './watch-errors.js';
 
@@ -29,8 +29,13 @@ export type WatcherHooks = {
    * checkpoint moves past the batch only once this resolved; a failure fails the whole batch.
    */
   onEvents(events: readonly WatchedEvent[]): Promise<void>;
-  /** A complete list (every page) and the resourceVersion it was read at. */
-  onList(reason: ListReason, objects: readonly KubeObject[], resourceVersion: string): Promise<void>;
+  /**
+   * A complete list (every page) and the resourceVersion it was read at. `paged`: a resumable list whose pages
+   * were handed to onListPage already (their keys enqueued), and `objects` holds only the pages of this run.
+   */
+  onList(reason: ListReason, objects: readonly KubeObject[], resourceVersion: string, paged?: boolean): Promise<void>;
+  /** One page of a resumable list (listProgress set), before its progress is saved. */
+  onListPage?(reason: ListReason, objects: readonly KubeObject[]): Promise<void>;
   /** The resourceVersion up to which everything was handled (after events, bookmarks and lists). */
   onProgress(resourceVersion: string): void;
   onRestart(reason: RestartReason): void;
@@ -64,6 +69,13 @@ export type ResourceWatcherOptions = {
   readonly maxPending?: number;
   /** How a watch request is made; default client-node's Watch on kubeConfig. */
   readonly watch?: WatchStarter;
+  /**
+   * Makes initial and expired lists resumable across runs (the scheduled forwarder): each page is handed to
+   * onListPage, then the continue token and the list's resourceVersion are saved here, and a later run goes on
+   * from the saved token. A saved token that no longer works (expired, or from another incarnation of the
+   * cluster) starts the list over. '' clears it.
+   */
+  readonly listProgress?: { load(): Promise<string | undefined>; save(value: string): Promise<void> };
 };
 
 export const DEFAULT_MAX_PENDING = 1_000;
@@ -177,6 +189,7 @@ export class ResourceWatcher {
   }
 
   private async list(reason: ListReason): Promise<void> {
+    if (reason !== 'warm' && this.o.listProgress && this.o.hooks.onListPage) return this.resumableList(reason);
     const pageSize = this.o.pageSize ?? 500;
     const { items, resourceVersion, skipped } = await this.untilStopped(
       listAll(this.o.lister, this.o.resource, pageSize, isExpiredError),
@@ -188,6 +201,51 @@ export class ResourceWatcher {
     await this.o.hooks.onList(reason, items, resourceVersion);
     this.o.logger.info('Listed', { reason, objects: items.length, resourceVersion });
     if (reason === 'warm') return;
+    this.rv = resourceVersion;
+    this.o.hooks.onProgress(resourceVersion);
+  }
+
+  /** A list that goes on from the last run's continue token, page by page (listProgress). */
+  private async resumableList(reason: ListReason): Promise<void> {
+    const progress = this.o.listProgress as NonNullable<ResourceWatcherOptions['listProgress']>;
+    const onPage = this.o.hooks.onListPage as NonNullable<WatcherHooks['onListPage']>;
+    const saved = parseListProgress(await this.untilStopped(progress.load()));
+    let token = saved?.continueToken;
+    let resourceVersion = saved?.resourceVersion ?? '';
+    if (token !== undefined) this.o.logger.info('Resuming list', { reason, resourceVersion });
+    const items: KubeObject[] = [];
+    // `continue` starts over from the first page (a do/while would test the cleared token and stop).
+    for (;;) {
+      let page;
+      try {
+        page = await this.untilStopped(
+          this.o.lister(this.o.resource, {
+            limit: this.o.pageSize ?? 500,
+            ...(token === undefined ? {} : { continueToken: token }),
+          }),
+        );
+      } catch (err) {
+        // An expired token (410), or one the apiserver refuses (400: e.g. saved from another incarnation of the
+        // cluster), starts the list over (its keys are enqueued again); anything else is retried with backoff.
+        const refused = isExpiredError(err) || (err as { code?: unknown }).code === 400;
+        if (this.stopping || token === undefined || !refused) throw err;
+        this.o.logger.warn('Continue token refused, listing from the start', { reason, err });
+        token = undefined;
+        resourceVersion = '';
+        items.length = 0;
+        await progress.save('');
+        continue;
+      }
+      const objects = (Array.isArray(page.items) ? page.items : []).filter(isKubeObject);
+      if (token === undefined) resourceVersion = page.resourceVersion;
+      await onPage(reason, objects);
+      items.push(...objects);
+      token = page.continueToken;
+      await progress.save(token === undefined ? '' : JSON.stringify({ continueToken: token, resourceVersion }));
+      if (token === undefined) break;
+    }
+    await this.o.hooks.onList(reason, items, resourceVersion, true);
+    this.o.logger.info('Listed', { reason, objects: items.length, resourceVersion, paged: true });
     this.rv = resourceVersion;
     this.o.hooks.onProgress(resourceVersion);
   }
@@ -312,6 +370,19 @@ export class ResourceWatcher {
     this.rv = rv;
     this.o.hooks.onProgress(rv);
   }
+}
+
+function parseListProgress(value: string | undefined): { continueToken: string; resourceVersion: string } | undefined {
+  if (value === undefined || value === '') return undefined;
+  try {
+    const parsed = JSON.parse(value) as { continueToken?: unknown; resourceVersion?: unknown };
+    if (typeof parsed.continueToken === 'string' && typeof parsed.resourceVersion === 'string') {
+      return { continueToken: parsed.continueToken, resourceVersion: parsed.resourceVersion };
+    }
+  } catch {
+    // not ours: start over
+  }
+  return undefined;
 }
 
 /** The last resourceVersion a batch carries (an object without one does not move the checkpoint). */
