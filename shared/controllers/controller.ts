@@ -19,6 +19,12 @@ export interface Controller<Observed = unknown> {
   /** Pure: no I/O, no clock (now is given), no randomness. */
   plan(observed: Observed, now: Date): PlanResult;
   /**
+   * Pure. On a cluster that hands the kind over one object at a time (registry `handOver`) instead of owning
+   * it: whether the observed object is fleetq's (Job: spec.managedBy names fleetq). The runtime plans
+   * nothing for one that is not (or is gone): the cluster's own controller has it. Absent: never handed over.
+   */
+  handedOver?(observed: Observed): boolean;
+  /**
    * Optional damage bound, run after plan() and before any write: may read fresh state and throw a
    * ReconcileError to refuse a plan that would break a safety limit (e.g. ReplicaSet: pods past
    * replicas + maxSurge). A refusal is logged and retried with backoff.

@@ -110,6 +110,12 @@ export class DescriptorRegistry {
       : undefined;
   }
 
+  /** The descriptor of `kind` says this object of it is handed to fleetq one by one (registry `handOver`). */
+  isHandedOver(kind: string, object: KubeObject): boolean {
+    const d = this.descriptors.find((x) => x.kind === kind);
+    return d?.for.handedOver?.(object) ?? false;
+  }
+
   /** The trimmed view the forwarder keeps of an object of `resource` for its next event; undefined: none. */
   remember(resource: string, object: KubeObject): KubeObject | undefined {
     for (const fn of this.rememberers(resource)) {

@@ -27,6 +27,8 @@ export type IndexedWorkload = {
   readonly name: string;
   /** Its controller owner reference, when it has one. */
   readonly controller?: { readonly kind: string; readonly name: string };
+  /** Its descriptor's `for.handedOver` said yes (handed to fleetq one object at a time). */
+  readonly handedOver?: boolean;
 };
 
 /** What a mapping may look up: the forwarder's index of the workloads it watches. */
@@ -84,6 +86,11 @@ export type WatchDescriptor = {
     readonly remember?: Mapping['remember'];
     /** Why it watches them, when not simply its own objects (the forwarder's RBAC rule says it). */
     readonly why?: string;
+    /**
+     * Whether one object is handed to fleetq on a cluster that does not own the kind (registry `handOver`):
+     * Job's spec.managedBy naming fleetq. Pure, on untrusted data; absent: the kind cannot be handed over.
+     */
+    readonly handedOver?: (object: KubeObject) => boolean;
   };
   /** Owns: kinds whose objects carry a controller reference to it; their events yield its key. */
   readonly owns: readonly Owned[];

@@ -1,5 +1,7 @@
 // Event → reconcile keys (DESIGN.md "Event → keys"). Pure: the object, its previous version when the forwarder
-// keeps one, what the cluster owns, and the workload index are all inputs. Only owned kinds yield keys.
+// keeps one, what the cluster owns, and the workload index are all inputs. Only owned kinds yield keys, and
+// kinds the cluster hands over one object at a time (registry `handOver`: a Job naming fleetq in spec.managedBy)
+// yield the keys of those objects only: the event's own object says so, else the workload index does.
 // Every key is validated here, where it is made from untrusted cluster data (an owner reference's name, a
 // label's value): a bad one is returned apart with its reason, for the forwarder to record and skip, so that one
 // object cannot stop forwarding. Objects of any shape are accepted; nothing here throws on bad data.
@@ -28,6 +30,8 @@ export type ObservedEvent = WatchEvent & {
 export type KeyContext = {
   readonly cluster: string;
   readonly owns: ReadonlySet<string>;
+  /** Kinds not owned whose objects are handed over one by one (registry `handOver`); default none. */
+  readonly handOver?: ReadonlySet<string>;
   readonly index: WorkloadLookup;
   /** The watch descriptors the mapping follows; default every kind fleetq knows. */
   readonly descriptors?: DescriptorRegistry;
@@ -51,7 +55,8 @@ export function eventKeys(event: ObservedEvent, ctx: KeyContext): EventKeys {
   const push = (keyKind: string, ns: string, name: string): void => {
     if (ns !== '' && name !== '') made.push({ cluster: ctx.cluster, kind: keyKind, namespace: ns, name });
   };
-  const owned = registry.descriptors.filter((d) => ctx.owns.has(d.kind));
+  const serves = (k: string): boolean => ctx.owns.has(k) || (ctx.handOver?.has(k) ?? false);
+  const owned = registry.descriptors.filter((d) => serves(d.kind));
 
   for (const d of owned) {
     if (d.for.kind !== kind) continue;
@@ -77,10 +82,17 @@ export function eventKeys(event: ObservedEvent, ctx: KeyContext): EventKeys {
   }
 
   for (const { descriptor, mapping } of registry.mappingsOf(kind)) {
-    if (!ctx.owns.has(descriptor.kind)) continue;
+    if (!serves(descriptor.kind)) continue;
     for (const k of mapping.keys(event, ctx.index)) push(descriptor.kind, k.namespace, k.name);
   }
-  return partition(dedupe(made));
+  const handedOver = (k: ReconcileKey): boolean => {
+    if (ctx.owns.has(k.kind)) return true;
+    // The event's own object: its descriptor decides from it (it may be new, or just deleted, to the index).
+    if (k.kind === kind && k.namespace === namespace && k.name === nameOf(object))
+      return registry.isHandedOver(kind, object);
+    return ctx.index.get(k.kind, k.namespace, k.name)?.handedOver === true;
+  };
+  return partition(dedupe(made).filter(handedOver));
 }
 
 /** Splits keys into valid ones and invalid ones with their reasons. */

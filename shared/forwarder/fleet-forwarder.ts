@@ -7,7 +7,10 @@ import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { Forwarder, type ForwarderOptions } from './forwarder.js';
 import { Logger } from '../runtime/logger.js';
 
-export type FleetForwarderOptions = Omit<ForwarderOptions, 'cluster' | 'kubeConfig' | 'owns' | 'lister' | 'cache'> & {
+export type FleetForwarderOptions = Omit<
+  ForwarderOptions,
+  'cluster' | 'kubeConfig' | 'owns' | 'handOver' | 'lister' | 'cache'
+> & {
   /** Backoff between attempts to start one cluster's forwarder. */
   readonly startBackoff?: BackoffOptions;
   /** Each cluster's object cache to materialize (reads from the cache); none: no cache is filled. */
@@ -93,6 +96,7 @@ export class FleetForwarder {
       cluster: name,
       kubeConfig: this.registry.kubeConfig(name),
       owns: config.owns,
+      ...(config.handOver && { handOver: config.handOver }),
       ...(cache && { cache }),
     });
   }

@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import { MalformedKeyError, keyString, type ReconcileKey } from '../kube/key.js';
 import type { Kind } from '../kube/kinds.js';
+import { servedKinds } from '../kube/registry.js';
 import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
 import { trimObject, type EventLog, type LoggedEvent, type LoggedEventType } from '../queue/history/event-log.js';
 import type { WorkQueue } from '../queue/work-queue.js';
@@ -51,6 +52,8 @@ export type ForwarderOptions = {
   readonly cluster: string;
   readonly kubeConfig: KubeConfig;
   readonly owns: readonly Kind[];
+  /** Kinds not owned whose objects are handed over one by one (registry `handOver`); watched and mapped too. */
+  readonly handOver?: readonly Kind[];
   readonly queue: Pick<WorkQueue, 'add' | 'parkInvalid'>;
   readonly checkpoints: CheckpointStore;
   readonly eventLog?: EventLog;
@@ -137,6 +140,8 @@ export class Forwarder {
   private resyncTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private resyncing: Promise<number> | undefined;
+  /** The kinds this forwarder watches and maps for: owned, and handed over one by one. */
+  private readonly served: readonly Kind[];
   private state: 'new' | 'running' | 'stopped' = 'new';
   /** Lists go on across runs from their saved continue token (the scheduled mode, runFor). */
   private resumableLists = false;
@@ -145,8 +150,10 @@ export class Forwarder {
 
   constructor(private readonly o: ForwarderOptions) {
     this.cluster = o.cluster;
-    this.resources = watchedResources(o.owns);
-    this.ctx = { cluster: o.cluster, owns: new Set(o.owns), index: this.index };
+    this.served = servedKinds(o);
+    this.resources = watchedResources(this.served);
+    const handOver = new Set((o.handOver ?? []).filter((k) => !o.owns.includes(k)));
+    this.ctx = { cluster: o.cluster, owns: new Set(o.owns), handOver, index: this.index };
     this.logger = (o.logger ?? new Logger('fleetq-forwarder')).child({ cluster: o.cluster });
     this.metrics = forwarderMetrics(o.registry);
     this.lister = o.lister ?? makeLister(o.kubeConfig);
@@ -320,7 +327,7 @@ export class Forwarder {
   resync(): Promise<number> {
     this.resyncing ??= runResync({
       lister: this.lister,
-      owns: this.o.owns,
+      owns: this.served,
       ctx: this.ctx,
       pageSize: this.o.pageSize ?? 500,
       add: (keys) => this.addAll(keys),
@@ -473,7 +480,8 @@ export class Forwarder {
   /** The keys of every workload (in the index) that depends on `resource`. */
   private dependentKeys(resource: Resource): ReconcileKey[] {
     return this.index
-      .all(new Set(dependentKinds(resource, this.o.owns)))
+      .all(new Set(dependentKinds(resource, this.served)))
+      .filter((w) => this.ctx.owns.has(w.kind) || w.handedOver === true)
       .map((w) => ({ cluster: this.cluster, kind: w.kind, namespace: w.namespace, name: w.name }));
   }
 

@@ -41,7 +41,7 @@ export class WorkloadIndex implements WorkloadIndexView {
     }
     let ns = this.byNamespace.get(namespace);
     if (!ns) this.byNamespace.set(namespace, (ns = new Map()));
-    ns.set(id, toIndexed(kind, namespace, name, object));
+    ns.set(id, toIndexed(kind, namespace, name, object, this.descriptors.isHandedOver(kind, object)));
   }
 
   /** A full list of `resource`: forget its kind's entries, then index the list. */
@@ -82,7 +82,13 @@ export class WorkloadIndex implements WorkloadIndexView {
   }
 }
 
-function toIndexed(kind: string, namespace: string, name: string, object: KubeObject): IndexedWorkload {
+function toIndexed(
+  kind: string,
+  namespace: string,
+  name: string,
+  object: KubeObject,
+  handedOver: boolean,
+): IndexedWorkload {
   const selector = selectorOrNothing((object.spec as { selector?: unknown } | null | undefined)?.selector);
   const ref = controllerRefOf(object);
   return {
@@ -91,5 +97,6 @@ function toIndexed(kind: string, namespace: string, name: string, object: KubeOb
     name,
     selector,
     ...(ref === undefined ? {} : { controller: { kind: ref.kind, name: ref.name } }),
+    ...(handedOver && { handedOver }),
   };
 }

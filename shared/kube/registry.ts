@@ -36,6 +36,12 @@ const mirrorSchema = z
   })
   .strict();
 
+/**
+ * Kinds whose objects a cluster hands to fleetq one at a time, through the object's own field (KEP-4368's
+ * spec.managedBy: Job only), while its controller-manager keeps the kind's controller for the rest.
+ */
+const handOverSchema = z.array(z.enum(['Job'], 'only Job can be handed over one object at a time (spec.managedBy)'));
+
 const limitsSchema = z
   .object({
     /** Reconciles of this cluster running at once, fleet-wide. */
@@ -58,6 +64,7 @@ const clusterSchema = z
     /** Required for an http:// server or insecureSkipTLSVerify (here or in the kubeconfig). */
     allowInsecure: z.boolean().optional(),
     owns: z.array(z.enum(ALL_KINDS as [Kind, ...Kind[]])).optional(),
+    handOver: handOverSchema.optional(),
     limits: limitsSchema.optional(),
     mirror: mirrorSchema.optional(),
   })
@@ -97,6 +104,7 @@ const registrySchema = z
     defaults: z
       .object({
         owns: z.array(z.enum(ALL_KINDS as [Kind, ...Kind[]])).optional(),
+        handOver: handOverSchema.optional(),
         limits: limitsSchema.optional(),
         mirror: mirrorSchema.optional(),
       })
@@ -122,6 +130,11 @@ export type MirrorPolicy = { readonly allowedNamespaces: readonly string[] };
 export type ClusterConfig = {
   readonly name: string;
   readonly owns: readonly Kind[];
+  /**
+   * Kinds not owned whose objects are reconciled one by one when they name fleetq (Job: spec.managedBy
+   * `fleetq.dev/job-controller`); the cluster's own controller keeps the rest. Absent: none.
+   */
+  readonly handOver?: readonly Kind[];
   readonly limits: ClusterLimits;
   /** The entry's `allowInsecure: true`: http:// or unverified TLS may be used (and is logged when it is). */
   readonly allowInsecure?: boolean;
@@ -163,6 +176,7 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
   return parsed.data.clusters.map((c) => ({
     name: c.name,
     owns: c.owns ?? defaults.owns ?? DEFAULT_OWNED_KINDS,
+    ...((c.handOver ?? defaults.handOver ?? []).length > 0 && { handOver: c.handOver ?? defaults.handOver }),
     limits: { ...DEFAULT_LIMITS, ...defaults.limits, ...c.limits },
     ...(c.allowInsecure === true && { allowInsecure: true }),
     ...((c.mirror ?? defaults.mirror) !== undefined && {
@@ -224,6 +238,11 @@ export class ClusterRegistry {
     return this.byName.get(cluster)?.owns.includes(kind as Kind) ?? false;
   }
 
+  /** The cluster hands objects of `kind` over one by one (and does not own the kind). */
+  handsOver(cluster: string, kind: string): boolean {
+    return !this.owns(cluster, kind) && (this.byName.get(cluster)?.handOver?.includes(kind as Kind) ?? false);
+  }
+
   kubeConfig(name: string): KubeConfig {
     const cached = this.configs.get(name);
     if (cached) return cached;
@@ -280,4 +299,9 @@ export class ClusterRegistry {
       insecure: reasons,
     });
   }
+}
+
+/** What a cluster's forwarder watches and maps for: the kinds it owns and those it hands over one by one. */
+export function servedKinds(c: Pick<ClusterConfig, 'owns' | 'handOver'>): Kind[] {
+  return [...new Set([...c.owns, ...(c.handOver ?? [])])];
 }

@@ -89,7 +89,7 @@ function forwarderRegistryOf(o: AllInOneOptions): ClusterRegistry {
   const forwarder = o.forwarderRegistry;
   if (forwarder === undefined) return o.registry;
   const describe = (r: ClusterRegistry): string =>
-    JSON.stringify(r.clusters.map((c) => [c.name, [...c.owns].sort()]).sort());
+    JSON.stringify(r.clusters.map((c) => [c.name, [...c.owns].sort(), [...(c.handOver ?? [])].sort()]).sort());
   // The forwarder watches for the kinds the handlers reconcile: a cluster or kind one side lacks is lost work.
   if (describe(forwarder) !== describe(o.registry)) {
     throw new Error(

@@ -10,7 +10,7 @@ import { MemoryCacheStore } from '../cache/memory-cache-store.js';
 import { RedisCacheStore } from '../cache/redis-cache-store.js';
 import { DESCRIPTORS } from '../controllers/index.js';
 import type { LiveClusterView } from '../kube/cluster-view.js';
-import type { ClusterRegistry } from '../kube/registry.js';
+import { servedKinds, type ClusterRegistry } from '../kube/registry.js';
 
 export type ReadsMode = 'live' | 'cache';
 
@@ -58,8 +58,9 @@ export class ClusterCaches {
 
   /** The kinds the cluster's forwarder materializes. */
   cachedKinds(cluster: string): Set<string> {
-    const owns = this.o.registry.get(cluster)?.owns ?? [];
-    return new Set(DESCRIPTORS.watchedResources(owns).map((r) => DESCRIPTORS.kindOf(r)));
+    const config = this.o.registry.get(cluster);
+    const served = config ? servedKinds(config) : [];
+    return new Set(DESCRIPTORS.watchedResources(served).map((r) => DESCRIPTORS.kindOf(r)));
   }
 
   viewFor(cluster: string, live: LiveClusterView): CachedClusterView {

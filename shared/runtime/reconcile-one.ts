@@ -130,7 +130,8 @@ async function run(
     throw new TerminalError('UnknownCluster', `cluster ${key.cluster} is not in the registry`);
   const controller = deps.controllers.get(key.kind);
   if (!controller) throw new TerminalError('UnknownKind', `no controller for kind ${key.kind}`);
-  if (!deps.registry.owns(key.cluster, key.kind)) {
+  const owned = deps.registry.owns(key.cluster, key.kind);
+  if (!owned && !(deps.registry.handsOver(key.cluster, key.kind) && controller.handedOver)) {
     throw new TerminalError('NotOwned', `fleetq does not own ${key.kind} in cluster ${key.cluster}`);
   }
   const clients = deps.clients(key.cluster);
@@ -139,7 +140,7 @@ async function run(
   let result: PlanResult;
   try {
     result = await trackWrites(tracker, () =>
-      observeAndApply(deps, controller, key, clients.rest, keyView ?? clients.view, fence, logger),
+      observeAndApply(deps, controller, key, clients.rest, keyView ?? clients.view, fence, logger, owned),
     );
   } finally {
     // Before done(): the key's next run must find this run's writes recorded, or it could read a cache that
@@ -166,8 +167,14 @@ async function observeAndApply(
   view: ClusterView,
   fence: LeaseFence,
   logger: Logger,
+  owned: boolean,
 ): Promise<PlanResult> {
   const observed = await controller.observe(view, key, deps.now());
+  // A kind handed over one object at a time: an object not handed to fleetq is its cluster's own controller's.
+  if (!owned && !controller.handedOver?.(observed)) {
+    logger.debug('Not handed over to fleetq; left to the cluster', {});
+    return { actions: [] };
+  }
   const result = controller.plan(observed, deps.now());
   logger.info('Plan computed', { actions: countByType(result.actions), requeueAfter: result.requeueAfter });
   logger.debug('Plan', { plan: result });

@@ -1,11 +1,17 @@
-// The Job controller's watch descriptor (upstream's informers: Jobs and Pods). A cluster runs it when its registry
-// entry owns Job; Job is not among the default owned kinds until the whole of issue 11 is done.
+// The Job controller's watch descriptor (upstream's informers: Jobs and Pods). A cluster runs it for every Job when
+// its registry entry owns Job, or, with `handOver: [Job]`, for the Jobs that name fleetq in spec.managedBy (the
+// cluster's job-controller stays on and skips those: KEP-4368).
 import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
 import { jobController } from './index.js';
+import { FLEETQ_MANAGER } from './types.js';
 
 export const jobDescriptor: WatchDescriptor = {
   kind: 'Job',
-  for: { kind: 'Job' },
+  // Handed over one by one (registry handOver: [Job]) when spec.managedBy names fleetq (KEP-4368).
+  for: {
+    kind: 'Job',
+    handedOver: (object) => (object.spec as { managedBy?: unknown } | undefined)?.managedBy === FLEETQ_MANAGER,
+  },
   owns: [{ kind: 'Pod', adopts: true }],
   watches: [],
   access: {

@@ -4,12 +4,15 @@
 import type { Controller } from '../controller.js';
 import { observeJob } from './observe.js';
 import { planJob } from './plan.js';
-import { JOB_KIND, type ObservedJob } from './types.js';
+import { FLEETQ_MANAGER, JOB_KIND, type ObservedJob } from './types.js';
 
 export const jobController: Controller<ObservedJob> = {
   kind: JOB_KIND,
   observe: observeJob,
   plan: planJob,
+  // On a cluster whose job-controller stays on (registry handOver: [Job]): only the Jobs that name fleetq in
+  // spec.managedBy, which the built-in controller skips (KEP-4368). A gone Job's pods are the built-in one's.
+  handedOver: (o) => o.job?.spec.managedBy === FLEETQ_MANAGER,
 };
 
 export type { ObservedJob } from './types.js';

@@ -444,3 +444,96 @@ describe('eventKeys with bad data: invalid keys apart, with their reasons; valid
     expect(got).toEqual({ keys: [], invalid: [] });
   });
 });
+
+describe('eventKeys on a cluster that hands Jobs over one by one (owns no Job; handOver: [Job])', () => {
+  const FLEETQ = 'fleetq.dev/job-controller';
+  const handOverCtx = (): KeyContext => {
+    const idx = new WorkloadIndex();
+    const job = (name: string, managedBy?: string) =>
+      obj({ name, selector: { matchLabels: { job: name } }, spec: managedBy ? { managedBy } : {} });
+    idx.apply('jobs', 'ADDED', job('mine', FLEETQ));
+    idx.apply('jobs', 'ADDED', job('builtin', 'kubernetes.io/job-controller'));
+    idx.apply('jobs', 'ADDED', job('plain'));
+    return { cluster: CLUSTER, owns: new Set(['Deployment']), handOver: new Set(['Job']), index: idx };
+  };
+  it.each([
+    {
+      name: 'a Job naming fleetq enqueues itself',
+      resource: 'jobs',
+      object: obj({ name: 'new', spec: { managedBy: FLEETQ } }),
+      want: [k('Job', 'new')],
+    },
+    {
+      name: 'a deleted Job naming fleetq too',
+      resource: 'jobs',
+      type: 'DELETED',
+      object: obj({ name: 'mine', spec: { managedBy: FLEETQ } }),
+      want: [k('Job', 'mine')],
+    },
+    { name: 'a Job without managedBy yields nothing', resource: 'jobs', object: obj({ name: 'plain' }), want: [] },
+    {
+      name: 'a Job naming the built-in controller yields nothing',
+      resource: 'jobs',
+      object: obj({ name: 'builtin', spec: { managedBy: 'kubernetes.io/job-controller' } }),
+      want: [],
+    },
+    {
+      name: 'managedBy of another type yields nothing',
+      resource: 'jobs',
+      object: obj({ name: 'odd', spec: { managedBy: 7 } }),
+      want: [],
+    },
+    {
+      name: "a pod of fleetq's Job enqueues the Job",
+      resource: 'pods',
+      object: obj({ name: 'p', owner: ctrl('Job', 'mine') }),
+      want: [k('Job', 'mine')],
+    },
+    {
+      name: "a pod of the built-in controller's Job yields nothing",
+      resource: 'pods',
+      object: obj({ name: 'p', owner: ctrl('Job', 'plain') }),
+      want: [],
+    },
+    {
+      name: 'a pod of a Job the index does not know yields nothing',
+      resource: 'pods',
+      object: obj({ name: 'p', owner: ctrl('Job', 'unknown') }),
+      want: [],
+    },
+    {
+      name: "an orphan pod wakes only fleetq's Job among those selecting it",
+      resource: 'pods',
+      object: obj({ name: 'p', labels: { job: 'mine' } }),
+      want: [k('Job', 'mine')],
+    },
+    {
+      name: "an orphan pod selected only by the built-in controller's Job yields nothing",
+      resource: 'pods',
+      object: obj({ name: 'p', labels: { job: 'plain' } }),
+      want: [],
+    },
+    {
+      name: 'owned kinds are unaffected (a Deployment enqueues itself)',
+      resource: 'deployments',
+      object: obj({ name: 'web' }),
+      want: [k('Deployment', 'web')],
+    },
+  ] as Array<{ name: string; resource: Resource; type?: EventType; object: KubeObject; want: string[] }>)(
+    '$name',
+    ({ resource, type, object, want }) => {
+      const { keys, invalid } = eventKeys({ type: type ?? 'ADDED', resource, object }, handOverCtx());
+      expect(keys.map(keyString).sort()).toEqual([...want].sort());
+      expect(invalid).toEqual([]);
+    },
+  );
+
+  it('a cluster that owns Job maps every Job and its pods, whatever managedBy says', () => {
+    const owning = { ...handOverCtx(), owns: new Set(['Job']), handOver: new Set<string>() };
+    const plain = eventKeys(
+      { type: 'ADDED', resource: 'pods', object: obj({ name: 'p', owner: ctrl('Job', 'plain') }) },
+      owning,
+    );
+    expect(plain.keys.map(keyString)).toEqual([k('Job', 'plain')]);
+  });
+});

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { DEFAULT_OWNED_KINDS } from '../../../shared/kube/kinds.js';
-import { ClusterRegistry, DEFAULT_LIMITS, RegistryError, parseRegistry } from '../../../shared/kube/registry.js';
+import {
+  ClusterRegistry,
+  DEFAULT_LIMITS,
+  RegistryError,
+  parseRegistry,
+  servedKinds,
+} from '../../../shared/kube/registry.js';
 
 describe('parseRegistry', () => {
   it('reads clusters with defaults applied and paths made absolute', () => {
@@ -77,11 +83,31 @@ describe('parseRegistry', () => {
       field: 'clusters[1].name',
     },
     { name: 'no clusters', yaml: 'clusters: []', field: 'clusters' },
+    {
+      name: 'a kind that cannot be handed over one by one',
+      yaml: 'clusters: [{ name: a, kubeconfig: /k, handOver: [Deployment] }]',
+      field: 'clusters[0].handOver[0]',
+    },
   ])('names the field for $name', ({ yaml, field }) => {
     expect(() => parseRegistry(yaml, 'fleet.yaml')).toThrow(RegistryError);
     expect(() => parseRegistry(yaml, 'fleet.yaml')).toThrow(
       new RegExp(`fleet\\.yaml: invalid cluster registry\\n  ${field.replace(/[[\].]/g, '\\$&')}: `),
     );
+  });
+
+  it('hands Jobs over one by one where asked (per cluster, else from defaults); an owned kind is not handed over', () => {
+    const yaml = [
+      'defaults: { handOver: [Job] }',
+      'clusters:',
+      '  - { name: a, kubeconfig: /k, owns: [Deployment, ReplicaSet] }',
+      '  - { name: b, kubeconfig: /k, owns: [Job] }',
+      '  - { name: c, kubeconfig: /k, handOver: [] }',
+    ].join('\n');
+    const clusters = parseRegistry(yaml, 'x.yaml');
+    expect(clusters.map((c) => c.handOver)).toEqual([['Job'], ['Job'], undefined]);
+    const registry = new ClusterRegistry(clusters, () => undefined);
+    expect(['a', 'b', 'c'].map((n) => registry.handsOver(n, 'Job'))).toEqual([true, false, false]);
+    expect(servedKinds(clusters[0]!)).toEqual(['Deployment', 'ReplicaSet', 'Job']);
   });
 
   it('reports YAML syntax errors with the file name', () => {
