@@ -1,0 +1,50 @@
+// Observe one StatefulSet, through the cache or by live reads.
+//
+// Reads per reconcile (API requests when live; none when cached):
+//   1  GET the StatefulSet (404 → done, nothing else is read)
+//   1  its pods plus the namespace's orphan pods (the cache's owner and orphan indexes; live, one filtered list)
+//   1  its ControllerRevisions plus the namespace's orphan ones (same)
+//   1  the namespace's PersistentVolumeClaims, only when it has volumeClaimTemplates (upstream's claim lister)
+//  +1  GET `<set>-<hash>`, only when no revision it controls holds the template (taken name, or collision?)
+//  +1  GET the StatefulSet fresh, only when an orphan is to be adopted (RecheckDeletionTimestamp)
+import type { V1ControllerRevision, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { ReconcileKey } from '../../kube/key.js';
+import { selectorOrNothing } from '../../kube/meta/label-selector.js';
+import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
+import { claim } from './claim.js';
+import { collisionCountOf, equalData, revisionData, revisionHash, revisionName } from './history.js';
+import { isMemberOf } from './identity.js';
+import type { ObservedStatefulSet } from './types.js';
+
+export async function observeStatefulSet(view: ClusterView, key: ReconcileKey): Promise<ObservedStatefulSet> {
+  const set = await view.get<V1StatefulSet>('StatefulSet', key.namespace, key.name);
+  if (set === null) return { statefulSet: null, pods: [], revisions: [], claims: [] };
+  const uid = set.metadata?.uid ?? '';
+  const hasTemplates = (set.spec?.volumeClaimTemplates ?? []).length > 0;
+  const [pods, revisions, claims] = await Promise.all([
+    controlledOrOrphaned<V1Pod>(view, 'Pod', key.namespace, uid),
+    controlledOrOrphaned<V1ControllerRevision>(view, 'ControllerRevision', key.namespace, uid),
+    hasTemplates ? view.list<V1PersistentVolumeClaim>('PersistentVolumeClaim', key.namespace) : [],
+  ]);
+  const selects = selectorOrNothing(set.spec?.selector);
+  const crs = claim<V1ControllerRevision>(set, revisions, selects);
+  const data = revisionData(set);
+  const hasUpdate = crs.claimed.some((cr) => equalData(cr, data));
+  const name = revisionName(set, revisionHash(data, collisionCountOf(set)));
+  const nameTaken = hasUpdate
+    ? undefined
+    : await view.get<V1ControllerRevision>('ControllerRevision', key.namespace, name);
+  const orphans = crs.adopt.length > 0 || claim<V1Pod>(set, pods, selects, (p) => isMemberOf(set, p)).adopt.length > 0;
+  const adoptionRecheck =
+    orphans && !set.metadata?.deletionTimestamp
+      ? await view.get<V1StatefulSet>('StatefulSet', key.namespace, key.name, { fresh: true })
+      : undefined;
+  return {
+    statefulSet: set,
+    pods,
+    revisions,
+    claims,
+    ...(nameTaken !== undefined && { nameTaken }),
+    ...(adoptionRecheck !== undefined && { adoptionRecheck }),
+  };
+}

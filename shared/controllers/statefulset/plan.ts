@@ -1,0 +1,153 @@
+// The StatefulSet planner (StatefulSetController.sync → UpdateStatefulSet): claim, revisions, the replica slots
+// in ordinal order and the condemned pods, the rolling update, status, history truncation. Pure: observed state
+// and `now` in, actions out.
+//
+// Where a stateless pass differs in mechanism from upstream's sync (same outcome):
+// - A pass that adopts or releases does only that and continues at once (requeueAfter 0).
+// - A pod whose claims are missing gets them in one pass and is created by the next one that finds them all
+//   (upstream creates the claims, then the pod, in one call); claim ownerReferences for the retention policy
+//   are set by the pass after the pod exists (upstream: right after the create, with the pod's uid).
+// - A raised collisionCount is written alone; the next pass names the revision with it.
+import type { V1ControllerRevision, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { Action } from '../../kube/actions.js';
+import { selectorOf } from '../../kube/meta/label-selector.js';
+import type { PlanResult } from '../controller.js';
+import { canAdopt, claim, claimActions } from './claim.js';
+import { nameOf, sortRevisions, statefulSetRevisions, templateOf, truncateHistory } from './history.js';
+import { endOrdinal, isMemberOf, newStatefulPod, ordinalOf, revisionOfPod, startOrdinal } from './identity.js';
+import { claimRetentionUpdates, deletePod, processCondemned, processReplica, type Ctx, type Step } from './replicas.js';
+import { rollingDeletes } from './rolling.js';
+import { collisionAction, countReplicas, isUnavailable, newStatus, statusAction } from './status.js';
+import { PodManagement, Strategy, type ObservedStatefulSet } from './types.js';
+
+export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
+  const set = o.statefulSet;
+  if (set === null) return { actions: [] }; // gone: the garbage collector deletes its pods and revisions
+  const deleting = !!set.metadata?.deletionTimestamp;
+
+  const selects = selectorOf(set.spec?.selector);
+  const revs = claim<V1ControllerRevision>(set, o.revisions, selects);
+  const pods = claim<V1Pod>(set, o.pods, selects, (p) => isMemberOf(set, p));
+  if (!deleting && revs.adopt.length + pods.adopt.length + revs.release.length + pods.release.length > 0) {
+    if (revs.adopt.length + pods.adopt.length > 0 && !canAdopt(set, o.adoptionRecheck)) {
+      return { actions: [], requeueAfter: 0 }; // deleted or replaced since it was read: look again
+    }
+    return {
+      actions: [...claimActions(set, 'ControllerRevision', revs), ...claimActions(set, 'Pod', pods)],
+      requeueAfter: 0,
+    };
+  }
+
+  const sorted = sortRevisions(revs.claimed);
+  const revisions = statefulSetRevisions(set, sorted, o.nameTaken);
+  if (revisions.kind === 'collision') return { actions: [collisionAction(set)], requeueAfter: 0 };
+  const current = nameOf(revisions.current);
+  const update = nameOf(revisions.update);
+  const minReadySeconds = set.spec?.minReadySeconds ?? 0;
+
+  const { replicas, planned, condemned } = slots(set, pods.claimed, revisions.current, revisions.update);
+  const c: Ctx = {
+    set,
+    claims: new Map(o.claims.map((pvc) => [pvc.metadata?.name ?? '', pvc])),
+    monotonic: set.spec?.podManagementPolicy !== PodManagement.Parallel,
+    minReadySeconds,
+    now,
+  };
+  const work: Work = deleting ? { actions: [], updateDeletes: 0 } : converge(c, replicas, planned, condemned, update);
+
+  const counts = countReplicas([...replicas, ...condemned], minReadySeconds, current, update, now);
+  counts.currentReplicas -= work.updateDeletes; // status.CurrentReplicas-- per pod deleted for the update
+  const status = newStatus(set, counts, current, update, set.status?.collisionCount ?? 0);
+  const write = statusAction(set, status);
+  const live = new Set([current, update, ...pods.claimed.map(revisionOfPod)]);
+  const actions: Action[] = [
+    ...revisions.actions,
+    ...work.actions,
+    ...truncateHistory(set, sorted, live),
+    ...(write ? [write] : []),
+  ];
+  const requeue = [
+    work.retryMs,
+    minReadySeconds > 0 && status.availableReplicas !== (set.spec?.replicas ?? 1) ? minReadySeconds * 1000 : undefined,
+  ].filter((v): v is number => v !== undefined);
+  return requeue.length === 0 ? { actions } : { actions, requeueAfter: Math.min(...requeue) };
+}
+
+/**
+ * The replica slots in ordinal order (a pod, or the pod to create: newVersionedStatefulSetPod, at the current
+ * revision below the partition), and the condemned pods, highest ordinal first. A pod whose name has no ordinal
+ * is ignored.
+ */
+function slots(
+  set: V1StatefulSet,
+  pods: readonly V1Pod[],
+  current: V1ControllerRevision,
+  update: V1ControllerRevision,
+) {
+  const start = startOrdinal(set);
+  const end = endOrdinal(set);
+  const byOrdinal = new Map<number, V1Pod>();
+  const condemned: V1Pod[] = [];
+  for (const pod of pods) {
+    const ord = ordinalOf(pod);
+    if (ord >= start && ord <= end) byOrdinal.set(ord, pod);
+    else if (ord >= 0) condemned.push(pod);
+  }
+  condemned.sort((a, b) => ordinalOf(b) - ordinalOf(a));
+  const rolling = set.spec?.updateStrategy?.type ?? Strategy.RollingUpdate;
+  const partition = set.spec?.updateStrategy?.rollingUpdate;
+  const currentCount = set.status?.currentReplicas ?? 0;
+  const planned = new Set<V1Pod>();
+  const replicas: V1Pod[] = [];
+  for (let ord = start; ord <= end; ord++) {
+    const found = byOrdinal.get(ord);
+    if (found) {
+      replicas.push(found);
+      continue;
+    }
+    const atCurrent =
+      (rolling === Strategy.RollingUpdate && partition === undefined && ord < start + currentCount) ||
+      (partition !== undefined && ord < start + (partition.partition ?? 0));
+    const pod = atCurrent
+      ? newStatefulPod(set, templateOf(current), ord, nameOf(current))
+      : newStatefulPod(set, templateOf(update), ord, nameOf(update));
+    planned.add(pod);
+    replicas.push(pod);
+  }
+  return { replicas, planned, condemned };
+}
+
+type Work = { readonly actions: Action[]; readonly updateDeletes: number; readonly retryMs?: number };
+
+/** updateStatefulSet from the replicas on: stops where OrderedReady must wait, or on upstream's errors. */
+function converge(
+  c: Ctx,
+  replicas: readonly V1Pod[],
+  planned: ReadonlySet<V1Pod>,
+  condemned: readonly V1Pod[],
+  update: string,
+): Work {
+  const actions: Action[] = [];
+  let retryMs: number | undefined;
+  const result = (updateDeletes = 0): Work => ({
+    actions,
+    updateDeletes,
+    ...(retryMs !== undefined && { retryMs }),
+  });
+  const stops = (s: Step): boolean => {
+    actions.push(...s.actions);
+    if (s.retryMs !== undefined) retryMs = Math.min(retryMs ?? s.retryMs, s.retryMs);
+    return c.monotonic ? s.exit : (s.failed ?? false);
+  };
+  for (const pod of replicas) if (stops(processReplica(c, pod, planned.has(pod)))) return result();
+  for (const pod of condemned) actions.push(...claimRetentionUpdates(c, pod));
+  const unhealthy = (p: V1Pod) => isUnavailable(p, c.minReadySeconds, c.now);
+  const firstUnhealthy = replicas.find(unhealthy) ?? [...condemned].reverse().find(unhealthy);
+  for (const pod of condemned) if (stops(processCondemned(c, pod, firstUnhealthy))) return result();
+  if ((c.set.spec?.updateStrategy?.type ?? Strategy.RollingUpdate) !== Strategy.RollingUpdate) {
+    return result();
+  }
+  const deletes = rollingDeletes(c.set, replicas, update, c.minReadySeconds, c.now);
+  actions.push(...deletes.map((pod) => deletePod(c.set, pod)));
+  return result(deletes.length);
+}
