@@ -119,7 +119,7 @@ if [ -x "$node22" ]; then
 else
   echo "run-all: Node 22 not found at $node22 (bash .ci/run installs it)"; failed_steps+=("node22-missing")
 fi
-jest_step integration 1200 node --selectProjects integration
+jest_step integration 1800 node --selectProjects integration
 jest_step e2e 1200 node --selectProjects e2e --runInBand
 # Conformance in both read modes at once, each on its own pair of clusters: from the cache (the default) on
 # upstream-1 / fleetq-1, live on upstream-2 / fleetq-2 (the integration and e2e steps that use fleetq-2 are over).
