@@ -20,11 +20,25 @@ export const GATE: readonly GateEntry[] = [
     ],
   },
   { kind: 'ReplicaSet', focus: [String.raw`\[sig-apps\] ReplicaSet `] },
+  // Owned so that CronJob's Jobs run in e2e-fleetq. Its own specs (\[sig-apps\] Job) are not focused yet: most
+  // wait for containers to exit (sh -c 'exit 1', sleep), which kwok's pods never do, each until a 15-minute
+  // timeout, on both sides: too long for CI. Their turn comes with a kwok stage that ends such pods.
+  { kind: 'Job', focus: [] },
+  { kind: 'CronJob', focus: [String.raw`\[sig-apps\] CronJob `] },
   // When they land (their issues depend on this gate):
   //   StatefulSet  \[sig-apps\] StatefulSet
-  //   DaemonSet    \[sig-apps\] Daemon set
-  //   Job          \[sig-apps\] Job   and the GC spec "should delete jobs and pods created by cronjob"
-  //   CronJob      \[sig-apps\] CronJob
+  //   DaemonSet    \[sig-apps\] Daemon set   (every one of its specs is [Serial] today: SKIP leaves them out)
+];
+
+/**
+ * Specs of a focused kind that cannot pass on either side of the sandbox, left out by name to save CI's time:
+ * each needs a Job to finish, i.e. a container to exit, and kwok runs none. Seen failing on both sides
+ * (2026-12-03, 300–420 s each): "Failed to ensure a finished cronjob exists … context deadline exceeded".
+ */
+export const UNRUNNABLE = [
+  String.raw`\[sig-apps\] CronJob should delete failed finished jobs with limit of one job`,
+  String.raw`\[sig-apps\] CronJob should delete successful finished jobs with limit of one successful job`,
+  String.raw`\[sig-apps\] CronJob should not emit unexpected warnings`,
 ];
 
 /**
@@ -39,6 +53,7 @@ export const SKIP = [
   String.raw`\[Flaky\]`,
   String.raw`\[Feature:[^\]]+\]`,
   String.raw`\[Alpha\]`,
+  ...UNRUNNABLE,
 ].join('|');
 
 export function ownedKinds(entries: readonly GateEntry[] = GATE): Kind[] {

@@ -240,18 +240,23 @@ describe('the gate rule', () => {
 describe('the gate table', () => {
   const focus = new RegExp(focusOf().join('|'));
   const skip = new RegExp(SKIP);
-  it('owns Deployment and ReplicaSet today', () => expect(ownedKinds()).toEqual(['Deployment', 'ReplicaSet']));
+  it('owns Deployment, ReplicaSet, Job and CronJob today', () =>
+    expect(ownedKinds()).toEqual(['Deployment', 'ReplicaSet', 'Job', 'CronJob']));
   it('has one entry per kind', () => expect(new Set(GATE.map((e) => e.kind)).size).toBe(GATE.length));
   it.each([
     '[sig-apps] Deployment deployment should support proportional scaling [Conformance]',
     '[sig-apps] ReplicaSet should serve a basic image on each replica with a public image [Conformance]',
     '[sig-cli] Kubectl rollout undo undo should rollback and update deployment env',
     '[sig-api-machinery] Garbage collector should orphan RS created by deployment when deleteOptions.PropagationPolicy is Orphan [Conformance]',
+    '[sig-apps] CronJob should replace jobs when ReplaceConcurrent [Conformance]',
+    '[sig-apps] CronJob should support timezone',
   ])('focuses %s', (name) => expect(focus.test(name) && !skip.test(name)).toBe(true));
   it.each([
     '[sig-apps] ReplicationController should serve a basic image on each replica with a public image [Conformance]',
     '[sig-apps] StatefulSet Basic StatefulSet functionality should scale',
     '[sig-api-machinery] Garbage collector should orphan pods created by rc if delete options say so [Serial] [Conformance]',
+    '[sig-apps] Job should run a job to completion when tasks succeed',
+    '[sig-apps] CronJob should delete successful finished jobs with limit of one successful job',
   ])('leaves out %s', (name) => expect(focus.test(name) && !skip.test(name)).toBe(false));
   it.each(['[Serial]', '[Disruptive]', '[Slow]', '[Flaky]', '[Feature:Foo]', '[Alpha]'])('skips %s', (tag) =>
     expect(skip.test(`[sig-apps] Deployment x ${tag}`)).toBe(true),
