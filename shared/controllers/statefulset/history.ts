@@ -3,13 +3,14 @@
 // A revision's data is {"spec":{"template":{…,"$patch":"replace"}}} as Go marshals it (daemonset/go-json.ts);
 // its hash is history.HashControllerRevision: FNV-1 (not 1a) 32 over those bytes and the decimal collisionCount
 // (always given by the StatefulSet controller, 0 included), safe-encoded; the name is `<set>-<hash>` (the set's
-// name cut to 223 characters).
+// name cut to 223 characters), with the hash in the label controller.kubernetes.io/hash (pods carry the revision's
+// name in controller-revision-hash).
 import type { V1ControllerRevision, V1PodTemplateSpec, V1StatefulSet } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import { safeEncodeString } from '../deployment/hash.js';
 import { goJson } from '../daemonset/go-json.js';
-import { DEFAULT_REVISION_HISTORY_LIMIT, Reason, REVISION_LABEL, STS_API_VERSION, STS_KIND } from './types.js';
+import { DEFAULT_REVISION_HISTORY_LIMIT, Reason, REVISION_HASH_LABEL, STS_API_VERSION, STS_KIND } from './types.js';
 
 export function revisionData(set: V1StatefulSet): string {
   const template = JSON.parse(JSON.stringify(set.spec?.template ?? {})) as Record<string, unknown>;
@@ -46,7 +47,7 @@ export function newRevision(set: V1StatefulSet, revision: number): V1ControllerR
     metadata: {
       name: revisionName(set, hash),
       namespace: set.metadata?.namespace,
-      labels: { ...set.spec?.template?.metadata?.labels, [REVISION_LABEL]: hash },
+      labels: { ...set.spec?.template?.metadata?.labels, [REVISION_HASH_LABEL]: hash },
       ...(Object.keys(annotations).length > 0 && { annotations }),
       ownerReferences: [
         newControllerRef({

@@ -9,6 +9,8 @@ export const STS_EVENT_SOURCE = 'statefulset-controller';
 
 /** apps.StatefulSetRevisionLabel (= ControllerRevisionHashLabelKey). */
 export const REVISION_LABEL = 'controller-revision-hash';
+/** history.ControllerRevisionHashLabel: a revision's hash, on the ControllerRevision (not on pods). */
+export const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
 /** apps.StatefulSetPodNameLabel. */
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 /** apps.PodIndexLabel. */

@@ -46,6 +46,11 @@ describe('revisions', () => {
   it('hash and name as kube-controller-manager v1.37.2 wrote them (captured on upstream-1)', () => {
     expect(revisionName(CAPTURED, revisionHash(revisionData(CAPTURED), 0))).toBe('web-7d4784cbb7');
     expect(revisionData(CAPTURED)).toContain('"value":"a\\u003cb"');
+    // The revision carries its hash in controller.kubernetes.io/hash (seen on upstream-1); pods carry its name.
+    expect(aRevision(aSet(), 1).metadata?.labels).toEqual({
+      app: 'web',
+      'controller.kubernetes.io/hash': revOf(aSet()).slice(4),
+    });
   });
 
   it.each([
