@@ -16,6 +16,7 @@ import type {
   Pod,
   ReplicaSet,
   Snapshot,
+  StatefulSet,
 } from './conformance-types.js';
 import { sandboxCluster } from './sandbox.js';
 
@@ -29,6 +30,7 @@ export const RESOURCE = {
   CronJob: 'cronjobs',
   DaemonSet: 'daemonsets',
   ControllerRevision: 'controllerrevisions',
+  StatefulSet: 'statefulsets',
 } as const;
 
 const API: Record<keyof typeof RESOURCE, string> = {
@@ -39,6 +41,7 @@ const API: Record<keyof typeof RESOURCE, string> = {
   CronJob: '/apis/batch/v1',
   DaemonSet: '/apis/apps/v1',
   ControllerRevision: '/apis/apps/v1',
+  StatefulSet: '/apis/apps/v1',
 };
 
 export class Side {
@@ -48,6 +51,8 @@ export class Side {
   private hasCronJobs = false;
   /** Set once a DaemonSet was created here: only then are DaemonSets and ControllerRevisions listed. */
   private hasDaemonSets = false;
+  /** Set once a StatefulSet was created here: only then are StatefulSets (and ControllerRevisions) listed. */
+  private hasStatefulSets = false;
 
   private constructor(
     /** A short label for reports: the cluster name, suffixed when both sides share a cluster. */
@@ -90,9 +95,11 @@ export class Side {
     const jobs = await this.list<Job>('Job');
     const pods = await this.list<Pod>('Pod');
     const daemonSets = this.hasDaemonSets ? await this.list<DaemonSet>('DaemonSet') : undefined;
-    const controllerRevisions = this.hasDaemonSets
-      ? await this.list<ControllerRevision>('ControllerRevision')
-      : undefined;
+    const statefulSets = this.hasStatefulSets ? await this.list<StatefulSet>('StatefulSet') : undefined;
+    const controllerRevisions =
+      this.hasDaemonSets || this.hasStatefulSets
+        ? await this.list<ControllerRevision>('ControllerRevision')
+        : undefined;
     return {
       at: Date.now(),
       namespace: this.namespace,
@@ -103,6 +110,7 @@ export class Side {
       ...(cronJobs !== undefined && { cronJobs }),
       ...(daemonSets !== undefined && { daemonSets }),
       ...(controllerRevisions !== undefined && { controllerRevisions }),
+      ...(statefulSets !== undefined && { statefulSets }),
     };
   }
 
@@ -110,10 +118,11 @@ export class Side {
     return (await this.rest.request<List<KubeEvent>>('GET', `/api/v1/namespaces/${this.namespace}/events`)).items;
   }
 
-  async create(obj: Deployment | ReplicaSet | Job | Pod | CronJob | DaemonSet): Promise<void> {
+  async create(obj: Deployment | ReplicaSet | Job | Pod | CronJob | DaemonSet | StatefulSet): Promise<void> {
     const kind = obj.kind as keyof typeof RESOURCE;
     if (kind === 'CronJob') this.hasCronJobs = true;
     if (kind === 'DaemonSet') this.hasDaemonSets = true;
+    if (kind === 'StatefulSet') this.hasStatefulSets = true;
     await this.rest.request('POST', this.path(kind), {
       body: { ...obj, metadata: { ...obj.metadata, namespace: this.namespace } },
     });

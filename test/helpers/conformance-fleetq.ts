@@ -23,8 +23,9 @@ import { sandboxCluster } from './sandbox.js';
 import { authorizationDenials, serviceAccountRegistries, type ClusterEntry } from './sandbox-rbac.js';
 
 /**
- * Job, TTLAfterFinished, CronJob and DaemonSet are opt-in (not default owned kinds): owning them here also binds
- * their role pairs (job-rbac.yaml, ttl-after-finished-rbac.yaml, cronjob-rbac.yaml, daemonset-rbac.yaml).
+ * Job, TTLAfterFinished, CronJob, DaemonSet and StatefulSet are opt-in (not default owned kinds): owning them here
+ * also binds their role pairs (job-rbac.yaml, ttl-after-finished-rbac.yaml, cronjob-rbac.yaml, daemonset-rbac.yaml,
+ * statefulset-rbac.yaml).
  * fleetq-1's controller-manager runs none of their controllers.
  */
 export const OWNED_KINDS: readonly Kind[] = [
@@ -34,6 +35,7 @@ export const OWNED_KINDS: readonly Kind[] = [
   'TTLAfterFinished',
   'CronJob',
   'DaemonSet',
+  'StatefulSet',
 ];
 
 /** The kinds among `kinds` that fleetq has no registered controller for. */

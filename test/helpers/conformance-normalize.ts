@@ -13,6 +13,7 @@ import {
   templateIgnoringHash,
 } from './conformance-model.js';
 import { daemonPodParts, normalizeDaemonSets } from './conformance-daemonset.js';
+import { normalizeStatefulSets, statefulPodParts } from './conformance-statefulset.js';
 import type {
   Condition,
   CronJob,
@@ -36,6 +37,8 @@ export type Normalized = {
   /** Only in DaemonSet scenarios: DaemonSets, and their ControllerRevisions as `<ds>@<revision>`. */
   daemonSets?: Record<string, unknown>;
   controllerRevisions?: Record<string, unknown>;
+  /** Only in StatefulSet scenarios: StatefulSets (their ControllerRevisions as `<set>@<revision>`). */
+  statefulSets?: Record<string, unknown>;
   /** Active and terminating pods per owner key, counted by state. */
   pods: Record<string, Record<string, number>>;
 };
@@ -192,6 +195,7 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     if (isTerminating(p.metadata)) parts.push('terminating');
     if (r?.kind === 'Job') parts.push(...jobIndexParts(p, r.name));
     if (r?.kind === 'DaemonSet') parts.push(...daemonPodParts(s, p));
+    if (r?.kind === 'StatefulSet') parts.push(...statefulPodParts(s, p));
     // Any pod, owned or not: a pod a Job released (or never adopted) must not keep the Job's finalizer.
     if (p.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER)) parts.push('tracking-finalizer');
     const rsKey = r?.kind === 'ReplicaSet' ? keyByUid.get(r.uid) : undefined;
@@ -206,7 +210,7 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
   for (const e of events) {
     const kind = e.involvedObject.kind;
     const known = kind === 'Deployment' || kind === 'ReplicaSet' || kind === 'Job' || kind === 'CronJob';
-    if (!known && kind !== 'DaemonSet') continue;
+    if (!known && kind !== 'DaemonSet' && kind !== 'StatefulSet') continue;
     const name = e.involvedObject.name ?? '?';
     const key = `${kind}/${kind === 'ReplicaSet' ? (keyByName.get(name) ?? 'deleted') : kind === 'Job' ? jobKey(name) : name}`;
     (eventReasons[key] ??= new Set()).add(`${e.reason ?? '?'} (${e.type ?? '?'})`);
@@ -221,6 +225,7 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     ...(s.jobs.length > 0 && { jobs }),
     ...(s.cronJobs !== undefined && { cronJobs }),
     ...(s.daemonSets !== undefined && normalizeDaemonSets(s)),
+    ...(s.statefulSets !== undefined && normalizeStatefulSets(s)),
     pods,
   };
   return { state, events: eventsOut, hashes };

@@ -12,6 +12,7 @@ import type {
   CronJob,
   DaemonSet,
   Deployment,
+  StatefulSet,
   Job,
   Pod,
   PodFilter,
@@ -154,6 +155,9 @@ export async function runStep(
     case 'updateDaemonSet':
       await side.update<DaemonSet>('DaemonSet', step.name, step.mutate);
       return `updated DaemonSet/${step.name}`;
+    case 'updateStatefulSet':
+      await side.update<StatefulSet>('StatefulSet', step.name, step.mutate);
+      return `updated StatefulSet/${step.name}`;
     case 'updateCronJob':
       await side.update<CronJob>('CronJob', step.name, step.mutate);
       return `updated CronJob/${step.name}`;

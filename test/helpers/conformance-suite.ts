@@ -33,6 +33,7 @@ const NEEDS: Record<Scenario['kind'], string[]> = {
   TTLAfterFinished: ['Job', 'TTLAfterFinished'],
   CronJob: ['CronJob', 'Job'],
   DaemonSet: ['DaemonSet'],
+  StatefulSet: ['StatefulSet'],
 };
 
 const LOCK_WAIT_MS = 30 * 60_000;

@@ -167,7 +167,39 @@ export type DaemonSet = {
   };
 };
 
-/** A ControllerRevision (a DaemonSet's history). */
+/** A StatefulSet (the StatefulSet scenarios): the fields the harness writes and reads. */
+export type StatefulSet = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: {
+    replicas?: number;
+    serviceName?: string;
+    selector: { matchLabels?: Labels };
+    template: PodTemplate;
+    podManagementPolicy?: 'OrderedReady' | 'Parallel';
+    updateStrategy?: {
+      type?: 'RollingUpdate' | 'OnDelete';
+      rollingUpdate?: { partition?: number; maxUnavailable?: IntOrString };
+    };
+    ordinals?: { start?: number };
+    minReadySeconds?: number;
+    revisionHistoryLimit?: number;
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    currentReplicas?: number;
+    updatedReplicas?: number;
+    currentRevision?: string;
+    updateRevision?: string;
+    collisionCount?: number;
+  };
+};
+
+/** A ControllerRevision (a DaemonSet's or StatefulSet's history). */
 export type ControllerRevision = {
   apiVersion?: string;
   kind?: string;
@@ -216,6 +248,8 @@ export type Snapshot = {
   /** Listed (with their ControllerRevisions, after the pods) only once the scenario created a DaemonSet. */
   readonly daemonSets?: readonly DaemonSet[];
   readonly controllerRevisions?: readonly ControllerRevision[];
+  /** Listed (ControllerRevisions with them) only once the scenario created a StatefulSet. */
+  readonly statefulSets?: readonly StatefulSet[];
 };
 
 /** What a predicate returns: true when satisfied, else false or a string saying what is still missing. */
@@ -249,11 +283,16 @@ export type PodFilter = {
 };
 
 export type Step =
-  | { readonly do: 'create'; readonly objects: readonly (Deployment | ReplicaSet | Job | Pod | CronJob | DaemonSet)[] }
+  | {
+      readonly do: 'create';
+      readonly objects: readonly (Deployment | ReplicaSet | Job | Pod | CronJob | DaemonSet | StatefulSet)[];
+    }
   /** Read-modify-replace of a Job (retried on 409): suspend, resume, parallelism. */
   | { readonly do: 'updateJob'; readonly name: string; readonly mutate: (job: Job) => void }
   /** Read-modify-replace of a DaemonSet (retried on 409): template, update strategy. */
   | { readonly do: 'updateDaemonSet'; readonly name: string; readonly mutate: (ds: DaemonSet) => void }
+  /** Read-modify-replace of a StatefulSet (retried on 409): replicas, template, update strategy. */
+  | { readonly do: 'updateStatefulSet'; readonly name: string; readonly mutate: (set: StatefulSet) => void }
   /** Read-modify-replace of a CronJob (retried on 409): suspend, resume, schedule. */
   | { readonly do: 'updateCronJob'; readonly name: string; readonly mutate: (cronJob: CronJob) => void }
   /**
@@ -326,7 +365,8 @@ export type Step =
 export type Mutate = (obj: Deployment & ReplicaSet) => void;
 
 /** The controller a scenario is about (TTLAfterFinished: Jobs, with fleetq's Job and TTL controllers both). */
-export type ScenarioKind = 'ReplicaSet' | 'Deployment' | 'Job' | 'TTLAfterFinished' | 'CronJob' | 'DaemonSet';
+export type ScenarioKind =
+  'ReplicaSet' | 'Deployment' | 'Job' | 'TTLAfterFinished' | 'CronJob' | 'DaemonSet' | 'StatefulSet';
 
 export type Scenario = {
   readonly name: string;

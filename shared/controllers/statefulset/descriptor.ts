@@ -1,7 +1,8 @@
-// StatefulSet has no controller in fleetq yet: its descriptor keeps what the forwarder watches and maps for a
-// cluster that owns it (upstream's informers: StatefulSets, Pods, ControllerRevisions, PVCs). The controller
-// lands here as `controller` and `access`.
-import type { WatchDescriptor } from '../descriptor.js';
+// The StatefulSet controller's watch descriptor (upstream's informers: StatefulSets, Pods, ControllerRevisions,
+// PVCs). A cluster runs it when its registry entry owns StatefulSet, and only where kube-controller-manager runs
+// without its statefulset-controller (the sandbox's fleetq mode turns it off).
+import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
+import { statefulSetController } from './index.js';
 
 export const statefulSetDescriptor: WatchDescriptor = {
   kind: 'StatefulSet',
@@ -13,4 +14,44 @@ export const statefulSetDescriptor: WatchDescriptor = {
     { kind: 'PersistentVolumeClaim', adopts: false },
   ],
   watches: [],
+  access: {
+    reads: [
+      {
+        kind: 'StatefulSet',
+        verbs: ['get'],
+        why: 'StatefulSet observe: the StatefulSet, and a fresh GET before adopting an orphan',
+      },
+      { kind: 'Pod', verbs: ['list'], why: "StatefulSet observe: its pods and the namespace's orphans" },
+      {
+        kind: 'ControllerRevision',
+        verbs: ['get', 'list'],
+        why: "StatefulSet observe: its revisions and the namespace's orphans; the update revision's name (collision)",
+      },
+      {
+        kind: 'PersistentVolumeClaim',
+        verbs: ['list'],
+        why: 'StatefulSet observe: the claims of its volumeClaimTemplates',
+      },
+    ],
+    writes: [
+      {
+        kind: 'Pod',
+        verbs: ['create', 'update', 'delete', 'patch'],
+        why: 'StatefulSet: create, update (identity) and delete (uid precondition) its pods; adopt and release by patch',
+      },
+      {
+        kind: 'PersistentVolumeClaim',
+        verbs: ['create', 'update'],
+        why: 'StatefulSet: create the claims of its volumeClaimTemplates; their ownerReferences (retention policy)',
+      },
+      {
+        kind: 'ControllerRevision',
+        verbs: ['create', 'update', 'delete', 'patch'],
+        why: 'StatefulSet history: create the update revision, raise a rolled-back one, delete old ones; adopt, release',
+      },
+      { kind: 'StatefulSet', subresource: 'status', verbs: ['update'], why: 'StatefulSet: its status' },
+      EVENT_WRITES,
+    ],
+  },
+  controller: () => statefulSetController,
 };

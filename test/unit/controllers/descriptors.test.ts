@@ -163,6 +163,7 @@ describe('the shipped descriptors', () => {
       'Deployment',
       'Job',
       'ReplicaSet',
+      'StatefulSet',
       'TTLAfterFinished',
     ]);
   });

@@ -161,11 +161,14 @@ describe('needs derive from the watch descriptors', () => {
     expect(needs?.reads).toBe(deployment?.access?.reads);
     expect(needs?.writes.slice(0, -1)).toEqual(deployment?.access?.writes);
     expect(needs?.writes.at(-1)).toMatchObject({ kind: 'Deployment', subresource: 'finalizers', verbs: ['update'] });
-    // Owns nothing: no finalizers rule. A kind not written yet (no access): no needs.
+    // Owns nothing: no finalizers rule. StatefulSet (written now) owns pods, revisions and claims: its finalizers rule.
     const mirror = DESCRIPTORS.descriptor('ConfigMap');
     expect(mirror && needsOfDescriptor(mirror)?.writes.some((a) => a.subresource === 'finalizers')).toBe(false);
     const statefulSet = DESCRIPTORS.descriptor('StatefulSet');
-    expect(statefulSet && needsOfDescriptor(statefulSet)).toBeUndefined();
+    expect(statefulSet && needsOfDescriptor(statefulSet)?.writes.at(-1)).toMatchObject({
+      kind: 'StatefulSet',
+      subresource: 'finalizers',
+    });
   });
 
   it('handler reads are reads', () => {
