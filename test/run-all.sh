@@ -8,7 +8,6 @@ export NODE_OPTIONS="${NODE_OPTIONS:-} --experimental-vm-modules --disable-warni
 export AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 results="$(mktemp -d)"
-logs="$(mktemp -d)"
 failed_steps=()
 open_handles=()
 
@@ -74,39 +73,6 @@ jest_step() { # jest_step NAME CEILING_S NODE_BIN JEST_ARGS...
   if [ "${verdict:-$code}" -ne 0 ]; then failed_steps+=("$name"); fi
 }
 
-# jest_step in the background, for steps that run at once: its output is kept and shown whole when
-# wait_bg_steps reaches it, and its verdicts are handed back through files (a subshell's arrays do not return).
-bg_pids=()
-bg_names=()
-jest_step_bg() { # jest_step_bg NAME CEILING_S NODE_BIN JEST_ARGS...
-  local name="$1"
-  (
-    failed_steps=()
-    open_handles=()
-    trap '[ -n "$jest_group" ] && kill -- "-$jest_group" 2>/dev/null' EXIT
-    jest_step "$@"
-    printf '%s\n' "${failed_steps[@]}" >"$logs/$name.failed"
-    printf '%s\n' "${open_handles[@]}" >"$logs/$name.handles"
-  ) >"$logs/$name.log" 2>&1 &
-  bg_pids+=($!)
-  bg_names+=("$name")
-  echo "::: $name started in the background (pid $!)"
-}
-wait_bg_steps() {
-  local i name line
-  for i in "${!bg_pids[@]}"; do
-    name="${bg_names[$i]}"
-    wait "${bg_pids[$i]}" || true
-    echo "::: $name (ran in the background; its output follows)"
-    cat "$logs/$name.log"
-    if [ ! -f "$logs/$name.failed" ]; then failed_steps+=("$name"); continue; fi
-    while IFS= read -r line; do [ -n "$line" ] && failed_steps+=("$line"); done <"$logs/$name.failed"
-    while IFS= read -r line; do [ -n "$line" ] && open_handles+=("$line"); done <"$logs/$name.handles"
-  done
-  bg_pids=()
-  bg_names=()
-}
-
 step typecheck npx tsc --noEmit
 step lint npx eslint .
 step format npx prettier --check .
@@ -121,13 +87,9 @@ else
 fi
 jest_step integration 1800 node --selectProjects integration
 jest_step e2e 1200 node --selectProjects e2e --runInBand
-# Conformance in both read modes at once, each on its own pair of clusters: from the cache (the default) on
-# upstream-1 / fleetq-1, live on upstream-2 / fleetq-2 (the integration and e2e steps that use fleetq-2 are over).
-# Each runs its suites in band (one fleetq per cluster); the two pairs share nothing but the machine.
-jest_step_bg conformance 1800 node --selectProjects conformance --runInBand
-FLEETQ_READS=live CONFORMANCE_A=upstream-2 CONFORMANCE_B=fleetq-2 \
-  jest_step_bg conformance-live 1800 node --selectProjects conformance --runInBand
-wait_bg_steps
+# Conformance in both read modes: from the cache (the default) and live.
+jest_step conformance 1800 node --selectProjects conformance --runInBand
+FLEETQ_READS=live jest_step conformance-live 1800 node --selectProjects conformance --runInBand
 jest_step chaos 1800 node --selectProjects chaos --runInBand
 
 node -e '

@@ -13,9 +13,6 @@ export const STANDARD_CLUSTERS: readonly ClusterSpec[] = [
   { name: 'fleetq-1', mode: SandboxMode.Fleetq },
   { name: 'fleetq-2', mode: SandboxMode.Fleetq },
   { name: 'upstream-1', mode: SandboxMode.Upstream },
-  // The second conformance pair (with fleetq-2): npm test runs the live-reads conformance there, beside the
-  // cache-reads run on upstream-1 / fleetq-1.
-  { name: 'upstream-2', mode: SandboxMode.Upstream },
 ];
 export const STANDARD_NODES = 2;
 
