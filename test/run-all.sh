@@ -91,7 +91,7 @@ jest_step e2e 1200 node --selectProjects e2e --runInBand
 # workloads suite (ReplicaSet, Deployment, Job, TTL) and the kubectl workflows. CronJob and DaemonSet were seen
 # to agree in live mode too (6/6, 15/15 on 2026-12-03); they run once here to keep CI within its time, one
 # conformance run at a time (two at once on 2 cores broke timing-sensitive invariants at load 13).
-jest_step conformance 1800 node --selectProjects conformance --runInBand
+jest_step conformance 2400 node --selectProjects conformance --runInBand
 FLEETQ_READS=live jest_step conformance-live 1800 node --selectProjects conformance --runInBand \
   --testPathIgnorePatterns 'cronjob|daemonset|statefulset'
 jest_step chaos 1800 node --selectProjects chaos --runInBand
