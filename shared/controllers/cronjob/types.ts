@@ -1,8 +1,7 @@
 // What the CronJob controller observes, and the names it shares with kube-controller-manager's cronjob-controller
 // (pkg/controller/cronjob, 1.37). The CronJob is the apiserver's JSON as read (timestamps are RFC 3339 strings),
 // typed as far as the planner uses it; its Jobs are typed by the Job controller's types.
-import type { Job, JobSpec } from '../job/types.js';
-import type { OwnerReference } from '../../kube/meta/controller-ref.js';
+import type { Job, JobSpec, WireObjectMeta } from '../job/types.js';
 
 export type { Job };
 
@@ -46,19 +45,7 @@ export type CronJobStatus = {
 export type CronJob = {
   apiVersion?: string;
   kind?: string;
-  metadata: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: Time;
-    deletionTimestamp?: Time;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: OwnerReference[];
-    [other: string]: unknown;
-  };
+  metadata: WireObjectMeta;
   spec: CronJobSpec;
   status?: CronJobStatus;
 };

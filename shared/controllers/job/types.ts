@@ -6,6 +6,21 @@ import type { OwnerReference } from '../../kube/meta/controller-ref.js';
 
 export type Time = string;
 
+/** An object's metadata as the apiserver's JSON has it (timestamps as RFC 3339 strings); Job and CronJob share it. */
+export type WireObjectMeta = {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: Time;
+  deletionTimestamp?: Time;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  [other: string]: unknown;
+};
+
 export type JobConditionType = 'Suspended' | 'Complete' | 'Failed' | 'FailureTarget' | 'SuccessCriteriaMet';
 
 export type JobCondition = {
@@ -82,19 +97,7 @@ export const PodReplacementPolicy = { TerminatingOrFailed: 'TerminatingOrFailed'
 export type Job = {
   apiVersion?: string;
   kind?: string;
-  metadata: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    creationTimestamp?: Time;
-    deletionTimestamp?: Time;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: OwnerReference[];
-    [other: string]: unknown;
-  };
+  metadata: WireObjectMeta;
   spec: JobSpec;
   status?: JobStatus;
 };
