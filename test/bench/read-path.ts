@@ -14,17 +14,21 @@
 //            cache memory per object and event → visible-in-cache lag (test/helpers/cache-probe.ts)
 // Prints; asserts nothing.
 //   npx tsx test/bench/read-path.ts [--phases rolling,rollout,big] [--big-deployments 20 --big-replicas 10]
-import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { ClusterState } from '../../infra/sandbox/cluster.js';
-import { SandboxMode } from '../../infra/sandbox/modes.js';
-import { down, up } from '../../infra/sandbox/sandbox.js';
-import { isNotFound } from '../../shared/kube/errors.js';
-import { AuditLog } from '../helpers/audit-log.js';
-import { BenchClient, type RunningWatch } from '../helpers/bench-client.js';
+import { type RunningWatch } from '../helpers/bench-client.js';
+import {
+  benchLog,
+  benchNamespace,
+  loadLine,
+  removeNamespace,
+  step,
+  until,
+  withBenchSides,
+  type Side,
+  type Sides,
+} from '../helpers/bench-sides.js';
 import { CacheLagProbe, cachedObjects, heapAfterGc } from '../helpers/cache-probe.js';
-import { credentialsFrom, startFleetq, type RunningFleetq } from '../helpers/conformance-fleetq.js';
 import { deploymentComplete } from '../helpers/conformance-predicates.js';
 import type { Check, Deployment, Pod, ReplicaSet, Snapshot } from '../helpers/conformance-types.js';
 import { deployment, setImage } from '../conformance/scenarios/builders.js';
@@ -64,77 +68,12 @@ const CONTROLLERS = 2;
 const FLEETQ_LIMITS = { qps: LIMITS.qps * CONTROLLERS, burst: LIMITS.burst * CONTROLLERS };
 const TIMEOUT_MS = int('timeout-s') * 1000;
 const BIG_TIMEOUT_MS = int('big-timeout-s') * 1000;
-/** After convergence, requests still count for this long (a last status write or Event). */
-const SETTLE_MS = 3_000;
-const CLUSTERS = [
-  { name: 'bench-upstream', mode: SandboxMode.Upstream, audit: true },
-  { name: 'bench-fleetq', mode: SandboxMode.Fleetq, audit: true },
-] as const;
-const NAMES = CLUSTERS.map((c) => c.name);
 const CACHED_KINDS = ['Pod', 'ReplicaSet', 'Deployment'] as const;
 
-type Side = {
-  readonly state: ClusterState;
-  readonly client: BenchClient;
-  readonly audit: AuditLog;
-  readonly fleetq?: RunningFleetq;
-};
-type Sides = { readonly upstream: Side; readonly fleetq: Side };
-
-const log = (msg: string): void => console.error(`${new Date().toISOString().slice(11, 19)} read-path: ${msg}`);
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const log = benchLog('read-path');
 const apps = (ns: string, name?: string): string =>
   `/apis/apps/v1/namespaces/${ns}/deployments${name ? `/${name}` : ''}`;
-
-async function namespace(side: Side, prefix: string): Promise<string> {
-  const ns = `rp-${prefix}-${randomUUID().slice(0, 6)}`;
-  await side.client.request('POST', '/api/v1/namespaces', { metadata: { name: ns } });
-  // Pods are admitted only once kube-controller-manager made the namespace's default ServiceAccount.
-  await until(async () => {
-    try {
-      await side.client.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`);
-      return true;
-    } catch (err) {
-      if (isNotFound(err)) return 'no default ServiceAccount yet';
-      throw err;
-    }
-  }, 60_000);
-  return ns;
-}
-
-async function removeNamespace(side: Side, ns: string): Promise<void> {
-  await side.client.request('DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
-  const gone = await until(async () => {
-    try {
-      await side.client.request('GET', `/api/v1/namespaces/${ns}`);
-      return 'still there';
-    } catch (err) {
-      return isNotFound(err) ? true : String(err);
-    }
-  }, 180_000);
-  if (gone.ms === null) log(`${side.state.name}: namespace ${ns} not gone after 180 s (${gone.last}); going on`);
-}
-
-/** Polls until `check` is true; ms from the start, or null at the deadline (with the last answer). */
-async function until(
-  check: () => Promise<Check>,
-  timeoutMs: number,
-  pollMs = 250,
-  t0 = Date.now(),
-): Promise<{ ms: number | null; last: string }> {
-  let last = '';
-  while (Date.now() - t0 < timeoutMs) {
-    try {
-      const c = await check();
-      if (c === true) return { ms: Date.now() - t0, last: '' };
-      last = String(c);
-    } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
-    }
-    await sleep(pollMs);
-  }
-  return { ms: null, last };
-}
+const namespace = (side: Side, prefix: string): Promise<string> => benchNamespace(side, `rp-${prefix}`);
 
 async function snapshot(side: Side, ns: string): Promise<Snapshot> {
   const list = async <T>(path: string): Promise<T[]> => (await side.client.request<{ items: T[] }>('GET', path)).items;
@@ -144,41 +83,6 @@ async function snapshot(side: Side, ns: string): Promise<Snapshot> {
     replicaSets: await list<ReplicaSet>(`/apis/apps/v1/namespaces/${ns}/replicasets`),
     jobs: [],
     pods: await list<Pod>(`/api/v1/namespaces/${ns}/pods`),
-  };
-}
-
-/** fleetq's own count of its API requests to the cluster (fleetq_kube_requests_total). */
-async function selfCount(side: Side): Promise<number | undefined> {
-  const m = side.fleetq?.app.deps.metrics.registry.getSingleMetric('fleetq_kube_requests_total');
-  if (!m) return undefined;
-  const { values: vs } = await m.get();
-  return vs.filter((v) => v.labels.cluster === side.state.name).reduce((a, v) => a + v.value, 0);
-}
-
-/** One change and its convergence; the requests the apiserver received from its start to SETTLE_MS after. */
-async function step(
-  side: Side,
-  act: () => Promise<void>,
-  check: () => Promise<Check>,
-  o: { timeoutMs: number; pollMs: number },
-): Promise<Step> {
-  side.audit.mark();
-  const self0 = await selfCount(side);
-  const t0 = Date.now();
-  await act();
-  const done = await until(check, o.timeoutMs, o.pollMs, t0);
-  await sleep(SETTLE_MS);
-  const t1 = Date.now();
-  const self1 = await selfCount(side);
-  await sleep(1_000); // the audit lines of requests answered at t1
-  const tally = await side.audit.tally(t0, t1);
-  log(`${side.state.name}: ${done.ms === null ? `did not converge (${done.last})` : `${done.ms} ms`}`);
-  return {
-    ms: done.ms,
-    tally,
-    load: loadavg()[0] ?? 0,
-    ...(self0 !== undefined && self1 !== undefined && { selfCount: self1 - self0 }),
-    ...(done.ms === null && { note: `${side.state.name} did not converge in ${o.timeoutMs / 1000} s: ${done.last}` }),
   };
 }
 
@@ -204,13 +108,13 @@ async function rollingPhase(sides: Sides): Promise<Comparison[]> {
             async () =>
               void (await sides[k].client.update<Deployment>(apps(ns[k], 'web'), (d) => setImage(run + 1)(d))),
             async () => deploymentComplete('web')(await snapshot(sides[k], ns[k])),
-            { timeoutMs: TIMEOUT_MS, pollMs: pollFor(ROLLING) },
+            { timeoutMs: TIMEOUT_MS, pollMs: pollFor(ROLLING), log },
           ),
         );
       }
     }
   } finally {
-    await Promise.all((['upstream', 'fleetq'] as const).map((k) => removeNamespace(sides[k], ns[k])));
+    await Promise.all((['upstream', 'fleetq'] as const).map((k) => removeNamespace(sides[k], ns[k], log)));
   }
   return [c];
 }
@@ -247,14 +151,14 @@ async function rolloutPhase(sides: Sides): Promise<Comparison[]> {
             sides[k],
             () => change.act(sides[k], ns[k]),
             async () => deploymentComplete('web')(await snapshot(sides[k], ns[k])),
-            { timeoutMs: TIMEOUT_MS, pollMs: pollFor(REPLICAS) },
+            { timeoutMs: TIMEOUT_MS, pollMs: pollFor(REPLICAS), log },
           ),
         );
       }
       out.push(c);
     }
   } finally {
-    await Promise.all((['upstream', 'fleetq'] as const).map((k) => removeNamespace(sides[k], ns[k])));
+    await Promise.all((['upstream', 'fleetq'] as const).map((k) => removeNamespace(sides[k], ns[k], log)));
   }
   return out;
 }
@@ -315,6 +219,7 @@ async function bigOn(side: Side): Promise<Step> {
     const s = await step(side, create, check, {
       timeoutMs: BIG_TIMEOUT_MS,
       pollMs: pollFor(BIG.deployments * BIG.replicas),
+      log,
     });
     if (!store || !probe || !before) return s;
     const after = await cachedObjects(store, CACHED_KINDS);
@@ -348,51 +253,25 @@ async function main(): Promise<void> {
   const bigPods = PHASES.has('big') ? BIG.deployments * BIG.replicas : 0;
   // kwok nodes take 1 000 pods each (cluster.ts fakeNode); room for the largest phase and the ones before it.
   const nodes = Math.max(2, Math.ceil((bigPods + 2 * REPLICAS) / 900));
-  let fleetq: RunningFleetq | undefined;
-  const cleanup = async (): Promise<void> => {
-    await fleetq?.stop().catch((err: unknown) => log(`fleetq stop: ${String(err)}`));
-    fleetq = undefined;
-    await down(NAMES).catch((err: unknown) => log(`sandbox down: ${String(err)}`));
-  };
-  for (const sig of ['SIGINT', 'SIGTERM'] as const)
-    process.once(sig, () => {
-      log(`${sig}: stopping fleetq and the bench clusters`);
-      void cleanup().finally(() => process.exit(130));
-    });
   const results: Comparison[] = [];
-  try {
-    await down(NAMES); // a previous run that died leaves its clusters; start from fresh ones
-    const states = await up({ clusters: CLUSTERS, nodes, log: (m) => log(`sandbox: ${m}`) });
-    const state = (name: string): ClusterState => {
-      const s = states.find((c) => c.name === name);
-      if (!s?.auditLog) throw new Error(`cluster ${name} has no audit log`);
-      return s;
-    };
-    fleetq = await startFleetq('bench-fleetq', FLEETQ_LIMITS);
-    const onAdmin = credentialsFrom() === 'admin';
-    const sideOf = (s: ClusterState, f?: RunningFleetq): Side => ({
-      state: s,
-      client: BenchClient.fromKubeconfig(s.kubeconfig),
-      audit: new AuditLog(s.auditLog ?? '', onAdmin),
-      ...(f && { fleetq: f }),
-    });
-    const sides: Sides = { upstream: sideOf(state('bench-upstream')), fleetq: sideOf(state('bench-fleetq'), fleetq) };
-    const phases: Array<[string, (s: Sides) => Promise<Comparison[]>]> = [
-      ['rolling', rollingPhase],
-      ['rollout', rolloutPhase],
-      ['big', bigPhase],
-    ];
-    for (const [name, run] of phases) {
-      if (!PHASES.has(name)) continue;
-      try {
-        results.push(...(await run(sides)));
-      } catch (err) {
-        log(`phase ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  await withBenchSides(
+    { names: { upstream: 'bench-upstream', fleetq: 'bench-fleetq' }, nodes, fleetqLimits: FLEETQ_LIMITS, log },
+    async (sides) => {
+      const phases: Array<[string, (s: Sides) => Promise<Comparison[]>]> = [
+        ['rolling', rollingPhase],
+        ['rollout', rolloutPhase],
+        ['big', bigPhase],
+      ];
+      for (const [name, run] of phases) {
+        if (!PHASES.has(name)) continue;
+        try {
+          results.push(...(await run(sides)));
+        } catch (err) {
+          log(`phase ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        }
       }
-    }
-  } finally {
-    await cleanup();
-  }
+    },
+  );
   console.log(
     `\nread-path bench: API requests counted by the apiserver (audit log, by user and user agent), ` +
       `bench-upstream (kube-controller-manager) vs bench-fleetq (fleetq in-process, reads from its cache)`,
@@ -402,12 +281,7 @@ async function main(): Promise<void> {
       `(${CONTROLLERS} controllers); fleetq qps ${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst}, the cluster's ` +
       `one budget for all its handlers (the same total); ${nodes} kwok nodes per cluster`,
   );
-  console.log(
-    `load average (1/5/15 min): ${load0.map((l) => l.toFixed(1)).join('/')} at the start, ` +
-      `${loadavg()
-        .map((l) => l.toFixed(1))
-        .join('/')} at the end; ${((Date.now() - started) / 60_000).toFixed(1)} min`,
-  );
+  console.log(loadLine(load0, started));
   for (const c of results) printComparison(c);
   printSummary(results);
 }
