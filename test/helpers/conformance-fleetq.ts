@@ -20,6 +20,7 @@ import { ClusterRegistry } from '../../shared/kube/registry.js';
 import { startAllInOne, type AllInOne } from '../../shared/runtime/all-in-one.js';
 import { loadConfig, readsMode } from '../../shared/runtime/config.js';
 import { sandboxCluster } from './sandbox.js';
+import { injectFinalizerGapFault, type FinalizerGapFault } from './conformance-faults.js';
 import { authorizationDenials, serviceAccountRegistries, type ClusterEntry } from './sandbox-rbac.js';
 
 /**
@@ -49,6 +50,8 @@ export type RunningFleetq = {
   readonly app: AllInOne;
   readonly queue: string;
   readonly credentials: Credentials;
+  /** The handler fault a Job can ask for by annotation (conformance-faults.ts), and the runs it killed. */
+  readonly faults: FinalizerGapFault;
   /**
    * Requests the cluster's RBAC refused (403) since fleetq started, counted by the apiserver; fleetq's error log
    * names each (forwarder: 'List failed' / 'Watch failed'; handler: 'Reconcile forbidden (403)').
@@ -120,6 +123,7 @@ export async function startFleetq(
       ...('forwarder' in registries && { forwarderRegistry: registries.forwarder }),
       dataDir,
     });
+    const faults = injectFinalizerGapFault(app.deps.clients(cluster).rest);
     console.log(
       credentials === 'admin'
         ? `fleetq on ${cluster} as the sandbox admin (CONFORMANCE_CREDENTIALS=admin)`
@@ -129,6 +133,7 @@ export async function startFleetq(
       app,
       queue,
       credentials,
+      faults,
       denials: async () => (await authorizationDenials(cluster)) - deniedBefore,
       stop: async () => {
         try {
@@ -140,6 +145,8 @@ export async function startFleetq(
             bySource.set(source, (bySource.get(source) ?? 0) + v.value);
           }
           console.log(`fleetq reads (${readsMode(config)}): ${JSON.stringify(Object.fromEntries(bySource))}`);
+          if (faults.kills.size > 0)
+            console.log(`handler runs killed by injected faults: ${JSON.stringify(Object.fromEntries(faults.kills))}`);
           await app.stop();
           await deleteRedisKeys(config.REDIS_URL, queue);
           rmSync(dataDir, { recursive: true, force: true });
