@@ -116,6 +116,17 @@ export class DescriptorRegistry {
     return d?.for.handedOver?.(object) ?? false;
   }
 
+  /** What the descriptor of `kind` keeps of this object in the workload index (`for.facts`); undefined: nothing. */
+  factsOf(kind: string, object: KubeObject): unknown {
+    const facts = this.byKind.get(kind)?.for.facts;
+    if (facts === undefined) return undefined;
+    try {
+      return facts(object);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The trimmed view the forwarder keeps of an object of `resource` for its next event; undefined: none. */
   remember(resource: string, object: KubeObject): KubeObject | undefined {
     for (const fn of this.rememberers(resource)) {

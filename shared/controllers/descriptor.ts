@@ -29,6 +29,8 @@ export type IndexedWorkload = {
   readonly controller?: { readonly kind: string; readonly name: string };
   /** Its descriptor's `for.handedOver` said yes (handed to fleetq one object at a time). */
   readonly handedOver?: boolean;
+  /** What its descriptor's `for.facts` keeps of it for the descriptor's Watches mappings; absent: nothing. */
+  readonly facts?: unknown;
 };
 
 /** What a mapping may look up: the forwarder's index of the workloads it watches. */
@@ -91,6 +93,12 @@ export type WatchDescriptor = {
      * Job's spec.managedBy naming fleetq. Pure, on untrusted data; absent: the kind cannot be handed over.
      */
     readonly handedOver?: (object: KubeObject) => boolean;
+    /**
+     * What the forwarder's workload index keeps of each object (IndexedWorkload.facts) for this descriptor's
+     * Watches mappings, e.g. a DaemonSet's placement for Node events. Pure, on untrusted data; small; a throw or
+     * undefined keeps nothing (the mapping must then decide without it).
+     */
+    readonly facts?: (object: KubeObject) => unknown;
   };
   /** Owns: kinds whose objects carry a controller reference to it; their events yield its key. */
   readonly owns: readonly Owned[];

@@ -1,5 +1,6 @@
 // What the forwarder remembers of the workloads it watches, to map events it cannot map from the object alone:
-// the selectors of each namespace's workloads (orphan adoption), the cluster's DaemonSets (Node events) and each
+// the selectors of each namespace's workloads (orphan adoption), the cluster's DaemonSets with their descriptor's
+// facts (placement, for Node events) and each
 // ReplicaSet's controlling Deployment (Pod deletions). Filled from the forwarder's own workload watches.
 import { DESCRIPTORS } from '../controllers/index.js';
 import type { DescriptorRegistry } from '../controllers/descriptor-registry.js';
@@ -41,7 +42,8 @@ export class WorkloadIndex implements WorkloadIndexView {
     }
     let ns = this.byNamespace.get(namespace);
     if (!ns) this.byNamespace.set(namespace, (ns = new Map()));
-    ns.set(id, toIndexed(kind, namespace, name, object, this.descriptors.isHandedOver(kind, object)));
+    const facts = this.descriptors.factsOf(kind, object);
+    ns.set(id, toIndexed(kind, namespace, name, object, this.descriptors.isHandedOver(kind, object), facts));
   }
 
   /** A full list of `resource`: forget its kind's entries, then index the list. */
@@ -88,6 +90,7 @@ function toIndexed(
   name: string,
   object: KubeObject,
   handedOver: boolean,
+  facts: unknown,
 ): IndexedWorkload {
   const selector = selectorOrNothing((object.spec as { selector?: unknown } | null | undefined)?.selector);
   const ref = controllerRefOf(object);
@@ -98,5 +101,6 @@ function toIndexed(
     selector,
     ...(ref === undefined ? {} : { controller: { kind: ref.kind, name: ref.name } }),
     ...(handedOver && { handedOver }),
+    ...(facts !== undefined && { facts }),
   };
 }

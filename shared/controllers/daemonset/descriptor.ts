@@ -1,26 +1,18 @@
 // The DaemonSet controller's watch descriptor (upstream's informers: DaemonSets, Pods, ControllerRevisions,
 // Nodes). A cluster runs it when its registry entry owns DaemonSet, and only where kube-controller-manager runs
 // without its daemonset-controller (the sandbox's fleetq mode turns it off).
-import { EVENT_WRITES, type KeyName, type Mapping, type WatchDescriptor } from '../descriptor.js';
+import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
 import { daemonSetController } from './index.js';
-import { isNodeUnchanged, nodeView } from './node-changes.js';
-
-const DAEMON_SETS = new Set(['DaemonSet']);
-
-/** A Node change that matters to scheduling wakes every DaemonSet of the cluster. */
-const nodeKeys: Mapping['keys'] = (event, index) => {
-  const unchanged =
-    event.type === 'MODIFIED' && event.previous !== undefined && isNodeUnchanged(event.previous, event.object);
-  return unchanged ? [] : index.all(DAEMON_SETS).map((ds): KeyName => ({ namespace: ds.namespace, name: ds.name }));
-};
+import { daemonSetFacts, nodeKeys, nodeView } from './node-changes.js';
 
 export const daemonSetDescriptor: WatchDescriptor = {
   kind: 'DaemonSet',
-  for: { kind: 'DaemonSet' },
+  for: { kind: 'DaemonSet', facts: daemonSetFacts },
   owns: [
     { kind: 'Pod', adopts: true },
     { kind: 'ControllerRevision', adopts: true },
   ],
+  // A Node event wakes only the DaemonSets whose fit on that node changed (node-changes.ts).
   watches: [{ kind: 'Node', keys: nodeKeys, remember: nodeView, why: 'nodes: where its pods should run' }],
   access: {
     reads: [

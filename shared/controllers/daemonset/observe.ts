@@ -3,8 +3,10 @@
 //
 // Reads per reconcile (API requests when live; none when cached):
 //   1  GET the DaemonSet (404 → done, nothing else is read)
-//   1  LIST the Nodes: every node, as upstream's nodeLister.List per sync (the cache's node store; live, one
-//      cluster-wide list). A Node change wakes only the cluster's DaemonSets (descriptor.ts).
+//   1  the Nodes: every node, as upstream's nodeLister.List per sync: from the cache, the `all:Node` index (the
+//      forwarder's node store, no API request); live, one cluster-wide LIST. The desired count and the misscheduled
+//      count need every node, so the node set is read whole, from memory. What a node change wakes is decided in
+//      the forwarder, per node and DaemonSet (node-changes.ts: only the DaemonSets whose fit on it changed).
 //   1  its pods plus the namespace's orphan pods (the cache's owner and orphan indexes; live, one filtered list)
 //   1  its ControllerRevisions plus the namespace's orphan ones (same)
 //  +1  GET `<ds>-<hash>`, only when no revision it controls matches the template (a name collision?)

@@ -9,12 +9,15 @@
 // - A pass that records a failed pod's backoff on the DaemonSet (backoff.ts) leaves the status write to the
 //   next pass (requeueAfter 0): that patch changes the DaemonSet's resourceVersion, the status write's
 //   precondition.
+// Beyond upstream, opt-in: the unhealthy-nodes policy (unhealthy-nodes.ts) orders the rolling update and reports the
+// nodes it deferred in a condition and an Event (deferred-report.ts).
 import type { V1ControllerRevision, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import { isSelectingAll, selectorOf, type LabelSelector } from '../../kube/meta/label-selector.js';
 import type { PlanResult } from '../controller.js';
 import { backoffPatch, readBackoff } from './backoff.js';
 import { canAdopt, claim, claimActions } from './claim.js';
+import { deferredReport, hasDeferredCondition, type DeferredReport } from './deferred-report.js';
 import { placementOf } from './eligibility.js';
 import { podCreateEvents, podDeleteEvents, selectingAllEvent } from './events.js';
 import { cleanupHistory, constructHistory } from './history.js';
@@ -52,16 +55,22 @@ export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
   const core = manage({ ds, nodes: o.nodes, byNode, hash, placement, backoff, now });
   let creates = core.nodesNeedingPods;
   let deletes = core.podsToDelete;
+  let report: DeferredReport | undefined;
+  let healthRequeueMs: number | undefined;
   if (creates.length === 0 && deletes.length === 0 && ds.spec?.updateStrategy?.type === Strategy.RollingUpdate) {
     const rolling = rollingUpdate({ ds, nodes: o.nodes, byNode, hash, placement, now });
     creates = rolling.nodesNeedingPods;
     deletes = rolling.podsToDelete;
+    if (rolling.deferred !== undefined || hasDeferredCondition(ds)) {
+      report = deferredReport(ds, rolling.deferred ?? [], now); // policy removed: the condition goes too
+    }
+    healthRequeueMs = rolling.requeueAfterMs;
   }
   const more = creates.length > BURST_REPLICAS || deletes.length > BURST_REPLICAS;
   const backoffWrite = backoffPatch(ds, backoff, core.backoff, now);
 
   const counts = countStatus(ds, o.nodes, byNode, hash, placement, now);
-  const status = backoffWrite === null ? statusAction(ds, counts, true) : null;
+  const status = backoffWrite === null ? statusAction(ds, counts, true, report) : null;
   const actions: Action[] = [
     ...history.actions,
     ...creates.slice(0, BURST_REPLICAS).map((node) => createPod(ds, node, hash)),
@@ -77,6 +86,7 @@ export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
     more || backoffWrite !== null ? 0 : undefined,
     core.backoffRequeueMs,
     availabilityRequeueMs(ds, counts),
+    healthRequeueMs,
   ].filter((v): v is number => v !== undefined);
   return requeue.length === 0 ? { actions } : { actions, requeueAfter: Math.min(...requeue) };
 }

@@ -1,9 +1,10 @@
 // updateDaemonSetStatus / storeDaemonSetStatus: the counts over the node list, written through the status
 // subresource only when one of them changed or observedGeneration is behind; a DaemonSet with minReadySeconds
 // whose ready pods are not all available yet is looked at again after minReadySeconds.
-import type { V1DaemonSet, V1DaemonSetStatus, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1DaemonSet, V1DaemonSetCondition, V1DaemonSetStatus, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import { isPodAvailable, isPodReady } from '../pod-utils/pod-state.js';
+import type { DeferredReport } from './deferred-report.js';
 import { nodeShouldRunDaemonPod, type Placement } from './eligibility.js';
 import { sortDaemonPods } from './node-pods.js';
 import { isPodUpdated, templateGeneration } from './pod-template.js';
@@ -68,7 +69,12 @@ const n = (v: number | undefined) => v ?? 0;
  * storeDaemonSetStatus: null when every count is as written and observedGeneration is current; else the status
  * write (observedGeneration raised when `observeGeneration`), keeping the other status fields (collisionCount).
  */
-export function statusAction(ds: V1DaemonSet, c: Counts, observeGeneration: boolean): Action | null {
+export function statusAction(
+  ds: V1DaemonSet,
+  c: Counts,
+  observeGeneration: boolean,
+  report?: DeferredReport,
+): Action | null {
   const s: V1DaemonSetStatus = ds.status ?? {
     currentNumberScheduled: 0,
     desiredNumberScheduled: 0,
@@ -84,15 +90,26 @@ export function statusAction(ds: V1DaemonSet, c: Counts, observeGeneration: bool
     n(s.updatedNumberScheduled) === c.updatedNumberScheduled &&
     n(s.numberAvailable) === c.numberAvailable &&
     n(s.numberUnavailable) === c.numberUnavailable &&
-    n(s.observedGeneration) >= generation;
+    n(s.observedGeneration) >= generation &&
+    (report === undefined || sameConditions(s.conditions ?? [], report.conditions));
   if (same) return null;
   const status: V1DaemonSetStatus = {
     ...s,
     ...(observeGeneration && { observedGeneration: generation }),
     ...c,
+    ...(report !== undefined && { conditions: report.conditions }),
   };
+  if (status.conditions?.length === 0) delete status.conditions;
   const object: V1DaemonSet = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
-  return { type: 'updateStatus', object };
+  const event = report?.event;
+  return event === undefined
+    ? { type: 'updateStatus', object }
+    : { type: 'updateStatus', object, events: { onSuccess: [event] } };
+}
+
+/** Conditions compared as they are serialized (times read back are strings, times made here are Dates). */
+function sameConditions(a: readonly V1DaemonSetCondition[], b: readonly V1DaemonSetCondition[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** A raised collisionCount (snapshot's hash collision), with the counts left as they were. */
