@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { Registry } from 'prom-client';
 import { FleetForwarder, type ClusterRunResult } from '../shared/forwarder/fleet-forwarder.js';
+import { ForwarderMemory } from '../shared/forwarder/forwarder-memory.js';
 import { forwarderStores, loadForwarderConfig, type ForwarderConfig } from '../shared/forwarder/forwarder-deps.js';
 import { createQueue } from '../shared/queue/index.js';
 import { isLambda, loadConfig, readsMode, type FleetqConfig } from '../shared/runtime/config.js';
@@ -44,8 +45,17 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
   // Handlers that read from the cache read what this forwarder materializes in the queue's Redis.
   const caches =
     readsMode(config) === 'cache' && config.FLEETQ_DRIVER !== 'memory' ? redisCaches(config, clusters) : undefined;
+  // Each cluster's index and previous state, kept from tick to tick while the container is warm: a tick that
+  // resumes where the last one checkpointed needs no warm list, and a long warm list goes on (forwarder-memory.ts).
+  const memories = new Map<string, ForwarderMemory>();
+  const memoryFor = (cluster: string): ForwarderMemory => {
+    let memory = memories.get(cluster);
+    if (!memory) memories.set(cluster, (memory = new ForwarderMemory()));
+    return memory;
+  };
   const newFleet = (): FleetForwarder =>
     new FleetForwarder(clusters, {
+      memoryFor,
       queue,
       checkpoints: stores.checkpoints,
       ...(stores.eventLog === undefined ? {} : { eventLog: stores.eventLog }),

@@ -5,16 +5,19 @@ import type { CacheStore } from '../cache/cache-store.js';
 import type { ClusterRegistry } from '../kube/registry.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { Forwarder, type ForwarderOptions } from './forwarder.js';
+import type { ForwarderMemory } from './forwarder-memory.js';
 import { Logger } from '../runtime/logger.js';
 
 export type FleetForwarderOptions = Omit<
   ForwarderOptions,
-  'cluster' | 'kubeConfig' | 'owns' | 'handOver' | 'lister' | 'cache'
+  'cluster' | 'kubeConfig' | 'owns' | 'handOver' | 'lister' | 'cache' | 'memory'
 > & {
   /** Backoff between attempts to start one cluster's forwarder. */
   readonly startBackoff?: BackoffOptions;
   /** Each cluster's object cache to materialize (reads from the cache); none: no cache is filled. */
   readonly cacheFor?: (cluster: string) => CacheStore;
+  /** Scheduled runs (runFor): each cluster's memory kept between runs (forwarder-memory.ts); none: none kept. */
+  readonly memoryFor?: (cluster: string) => ForwarderMemory;
 };
 
 export type ClusterRunResult = { readonly cluster: string; readonly ok: boolean; readonly error?: string };
@@ -55,7 +58,7 @@ export class FleetForwarder {
     return Promise.all(
       this.registry.clusters.map(async ({ name }): Promise<ClusterRunResult> => {
         try {
-          const forwarder = this.create(name);
+          const forwarder = this.create(name, this.o.memoryFor?.(name));
           this.forwarders.set(name, forwarder);
           await forwarder.runFor(Math.max(0, deadline - Date.now()));
           return { cluster: name, ok: true };
@@ -86,10 +89,10 @@ export class FleetForwarder {
     attempted();
   }
 
-  private create(name: string): Forwarder {
+  private create(name: string, memory?: ForwarderMemory): Forwarder {
     const config = this.registry.get(name);
     if (!config) throw new Error(`cluster ${name} is not registered`);
-    const { cacheFor, ...options } = this.o;
+    const { cacheFor, memoryFor: _memoryFor, ...options } = this.o;
     const cache = cacheFor?.(name);
     return new Forwarder({
       ...options,
@@ -98,6 +101,7 @@ export class FleetForwarder {
       owns: config.owns,
       ...(config.handOver && { handOver: config.handOver }),
       ...(cache && { cache }),
+      ...(memory && { memory }),
     });
   }
 }

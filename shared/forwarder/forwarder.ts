@@ -28,8 +28,8 @@ import { forwarderMetrics, type ForwarderMetrics } from './metrics.js';
 import { PreviousState, isPreviousTracked } from './previous-state.js';
 import {
   ResourceWatcher,
+  type ListProgressStore,
   type ListReason,
-  type ResourceWatcherOptions,
   type WatchedEvent,
   type WatchStarter,
 } from './resource-watcher.js';
@@ -42,7 +42,8 @@ import {
   type Lister,
   type Resource,
 } from './resources.js';
-import { runResync } from './resync.js';
+import { runResumableResync, runResync } from './resync.js';
+import type { ForwarderMemory } from './forwarder-memory.js';
 import { isUnreachable } from '../kube/errors.js';
 import { applyEvent } from '../cache/apply-event.js';
 import type { CacheStore } from '../cache/cache-store.js';
@@ -84,6 +85,11 @@ export type ForwarderOptions = {
    * resource is listed on resume too (the store may be empty or behind).
    */
   readonly cache?: CacheStore;
+  /**
+   * The scheduled mode's memory between runs (forwarder-memory.ts): its index and previous state are used, a
+   * resource it holds as of its checkpoint needs no warm list, and warm lists go on across runs in it.
+   */
+  readonly memory?: ForwarderMemory;
 };
 
 export type ForwarderStats = {
@@ -111,6 +117,9 @@ export const RESYNC_CHECKPOINT = '@resync';
 /** Checkpoint-store entry `<resource>@list`: a resumable list's continue token and resourceVersion (runFor). */
 export const LIST_PROGRESS_SUFFIX = '@list';
 
+/** Checkpoint-store entry of a resync in progress (runFor): its resource and next page's continue token. */
+export const RESYNC_PROGRESS = '@resync@list';
+
 export class Forwarder {
   readonly cluster: string;
   readonly resources: readonly Resource[];
@@ -125,8 +134,8 @@ export class Forwarder {
     invalidKeys: 0,
     identityChanges: 0,
   };
-  private readonly index = new WorkloadIndex();
-  private readonly previous = new PreviousState();
+  private readonly index: WorkloadIndex;
+  private readonly previous: PreviousState;
   private readonly ctx: KeyContext;
   private readonly logger: Logger;
   private readonly metrics: ForwarderMetrics;
@@ -147,10 +156,16 @@ export class Forwarder {
   private resumableLists = false;
   /** Whether stop() wrote every checkpoint it had (false: they stay where the last write left them). */
   private checkpointsWritten = true;
+  /** Whether this run saved the progress of a list, warm list or resync page (runFor). */
+  private progressed = false;
+  /** A resumable resync's stop (runFor). */
+  private readonly resyncStop = new AbortController();
 
   constructor(private readonly o: ForwarderOptions) {
     this.cluster = o.cluster;
     this.served = servedKinds(o);
+    this.index = o.memory?.index ?? new WorkloadIndex();
+    this.previous = o.memory?.previous ?? new PreviousState();
     this.resources = watchedResources(this.served);
     const handOver = new Set((o.handOver ?? []).filter((k) => !o.owns.includes(k)));
     this.ctx = { cluster: o.cluster, owns: new Set(o.owns), handOver, index: this.index };
@@ -231,7 +246,10 @@ export class Forwarder {
           currentResourceVersion,
           logger: this.logger,
         });
-        if (resumed.size === 0 && this.resources.some((r) => saved.has(r))) this.stats.identityChanges++;
+        if (resumed.size === 0 && this.resources.some((r) => saved.has(r))) {
+          this.stats.identityChanges++;
+          this.o.memory?.forget();
+        }
         return resumed;
       } catch (err) {
         if (this.state !== 'running') return undefined;
@@ -271,6 +289,7 @@ export class Forwarder {
     if (this.state !== 'running') return;
     this.state = 'stopped';
     this.stopSignal.abort();
+    this.resyncStop.abort();
     if (this.resyncTimer) clearInterval(this.resyncTimer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     await this.launching;
@@ -296,11 +315,14 @@ export class Forwarder {
     void this.synced().then(() => (synced = true));
     let syncedInTime = false;
     try {
+      // A resync in progress goes on whenever it is due or not; it is recorded once its last page is done,
+      // in whichever run that is.
       const resyncMs = this.o.resyncMs ?? 300_000;
-      const saved = await this.o.checkpoints.load(this.cluster, [RESYNC_CHECKPOINT]);
+      const saved = await this.o.checkpoints.load(this.cluster, [RESYNC_CHECKPOINT, RESYNC_PROGRESS]);
       const last = Number(saved.get(RESYNC_CHECKPOINT) ?? 0);
-      if (resyncMs > 0 && this.now() - last >= resyncMs) {
-        void this.resync()
+      const inProgress = (saved.get(RESYNC_PROGRESS) ?? '') !== '';
+      if (resyncMs > 0 && (inProgress || this.now() - last >= resyncMs)) {
+        void this.resync(true)
           .then(() => this.o.checkpoints.save(this.cluster, new Map([[RESYNC_CHECKPOINT, String(this.now())]])))
           .catch(() => undefined);
       }
@@ -309,11 +331,23 @@ export class Forwarder {
       syncedInTime = synced;
       await this.stop();
     }
+    this.settleMemory(syncedInTime);
     if (!this.checkpointsWritten) throw new Error('checkpoints not written at the end of the run');
-    // Not one watch started: the cluster was not reached, or a list did not finish within the run, and the
-    // next run starts it over (README "Deploy": what is left of issue 10).
-    if (!syncedInTime)
-      throw new Error('not synced within the run (cluster unreachable, or a list longer than the run)');
+    // Not one watch started and no list got further: the cluster was not reached (or did not answer a page
+    // within the run). A list longer than a run is not a failure while each run saves pages of it.
+    if (!syncedInTime && !this.progressed)
+      throw new Error('not synced within the run, and no list progress saved (cluster unreachable?)');
+  }
+
+  /** What the memory holds after a run: current at each synced watcher's checkpoint, if they were written. */
+  private settleMemory(synced: boolean): void {
+    const memory = this.o.memory;
+    if (!memory) return;
+    if (!this.checkpointsWritten || this.o.cache) return memory.forget();
+    if (this.watchers.length === 0) return;
+    memory.settle(
+      new Map(this.watchers.map((w) => [w.resource, synced || w.isSynced ? w.resourceVersion : undefined])),
+    );
   }
 
   /** Refills the cache (a warm list of every watched resource), e.g. after its Redis lost its data. */
@@ -323,17 +357,35 @@ export class Forwarder {
     for (const w of this.watchers) w.refill();
   }
 
-  /** Enqueues every owned object's key from a fresh list of each owned kind; returns how many keys. */
-  resync(): Promise<number> {
-    this.resyncing ??= runResync({
+  /**
+   * Enqueues every owned object's key from a fresh list of each owned kind; returns how many keys (this run's,
+   * when resumable). Resumable (runFor): page by page from the saved progress, stopped with the run.
+   */
+  resync(resumable = false): Promise<number> {
+    const input = {
       lister: this.lister,
       owns: this.served,
       ctx: this.ctx,
       pageSize: this.o.pageSize ?? 500,
-      add: (keys) => this.addAll(keys),
-      park: (resource, object, invalid) => this.recordInvalid(resource, object, invalid),
-      unmappable: (resource, object, err) => this.invalid.unmappable(resource, object, err),
-    })
+      add: (keys: readonly ReconcileKey[]) => this.addAll(keys),
+      park: (resource: Resource, object: KubeObject, invalid: readonly InvalidKey[]) =>
+        this.recordInvalid(resource, object, invalid),
+      unmappable: (resource: Resource, object: KubeObject, err: unknown) =>
+        this.invalid.unmappable(resource, object, err),
+    };
+    this.resyncing ??= (
+      resumable
+        ? runResumableResync({
+            ...input,
+            progress: {
+              load: async () => (await this.o.checkpoints.load(this.cluster, [RESYNC_PROGRESS])).get(RESYNC_PROGRESS),
+              save: (value) => this.o.checkpoints.save(this.cluster, new Map([[RESYNC_PROGRESS, value]])),
+            },
+            signal: this.resyncStop.signal,
+            onPage: () => (this.progressed = true),
+          })
+        : runResync(input)
+    )
       .then((count) => {
         this.stats.resyncs++;
         this.metrics.resyncs.inc({ cluster: this.cluster });
@@ -351,6 +403,7 @@ export class Forwarder {
 
   private watcher(resource: Resource, resumeFrom: string | undefined): ResourceWatcher {
     const logger = this.logger.child({ resource });
+    const listProgress = this.resumableLists && !this.o.cache ? this.listProgress(resource) : undefined;
     return new ResourceWatcher({
       cluster: this.cluster,
       resource,
@@ -358,7 +411,11 @@ export class Forwarder {
       lister: this.lister,
       logger,
       ...(resumeFrom === undefined ? {} : { resumeFrom }),
-      warmOnResume: this.o.cache !== undefined || isIndexedResource(resource) || isPreviousTracked(resource),
+      // A memory kept from the last run needs no warm list where it is current at the checkpoint.
+      warmOnResume:
+        this.o.cache !== undefined ||
+        ((isIndexedResource(resource) || isPreviousTracked(resource)) &&
+          !(this.resumableLists && this.o.memory?.isCurrentAt(resource, resumeFrom))),
       ...(this.o.pageSize === undefined ? {} : { pageSize: this.o.pageSize }),
       ...(this.o.backoff === undefined ? {} : { backoff: this.o.backoff }),
       ...(this.o.maxPendingEvents === undefined ? {} : { maxPending: this.o.maxPendingEvents }),
@@ -366,11 +423,17 @@ export class Forwarder {
       ...(this.o.watch === undefined ? {} : { watch: this.o.watch }),
       // A scheduled run's lists go on from where the last run stopped (not with a cache: its LISTED replace
       // needs the whole list at once).
-      ...(this.resumableLists && !this.o.cache && { listProgress: this.listProgress(resource) }),
+      ...(listProgress && { listProgress }),
+      ...(this.resumableLists &&
+        !this.o.cache &&
+        this.o.memory && { warmProgress: this.o.memory.warmProgress(resource) }),
       hooks: {
+        needsWarmAfterResume: () =>
+          (isIndexedResource(resource) || isPreviousTracked(resource)) && !(listProgress?.followsList?.() ?? false),
+        onListProgress: () => (this.progressed = true),
         onEvents: (events) => this.onEvents(resource, events),
         onList: (reason, objects, rv, paged) => this.onList(resource, reason, objects, rv, paged),
-        onListPage: (reason, objects) => this.onListPage(resource, reason, objects),
+        onListPage: (reason, objects, first) => this.onListPage(resource, reason, objects, first),
         onProgress: (rv) => {
           this.writer.mark(resource, rv);
           this.advanceCache(resource, rv);
@@ -426,24 +489,40 @@ export class Forwarder {
     for (const problem of problems) await problem();
   }
 
-  /** Where a resumable list keeps its continue token between runs: beside the checkpoints. */
-  private listProgress(resource: Resource): NonNullable<ResourceWatcherOptions['listProgress']> {
+  /**
+   * Where a resumable list keeps its continue token between runs: beside the checkpoints. With a memory, it also
+   * tells whether a list resumed from a token had its earlier pages handed over here (else: a warm list after).
+   */
+  private listProgress(resource: Resource): ListProgressStore & { followsList?(): boolean } {
     const entry = `${resource}${LIST_PROGRESS_SUFFIX}`;
-    return {
+    const store: ListProgressStore = {
       load: async () => (await this.o.checkpoints.load(this.cluster, [entry])).get(entry),
       save: (value) => this.o.checkpoints.save(this.cluster, new Map([[entry, value]])),
     };
+    return this.o.memory ? this.o.memory.following(resource, store) : store;
   }
 
   /**
    * One page of a resumable list: its objects go into the index and previous state, its keys are enqueued and
    * it is logged, before the watcher saves the list's progress past it.
    */
-  private async onListPage(resource: Resource, reason: ListReason, objects: readonly KubeObject[]): Promise<void> {
-    for (const object of objects) {
-      this.index.apply(resource, 'ADDED', object);
-      this.previous.apply(resource, 'ADDED', object);
+  private async onListPage(
+    resource: Resource,
+    reason: ListReason,
+    objects: readonly KubeObject[],
+    first: boolean,
+  ): Promise<void> {
+    if (first) {
+      // A list from its start supersedes what was held of this resource (objects deleted since are dropped).
+      this.index.replace(resource, objects);
+      this.previous.replace(resource, objects);
+    } else {
+      for (const object of objects) {
+        this.index.apply(resource, 'ADDED', object);
+        this.previous.apply(resource, 'ADDED', object);
+      }
     }
+    if (reason === 'warm') return; // refills memory only: nothing is enqueued
     await this.enqueueListed(resource, objects);
     this.logger.debug('List page handled', { resource, reason, objects: objects.length });
   }
@@ -455,6 +534,10 @@ export class Forwarder {
     resourceVersion: string,
     paged = false,
   ): Promise<void> {
+    if (paged && reason === 'warm') {
+      this.stats.warmLists++;
+      return;
+    }
     if (paged) {
       // Pages were indexed and enqueued as they came (objects holds this run's pages only).
       this.stats.relists[reason === 'expired' ? 'expired' : 'initial']++;

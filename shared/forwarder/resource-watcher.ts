@@ -34,8 +34,19 @@ export type WatcherHooks = {
    * were handed to onListPage already (their keys enqueued), and `objects` holds only the pages of this run.
    */
   onList(reason: ListReason, objects: readonly KubeObject[], resourceVersion: string, paged?: boolean): Promise<void>;
-  /** One page of a resumable list (listProgress set), before its progress is saved. */
-  onListPage?(reason: ListReason, objects: readonly KubeObject[]): Promise<void>;
+  /**
+   * One page of a resumable list (listProgress, or warmProgress for a warm list), before its progress is saved.
+   * `first`: the list's first page (what an earlier run or attempt of it handed over is superseded).
+   */
+  onListPage?(reason: ListReason, objects: readonly KubeObject[], first: boolean): Promise<void>;
+  /**
+   * Asked when a resumable initial or expired list that went on from a saved token is complete: whether what the
+   * hooks keep lacks its earlier pages (another run handed them over), so that a warm list must refill it before
+   * the watch starts.
+   */
+  needsWarmAfterResume?(): boolean;
+  /** A page's progress was saved (a resumable list or warm list went on): the run made lasting progress. */
+  onListProgress?(reason: ListReason): void;
   /** The resourceVersion up to which everything was handled (after events, bookmarks and lists). */
   onProgress(resourceVersion: string): void;
   onRestart(reason: RestartReason): void;
@@ -75,8 +86,16 @@ export type ResourceWatcherOptions = {
    * from the saved token. A saved token that no longer works (expired, or from another incarnation of the
    * cluster) starts the list over. '' clears it.
    */
-  readonly listProgress?: { load(): Promise<string | undefined>; save(value: string): Promise<void> };
+  readonly listProgress?: ListProgressStore;
+  /**
+   * Makes warm lists resumable the same way, from where the hooks keep what they refill (the scheduled
+   * forwarder's memory, kept while its Lambda container is warm): pages go to onListPage; no key is enqueued.
+   */
+  readonly warmProgress?: ListProgressStore;
 };
+
+/** Where a resumable list keeps its continue token and resourceVersion between runs ('' clears it). */
+export type ListProgressStore = { load(): Promise<string | undefined>; save(value: string): Promise<void> };
 
 export const DEFAULT_MAX_PENDING = 1_000;
 /** The most events handed to onEvents at once. */
@@ -96,10 +115,21 @@ export class ResourceWatcher {
   private current: { abort(): void } | undefined;
   private loop: Promise<void> | undefined;
   private readonly maxPending: number;
-  private markSynced!: () => void;
+  private markSyncedPromise!: () => void;
+  private syncedYet = false;
   private refillRequested = false;
   /** Resolves once the first list (or warm list) is done, or at once when resuming without one. */
-  readonly synced = new Promise<void>((resolve) => (this.markSynced = resolve));
+  readonly synced = new Promise<void>((resolve) => (this.markSyncedPromise = resolve));
+
+  /** Whether the first list (or warm list) is done: what the hooks keep is complete from here on. */
+  get isSynced(): boolean {
+    return this.syncedYet;
+  }
+
+  private markSynced(): void {
+    this.syncedYet = true;
+    this.markSyncedPromise();
+  }
 
   constructor(private readonly o: ResourceWatcherOptions) {
     this.resource = o.resource;
@@ -142,8 +172,10 @@ export class ResourceWatcher {
           pending ??= 'warm';
         }
         if (pending !== undefined) {
-          await this.list(pending);
-          pending = undefined;
+          const resumed = await this.list(pending);
+          // A list that went on from another run's pages: refill what the hooks lack before watching.
+          pending = resumed && pending !== 'warm' && this.o.hooks.needsWarmAfterResume?.() ? 'warm' : undefined;
+          if (pending !== undefined) continue;
           this.markSynced();
         }
         if (this.stopping) return;
@@ -188,8 +220,10 @@ export class ResourceWatcher {
     }
   }
 
-  private async list(reason: ListReason): Promise<void> {
-    if (reason !== 'warm' && this.o.listProgress && this.o.hooks.onListPage) return this.resumableList(reason);
+  /** Lists; returns whether a resumable list went on from a saved continue token. */
+  private async list(reason: ListReason): Promise<boolean> {
+    const progress = reason === 'warm' ? this.o.warmProgress : this.o.listProgress;
+    if (progress && this.o.hooks.onListPage) return this.resumableList(reason, progress);
     const pageSize = this.o.pageSize ?? 500;
     const { items, resourceVersion, skipped } = await this.untilStopped(
       listAll(this.o.lister, this.o.resource, pageSize, isExpiredError),
@@ -200,19 +234,20 @@ export class ResourceWatcher {
     }
     await this.o.hooks.onList(reason, items, resourceVersion);
     this.o.logger.info('Listed', { reason, objects: items.length, resourceVersion });
-    if (reason === 'warm') return;
+    if (reason === 'warm') return false;
     this.rv = resourceVersion;
     this.o.hooks.onProgress(resourceVersion);
+    return false;
   }
 
-  /** A list that goes on from the last run's continue token, page by page (listProgress). */
-  private async resumableList(reason: ListReason): Promise<void> {
-    const progress = this.o.listProgress as NonNullable<ResourceWatcherOptions['listProgress']>;
+  /** A list that goes on from the last run's continue token, page by page (listProgress, warmProgress). */
+  private async resumableList(reason: ListReason, progress: ListProgressStore): Promise<boolean> {
     const onPage = this.o.hooks.onListPage as NonNullable<WatcherHooks['onListPage']>;
     const saved = parseListProgress(await this.untilStopped(progress.load()));
     let token = saved?.continueToken;
     let resourceVersion = saved?.resourceVersion ?? '';
-    if (token !== undefined) this.o.logger.info('Resuming list', { reason, resourceVersion });
+    let resumed = token !== undefined;
+    if (resumed) this.o.logger.info('Resuming list', { reason, resourceVersion });
     const items: KubeObject[] = [];
     // `continue` starts over from the first page (a do/while would test the cleared token and stop).
     for (;;) {
@@ -231,23 +266,28 @@ export class ResourceWatcher {
         if (this.stopping || token === undefined || !refused) throw err;
         this.o.logger.warn('Continue token refused, listing from the start', { reason, err });
         token = undefined;
+        resumed = false;
         resourceVersion = '';
         items.length = 0;
         await progress.save('');
         continue;
       }
       const objects = (Array.isArray(page.items) ? page.items : []).filter(isKubeObject);
-      if (token === undefined) resourceVersion = page.resourceVersion;
-      await onPage(reason, objects);
+      const first = token === undefined;
+      if (first) resourceVersion = page.resourceVersion;
+      await onPage(reason, objects, first);
       items.push(...objects);
       token = page.continueToken;
       await progress.save(token === undefined ? '' : JSON.stringify({ continueToken: token, resourceVersion }));
+      this.o.hooks.onListProgress?.(reason);
       if (token === undefined) break;
     }
     await this.o.hooks.onList(reason, items, resourceVersion, true);
-    this.o.logger.info('Listed', { reason, objects: items.length, resourceVersion, paged: true });
+    this.o.logger.info('Listed', { reason, objects: items.length, resourceVersion, paged: true, resumed });
+    if (reason === 'warm') return resumed;
     this.rv = resourceVersion;
     this.o.hooks.onProgress(resourceVersion);
+    return resumed;
   }
 
   private watchOnce(fromRv: string): Promise<WatchOutcome> {

@@ -1,9 +1,9 @@
 // A scheduled run (Forwarder.runFor, the Lambda tick) whose first list is longer than the run goes on from the
 // continue token in the next run, against a real kube-apiserver (sandbox fleetq-1), pages of 5, 12 suspended
 // CronJobs of our own (nothing on fleetq-1 reconciles them): the first run is stopped while the third page is
-// in flight (the real lister, held back for that one page) and fails (not synced); the second run starts with
-// the saved continue token, not from the first page, completes the list and checkpoints it; every one of our 12
-// keys was enqueued exactly once over the two runs.
+// in flight (the real lister, held back for that one page), unsynced but not failed (it saved pages); the second
+// run starts with the saved continue token, not from the first page, completes the list and checkpoints it; every
+// one of our 12 keys was enqueued exactly once over the two runs.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { BatchV1Api } from '@kubernetes/client-node';
@@ -81,7 +81,8 @@ describe('a list longer than a scheduled run', () => {
 
   it('continues from the saved continue token and enqueues each key once over both runs', async () => {
     const first = forwarder((resource, _page, n) => resource === 'cronjobs' && n === 3);
-    await expect(first.f.runFor(3_000)).rejects.toThrow(/not synced within the run/);
+    // Not synced, but pages of its list were saved: a run that made lasting progress is not a failed one.
+    await first.f.runFor(3_000);
     const cronPages1 = first.asked.filter((a) => a.resource === 'cronjobs');
     expect(cronPages1).toHaveLength(3);
     const saved = (await checkpoints.load(CLUSTER, [`cronjobs${LIST_PROGRESS_SUFFIX}`, 'cronjobs'])) as Map<
