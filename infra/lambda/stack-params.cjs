@@ -9,6 +9,10 @@
 //                       gateway or VPC endpoints, the clusters' apiservers, SQS and Secrets Manager
 //   securityGroupIds    comma-separated security groups allowed into the Redis
 //   logRetentionDays    optional, default 30
+//   secretsKmsKeyArn    optional: the customer-managed KMS key the secrets are encrypted with; each function's
+//                       role may then kms:Decrypt with that key (only through Secrets Manager). None: AWS's own
+//                       key, which needs no grant
+//   alarmTopicArn       optional: the SNS topic the stack's CloudWatch alarms notify (none: alarms only show)
 // The `local` stage needs none of them: it runs against the SQS emulator (fauxqs on 127.0.0.1:$FAUXQS_PORT, default
 // 4566, queues made by `npx tsx infra/lambda/local-queues.ts`), a local Redis (REDIS_URL) and a registry file
 // (FLEETQ_REGISTRY), with no AWS credentials; its URLs replace the stack's !Refs, which `osls invoke local` could
@@ -16,6 +20,9 @@
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
 const SUBNET = /^subnet-[0-9a-f]{8,17}$/;
 const SECURITY_GROUP = /^sg-[0-9a-f]{8,17}$/;
+const KMS_KEY_ARN =
+  /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$|^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/mrk-[0-9a-f]{32}$/;
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 const LOG_RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ];
@@ -57,6 +64,9 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
     : handlerSecretArn;
   const subnetIds = await required('subnetIds', SUBNET, true);
   const securityGroupIds = await required('securityGroupIds', SECURITY_GROUP, true);
+  const optional = async (name, pattern) => ((await param(name)) ? await required(name, pattern) : '');
+  const secretsKmsKeyArn = await optional('secretsKmsKeyArn', KMS_KEY_ARN);
+  const alarmTopicArn = await optional('alarmTopicArn', SNS_TOPIC_ARN);
   const logRetentionDays = Number((await param('logRetentionDays')) ?? 30);
   if (!LOG_RETENTION_DAYS.includes(logRetentionDays)) {
     problems.push(`logRetentionDays: ${logRetentionDays} is not one of CloudWatch's values (${LOG_RETENTION_DAYS})`);
@@ -82,6 +92,10 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
       delay: { FLEETQ_SECRET_ID: delaySecretArn },
     },
     vpc: { subnetIds, securityGroupIds },
+    // '' when not given: the SecretsKeyPolicy's condition (HasSecretsKey) leaves it out of the stack.
+    secretsKmsKeyArn,
+    secretsKmsRegion: secretsKmsKeyArn === '' ? '' : secretsKmsKeyArn.split(':')[3],
+    alarmActions: alarmTopicArn === '' ? [] : [alarmTopicArn],
   };
 };
 
@@ -107,5 +121,8 @@ function local(service, stage) {
     secrets: { handler: none, forwarder: none, delay: none },
     secretEnv: { handler: {}, forwarder: {}, delay: {} },
     vpc: null,
+    secretsKmsKeyArn: '',
+    secretsKmsRegion: '',
+    alarmActions: [],
   };
 }

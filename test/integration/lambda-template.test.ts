@@ -1,7 +1,16 @@
 // The generated CloudFormation, read as a deploy would get it (`npm run package` for a deploy stage, offline): the
 // stack creates or is given everything its functions use, and nothing more is allowed than they do.
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { packageStack, templateQueues, type CfnResource, type Packaged } from '../helpers/lambda-package.js';
+import {
+  EXAMPLE_PARAMS,
+  packageStack,
+  templateQueues,
+  type CfnResource,
+  type Packaged,
+} from '../helpers/lambda-package.js';
+
+const KMS_KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+const ALARM_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:fleetq-alarms';
 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 const arr = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
@@ -11,12 +20,12 @@ const ref = (v: unknown): string | undefined => {
 };
 
 describe('Lambda stack template', () => {
-  let t: Packaged['template'];
+  let t: Packaged['template'] & { Conditions?: Record<string, unknown> };
   let of: (type: string) => Array<[string, CfnResource]>;
   let functions: Array<[string, Record<string, unknown>]>;
 
   beforeAll(async () => {
-    t = (await packageStack()).template;
+    t = (await packageStack({ ...EXAMPLE_PARAMS, secretsKmsKeyArn: KMS_KEY, alarmTopicArn: ALARM_TOPIC })).template;
     of = (type) => Object.entries(t.Resources).filter(([, r]) => r.Type === type);
     functions = of('AWS::Lambda::Function').map(([id, r]) => [id, r.Properties ?? {}]);
   });
@@ -135,6 +144,72 @@ describe('Lambda stack template', () => {
       };
       expect(vpc.SubnetIds).toHaveLength(2);
       expect(vpc.SecurityGroupIds).toEqual(['sg-0123456789abcdef0']);
+    }
+  });
+
+  it('lets each role decrypt with the secrets’ customer-managed key only, through Secrets Manager, when one is given', () => {
+    const policy = t.Resources.SecretsKeyPolicy;
+    expect(policy).toMatchObject({ Type: 'AWS::IAM::Policy', Condition: 'HasSecretsKey' });
+    // Left out of the stack when the parameter is not given (stack-params.cjs makes it '').
+    expect(t.Conditions?.HasSecretsKey).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [KMS_KEY, ''] }] });
+    const p = policy?.Properties as { Roles: unknown[]; PolicyDocument: { Statement: Statement[] } };
+    expect(p.Roles.map(ref).sort()).toEqual(['DelayRole', 'ForwarderRole', 'ReconcileRole']);
+    expect(p.PolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['kms:Decrypt'],
+        Resource: KMS_KEY,
+        Condition: { StringEquals: { 'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com' } },
+      },
+    ]);
+    // No other statement names KMS: nothing else may decrypt.
+    for (const [id, role] of of('AWS::IAM::Role'))
+      expect({ id, kms: JSON.stringify(role).includes('kms:') }).toEqual({ id, kms: false });
+  });
+
+  it('alarms on failing forwarder ticks, dead-lettered and backstopped messages, reconcile errors and throttles', () => {
+    const alarms = Object.fromEntries(
+      of('AWS::CloudWatch::Alarm').map(([id, r]) => {
+        const p = r.Properties ?? {};
+        const dims = p.Dimensions as Array<{ Name: string; Value: unknown }>;
+        return [
+          id,
+          {
+            metric: `${String(p.Namespace)}/${String(p.MetricName)}`,
+            dims: dims.map((d) => [d.Name, ref(d.Value)]),
+            p,
+          },
+        ];
+      }),
+    );
+    expect(Object.fromEntries(Object.entries(alarms).map(([id, a]) => [id, [a.metric, ...a.dims.flat()]]))).toEqual({
+      ForwarderErrorsAlarm: ['AWS/Lambda/Errors', 'FunctionName', 'ForwarderLambdaFunction'],
+      DeadLetterQueueAlarm: ['AWS/SQS/ApproximateNumberOfMessagesVisible', 'QueueName', 'DeadLetterQueue'],
+      WorkBackstopQueueAlarm: ['AWS/SQS/ApproximateNumberOfMessagesVisible', 'QueueName', 'WorkBackstopQueue'],
+      DelayBackstopQueueAlarm: ['AWS/SQS/ApproximateNumberOfMessagesVisible', 'QueueName', 'DelayBackstopQueue'],
+      ReconcileErrorsAlarm: ['AWS/Lambda/Errors', 'FunctionName', 'ReconcileLambdaFunction'],
+      ReconcileThrottlesAlarm: ['AWS/Lambda/Throttles', 'FunctionName', 'ReconcileLambdaFunction'],
+    });
+    for (const [id, { dims, p }] of Object.entries(alarms)) {
+      // Each names a resource of this stack (a Ref to the function, the queue's QueueName attribute).
+      const [name, target] = dims[0] ?? [];
+      expect({ id, exists: t.Resources[target ?? '']?.Type }).toEqual({
+        id,
+        exists: name === 'FunctionName' ? 'AWS::Lambda::Function' : 'AWS::SQS::Queue',
+      });
+      if (name === 'QueueName') {
+        expect((p.Dimensions as Array<{ Value: unknown }>)[0]?.Value).toEqual({ 'Fn::GetAtt': [target, 'QueueName'] });
+      }
+      expect({ id, actions: p.AlarmActions, ok: p.OKActions }).toEqual({
+        id,
+        actions: [ALARM_TOPIC],
+        ok: [ALARM_TOPIC],
+      });
+      expect({ id, threshold: p.Threshold, op: p.ComparisonOperator }).toEqual({
+        id,
+        threshold: 1,
+        op: 'GreaterThanOrEqualToThreshold',
+      });
     }
   });
 });

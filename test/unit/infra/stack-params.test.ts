@@ -24,11 +24,13 @@ describe('stack parameters', () => {
       'subnetIds=subnet-0123456789abcdef0,vpc-1',
       'securityGroupIds=sg-0123456789abcdef0',
       'logRetentionDays=8',
+      'secretsKmsKeyArn=alias/fleetq',
+      'alarmTopicArn=arn:aws:sqs:eu-west-1:123456789012:q',
     ];
     await expect(
       resolve({ options: { stage: 'prod', param }, resolveConfigurationProperty: config() }),
     ).rejects.toThrow(
-      /handlerSecretArn: "redis:\/\/secret" is not[\s\S]*subnetIds: "vpc-1" is not[\s\S]*logRetentionDays: 8/,
+      /handlerSecretArn: "redis:\/\/secret" is not[\s\S]*subnetIds: "vpc-1" is not[\s\S]*secretsKmsKeyArn: "alias\/fleetq" is not[\s\S]*alarmTopicArn: "arn:aws:sqs[^"]*" is not[\s\S]*logRetentionDays: 8/,
     );
   });
 
@@ -60,6 +62,9 @@ describe('stack parameters', () => {
       local: {},
       vpc: { subnetIds: ['subnet-0123456789abcdef0'], securityGroupIds: ['sg-0123456789abcdef0'] },
       logRetentionDays: 30,
+      // Optional ones not given: no KMS grant (the policy's condition is false), alarms without actions.
+      secretsKmsKeyArn: '',
+      alarmActions: [],
     });
   });
 
