@@ -6,6 +6,7 @@ import { conformanceSuite } from '../helpers/conformance-suite.js';
 import { DEPLOYMENT_SCENARIOS } from './scenarios/deployment.js';
 import { JOB_POLICY_SCENARIOS } from './scenarios/job-policies.js';
 import { JOB_SCENARIOS } from './scenarios/job.js';
+import { JOB_TRACKING_SCENARIOS } from './scenarios/job-tracking.js';
 import { REPLICASET_SCENARIOS } from './scenarios/replicaset.js';
 import { TTL_SCENARIOS } from './scenarios/ttl-after-finished.js';
 
@@ -14,5 +15,6 @@ conformanceSuite('workloads', 'ReplicaSet, Deployment, Job and TTL-after-finishe
   ...DEPLOYMENT_SCENARIOS,
   ...JOB_SCENARIOS,
   ...JOB_POLICY_SCENARIOS,
+  ...JOB_TRACKING_SCENARIOS,
   ...TTL_SCENARIOS,
 ]);
