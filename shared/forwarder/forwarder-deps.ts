@@ -20,6 +20,8 @@ import {
 import type { EventLog } from '../queue/history/event-log.js';
 import { JsonlEventLog } from '../queue/history/jsonl-event-log.js';
 import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js';
+import type { RedactionPolicy } from '../queue/history/log-record.js';
+import { loadRegistry } from '../kube/registry.js';
 import { ConfigError, type FleetqConfig } from '../runtime/config.js';
 
 const store = (name: string, kinds: readonly string[], pathKind: string) =>
@@ -64,6 +66,17 @@ export type ForwarderStores = {
   close(): Promise<void>;
 };
 
+/** The event log's redaction: ConfigMap data is kept only for clusters whose registry entry opts in. */
+export function redactionPolicy(config: FleetqConfig): RedactionPolicy {
+  if (!config.FLEETQ_REGISTRY) return {};
+  const keep = new Set(
+    loadRegistry(config.FLEETQ_REGISTRY)
+      .filter((c) => c.eventLog?.configMapData === true)
+      .map((c) => c.name),
+  );
+  return { keepConfigMapData: (cluster) => keep.has(cluster) };
+}
+
 /** Builds the stores; one Redis connection serves both when both are in Redis. */
 export function forwarderStores(config: FleetqConfig, fwd: ForwarderConfig): ForwarderStores {
   const prefix = `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`;
@@ -74,6 +87,7 @@ export function forwarderStores(config: FleetqConfig, fwd: ForwarderConfig): For
   const logRedis =
     fwd.FLEETQ_EVENT_LOG === 'redis' && logUrl ? connectRedis(logUrl, tls, { maxRetriesPerRequest: 3 }) : undefined;
   const maxEntryBytes = fwd.FLEETQ_EVENT_LOG_MAX_ENTRY_BYTES;
+  const redaction = fwd.FLEETQ_EVENT_LOG === 'none' ? {} : redactionPolicy(config);
   const checkpoints: CheckpointStore =
     fwd.FLEETQ_CHECKPOINTS === 'redis'
       ? new RedisCheckpointStore(client(), prefix)
@@ -89,11 +103,13 @@ export function forwarderStores(config: FleetqConfig, fwd: ForwarderConfig): For
             prefix,
             maxLen: fwd.FLEETQ_EVENT_LOG_MAXLEN,
             maxEntryBytes,
+            redaction,
           })
         : new JsonlEventLog({
             dir: fwd.FLEETQ_EVENT_LOG.slice('jsonl:'.length),
             maxSegments: fwd.FLEETQ_EVENT_LOG_SEGMENTS,
             maxEntryBytes,
+            redaction,
           });
   return {
     checkpoints,

@@ -42,6 +42,14 @@ const mirrorSchema = z
  */
 const handOverSchema = z.array(z.enum(['Job'], 'only Job can be handed over one object at a time (spec.managedBy)'));
 
+/** What the event log keeps of this cluster's objects (log-record.ts): ConfigMap data only when opted in. */
+const eventLogSchema = z
+  .object({
+    /** Log ConfigMaps with their data (default false: data, binaryData and last-applied are dropped). */
+    configMapData: z.boolean('must be true or false'),
+  })
+  .strict();
+
 const limitsSchema = z
   .object({
     /** Reconciles of this cluster running at once, fleet-wide. */
@@ -67,6 +75,7 @@ const clusterSchema = z
     handOver: handOverSchema.optional(),
     limits: limitsSchema.optional(),
     mirror: mirrorSchema.optional(),
+    eventLog: eventLogSchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -107,6 +116,7 @@ const registrySchema = z
         handOver: handOverSchema.optional(),
         limits: limitsSchema.optional(),
         mirror: mirrorSchema.optional(),
+        eventLog: eventLogSchema.optional(),
       })
       .strict()
       .optional(),
@@ -140,6 +150,8 @@ export type ClusterConfig = {
   readonly allowInsecure?: boolean;
   /** Undefined: the mirror may write nowhere. */
   readonly mirror?: MirrorPolicy;
+  /** Registry `eventLog.configMapData: true`: the event log keeps ConfigMap data (redacted by default). */
+  readonly eventLog?: { readonly configMapData: boolean };
   /** How to connect: a kubeconfig file (+ context), or a server with a token file. */
   readonly connection:
     | { readonly type: 'kubeconfig'; readonly path: string; readonly context?: string }
@@ -182,6 +194,7 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
     ...((c.mirror ?? defaults.mirror) !== undefined && {
       mirror: { allowedNamespaces: (c.mirror ?? defaults.mirror)?.allowedNamespaces ?? [] },
     }),
+    ...((c.eventLog ?? defaults.eventLog) !== undefined && { eventLog: c.eventLog ?? defaults.eventLog }),
     connection:
       c.kubeconfig !== undefined
         ? { type: 'kubeconfig', path: abs(c.kubeconfig), context: c.context }

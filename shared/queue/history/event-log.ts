@@ -1,6 +1,8 @@
 // The per-cluster event log (DESIGN.md "Replay"): every watch event the forwarder sees, with the object
 // trimmed of metadata.managedFields, in the order seen. Relist snapshots are logged as LISTED entries so a
-// replay can rebuild state from a known baseline. Drivers: redis-stream-event-log.ts, jsonl-event-log.ts.
+// replay can rebuild state from a known baseline. Drivers: redis-stream-event-log.ts, jsonl-event-log.ts; the
+// record format they both store, and redaction: log-record.ts.
+import type { LogRecord } from './log-record.js';
 
 export type LoggedEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'LISTED';
 
@@ -17,8 +19,8 @@ export type LoggedEvent = {
 export interface EventLog {
   /** Appends in order; all events of one call belong to `cluster`'s log. */
   append(cluster: string, events: readonly LoggedEvent[]): Promise<void>;
-  /** The events of one cluster observed in [fromMs, toMs], oldest first. */
-  read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LoggedEvent>;
+  /** The records of one cluster observed in [fromMs, toMs], oldest first; an unknown format version throws. */
+  read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LogRecord>;
   close(): Promise<void>;
 }
 
@@ -50,7 +52,7 @@ export class TeeEventLog implements EventLog {
     await Promise.all(this.logs.map((l) => l.append(cluster, events)));
   }
 
-  read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LoggedEvent> {
+  read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LogRecord> {
     return this.logs[0].read(cluster, fromMs, toMs);
   }
 

@@ -1,18 +1,14 @@
 // The event log as JSON-lines files: `<dir>/<cluster>/<segment start, UTC>.jsonl`, one segment per hour by
 // default. An event goes to the segment of its observedAt. Retention: keep at most maxSegments segments per
 // cluster and none that ended more than maxAgeMs ago; pruned whenever a new segment is started. Each line is at
-// most maxEntryBytes (default 16 KiB): a larger object is logged as a truncated stub (boundedEventJson).
+// most maxEntryBytes (default 16 KiB): a larger object is logged as a truncated stub (boundedEventJson). Lines are
+// log format v1 records (log-record.ts), redacted.
 import { createReadStream } from 'node:fs';
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import {
-  boundedEventJson,
-  DEFAULT_MAX_ENTRY_BYTES,
-  isLoggedEvent,
-  type EventLog,
-  type LoggedEvent,
-} from './event-log.js';
+import { DEFAULT_MAX_ENTRY_BYTES, type EventLog, type LoggedEvent } from './event-log.js';
+import { decodeRecord, encodeRecord, type LogRecord, type RedactionPolicy } from './log-record.js';
 
 export type JsonlEventLogOptions = {
   readonly dir: string;
@@ -25,6 +21,8 @@ export type JsonlEventLogOptions = {
   /** Segments that ended longer ago than this are deleted; default none. */
   readonly maxAgeMs?: number;
   readonly now?: () => number;
+  /** Redaction (log-record.ts): Secrets never logged, ConfigMap data only for clusters that opt in. */
+  readonly redaction?: RedactionPolicy;
 };
 
 const SEGMENT_FILE = /^(\d{8}T\d{6}Z)\.jsonl$/;
@@ -73,10 +71,13 @@ export class JsonlEventLog implements EventLog {
       const bySegment = new Map<number, string[]>();
       for (const e of events) {
         const start = Math.floor(e.observedAt / this.segmentMs) * this.segmentMs;
+        const line = encodeRecord(e, this.options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES, this.options.redaction);
+        if (line === null) continue;
         let lines = bySegment.get(start);
         if (!lines) bySegment.set(start, (lines = []));
-        lines.push(boundedEventJson(e, this.options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES));
+        lines.push(line);
       }
+      if (bySegment.size === 0) return;
       await mkdir(this.clusterDir(cluster), { recursive: true });
       let started = false;
       for (const [start, lines] of bySegment) {
@@ -90,7 +91,7 @@ export class JsonlEventLog implements EventLog {
     });
   }
 
-  async *read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LoggedEvent> {
+  async *read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LogRecord> {
     await this.chains.get(cluster);
     for (const { file, start } of await this.segments(cluster)) {
       if (start + this.segmentMs <= fromMs || start > toMs) continue;
@@ -98,10 +99,12 @@ export class JsonlEventLog implements EventLog {
         input: createReadStream(join(this.clusterDir(cluster), file)),
         crlfDelay: Infinity,
       });
+      let lineNo = 0;
       for await (const line of lines) {
+        lineNo++;
         if (line.trim() === '') continue;
-        const parsed: unknown = JSON.parse(line);
-        if (isLoggedEvent(parsed) && parsed.observedAt >= fromMs && parsed.observedAt <= toMs) yield parsed;
+        const record = decodeRecord(line, `${join(this.clusterDir(cluster), file)}:${lineNo}`);
+        if (record.observedAt >= fromMs && record.observedAt <= toMs) yield record;
       }
     }
   }

@@ -4,15 +4,11 @@
 // trim is `exact`). Each entry is at most maxEntryBytes (default 16 KiB): a larger object is logged as a
 // truncated stub (event-log.ts boundedEventJson), so a stream holds at most about maxLen × maxEntryBytes. The
 // stream may live in its own Redis (FLEETQ_EVENT_LOG_REDIS_URL), apart from the queue's. Stream ids are the Redis
-// server's append time, so read(from, to) selects by when the entry was appended.
+// server's append time, so read(from, to) selects by when the entry was appended (an import takes the records'
+// observedAt instead). Entries are log format v1 records (log-record.ts), redacted.
 import type { Redis } from 'ioredis';
-import {
-  boundedEventJson,
-  DEFAULT_MAX_ENTRY_BYTES,
-  isLoggedEvent,
-  type EventLog,
-  type LoggedEvent,
-} from './event-log.js';
+import { DEFAULT_MAX_ENTRY_BYTES, type EventLog, type LoggedEvent } from './event-log.js';
+import { decodeRecord, encodeRecord, type LogRecord, type RedactionPolicy } from './log-record.js';
 
 export type RedisStreamEventLogOptions = {
   readonly redis: Redis;
@@ -28,6 +24,8 @@ export type RedisStreamEventLogOptions = {
   /** close() quits the client too. */
   readonly ownsClient?: boolean;
   readonly now?: () => number;
+  /** Redaction (log-record.ts): Secrets never logged, ConfigMap data only for clusters that opt in. */
+  readonly redaction?: RedactionPolicy;
 };
 
 const READ_BATCH = 500;
@@ -55,9 +53,10 @@ export class RedisStreamEventLog implements EventLog {
     if (events.length === 0) return;
     const key = this.key(cluster);
     const trim = this.maxLen > 0 ? ['MAXLEN', this.options.trim === 'exact' ? '=' : '~', String(this.maxLen)] : [];
+    const lines = this.encode(events);
+    if (lines.length === 0) return;
     const pipeline = this.options.redis.pipeline();
-    const maxBytes = this.options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
-    for (const event of events) pipeline.call('XADD', key, ...trim, '*', 'e', boundedEventJson(event, maxBytes));
+    for (const line of lines) pipeline.call('XADD', key, ...trim, '*', 'e', line);
     if (this.options.maxAgeMs !== undefined) {
       const minId = String(Math.max(0, Math.floor(this.now() - this.options.maxAgeMs)));
       pipeline.call('XTRIM', key, 'MINID', this.options.trim === 'exact' ? '=' : '~', minId);
@@ -67,22 +66,56 @@ export class RedisStreamEventLog implements EventLog {
     if (failed?.[0]) throw failed[0];
   }
 
-  async *read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LoggedEvent> {
+  /**
+   * Appends records kept elsewhere (an import): each entry's id takes the record's observedAt, so read(from, to)
+   * selects them by when they were observed. Records must not be older than the stream's newest entry.
+   */
+  async importRecords(cluster: string, records: readonly LoggedEvent[]): Promise<number> {
+    const key = this.key(cluster);
+    const pipeline = this.options.redis.pipeline();
+    let n = 0;
+    for (const record of records) {
+      const [line] = this.encode([record]);
+      if (line === undefined) continue;
+      pipeline.call('XADD', key, `${Math.floor(record.observedAt)}-*`, 'e', line);
+      n++;
+    }
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([err]) => err !== null);
+    if (failed?.[0]) {
+      throw new Error(
+        `import into ${key}: ${failed[0].message} (records must be newer than the stream's last entry; import into an empty prefix or stream)`,
+        { cause: failed[0] },
+      );
+    }
+    return n;
+  }
+
+  async *read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LogRecord> {
     const key = this.key(cluster);
     let start = String(Math.max(0, Math.floor(fromMs)));
     const end = String(Math.floor(toMs));
     for (;;) {
       const entries = (await this.options.redis.xrange(key, start, end, 'COUNT', READ_BATCH)) as [string, string[]][];
-      for (const [, fields] of entries) {
+      for (const [id, fields] of entries) {
         const json = fieldValue(fields, 'e');
         if (json === undefined) continue;
-        const parsed: unknown = JSON.parse(json);
-        if (isLoggedEvent(parsed)) yield parsed;
+        yield decodeRecord(json, `${key} entry ${id}`);
       }
       const last = entries.at(-1);
       if (entries.length < READ_BATCH || last === undefined) return;
       start = `(${last[0]}`;
     }
+  }
+
+  private encode(events: readonly LoggedEvent[]): string[] {
+    const maxBytes = this.options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
+    const lines: string[] = [];
+    for (const event of events) {
+      const line = encodeRecord(event, maxBytes, this.options.redaction);
+      if (line !== null) lines.push(line);
+    }
+    return lines;
   }
 
   /** Entries in the cluster's stream. */
