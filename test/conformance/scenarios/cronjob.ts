@@ -60,6 +60,13 @@ const end = (outcome: 'Succeeded' | 'Failed'): Step => ({
   outcome,
   ...(outcome === 'Failed' && { exitCode: 3 }),
 });
+const setSchedule = (schedule: string): Step => ({
+  do: 'updateCronJob',
+  name: NAME,
+  mutate: (c) => {
+    c.spec.schedule = schedule;
+  },
+});
 const setSuspend = (suspend: boolean): Step => ({
   do: 'updateCronJob',
   name: NAME,
@@ -158,6 +165,28 @@ export const CRONJOB_SCENARIOS: readonly Scenario[] = [
       compare('resumed: the missed run started'),
     ],
     [cronJobJobsBound(NAME, 3)],
+  ),
+  // Upstream's updateCronJob does not sync on a schedule change: it requeues for the new schedule's next time
+  // (nextScheduleTimeDuration); fleetq syncs at once and requeues for the same time. Both agree while no time of
+  // the new schedule lies between the last run (or the creation) and the change, as here: the change comes in the
+  // minute of the creation (between :05 and :45, so well before the next minute).
+  cronJobScenario(
+    'cronjob-schedule-change',
+    'schedule changed from yearly to every minute: the next minute runs (requeued for the new time); changed ' +
+      'back to yearly after run 1: no run 2',
+    [
+      inMidMinute(),
+      { do: 'create', objects: [cronJob({ schedule: '0 0 1 1 *' })] },
+      setSchedule('* * * * *'),
+      jobs(1, 1, 'run 1 (the new schedule’s first minute) running'),
+      wait('run 1 is the minute after the creation', cronJobLastRun(NAME, 1), 30_000),
+      inMidMinute(),
+      compare('run 1 at the new schedule'),
+      setSchedule('0 0 1 1 *'),
+      wait('run 2 time passed', pastRun(NAME, 2, 10), RUN_MS),
+      compare('back to yearly: no run 2'),
+    ],
+    [cronJobJobsBound(NAME, 1)],
   ),
   cronJobScenario(
     'cronjob-manual-job',
