@@ -4,6 +4,12 @@
 //     registry it starts a local sandbox cluster (`dev-1`, fleetq mode: kube-controller-manager without its
 //     workload controllers) and serves it until Ctrl-C.
 //   fleetq dead-letters | redrive      inspect or redrive the dead-letter list of the configured queue
+//   fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--driver D]
+//   fleetq log export --cluster C [--since T] [--until T2] [--out FILE] [--store redis|jsonl:DIR]
+//   fleetq log import --file FILE [--store redis|jsonl:DIR]
+//   fleetq log stats (--cluster C [--store S] | --file FILE) [--since T] [--until T2] [--json]
+//   fleetq replay requeue --cluster C --since T [--until T2] [--kind K] [--dry-run] [--store S] [--registry F]
+// Times: ISO 8601, epoch ms, or a duration ago (15m); durations: 30s 15m 2h 7d. README "Replay".
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +20,19 @@ import { startAllInOne } from '../shared/runtime/all-in-one.js';
 import { loadConfig, type FleetqConfig } from '../shared/runtime/config.js';
 import { queueConfig, registryFrom } from '../shared/runtime/deps.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
+import { keyString } from '../shared/kube/key.js';
+import {
+  formatDeadLetters,
+  listDeadLetters,
+  redriveDeadLetters,
+  type DeadLetterFilter,
+} from '../shared/replay/dead-letters.js';
+import { readLogFile, writeLogFile } from '../shared/replay/log-file.js';
+import { importLog } from '../shared/replay/log-import.js';
+import { formatStats, logStats } from '../shared/replay/log-stats.js';
+import { openLogStore, type LogStore } from '../shared/replay/log-store.js';
+import { requeue, windowKeys } from '../shared/replay/requeue.js';
+import { parseDuration, timeWindow } from '../shared/replay/time-window.js';
 import { SandboxMode } from '../infra/sandbox/modes.js';
 import { REPO_ROOT, down, up } from '../infra/sandbox/sandbox.js';
 
@@ -107,6 +126,174 @@ async function deadLetters(args: string[], redrive: boolean): Promise<void> {
   }
 }
 
+function need(value: string | boolean | undefined, flag: string): string {
+  if (typeof value !== 'string' || value === '') throw new Error(`${flag} is required`);
+  return value;
+}
+
+async function dlq(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      driver: { type: 'string' },
+      cluster: { type: 'string' },
+      kind: { type: 'string' },
+      'older-than': { type: 'string' },
+      key: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const key = values.key ?? positionals[0];
+  if (sub === 'show' && key === undefined) throw new Error('dlq show needs a key: cluster/kind/namespace/name');
+  const filter: DeadLetterFilter = {
+    ...(values.cluster && { cluster: values.cluster }),
+    ...(values.kind && { kind: values.kind }),
+    ...(values['older-than'] && { olderThanMs: parseDuration(values['older-than'], '--older-than') }),
+    ...(key !== undefined && { key }),
+  };
+  const config = configFrom(values);
+  if (config.FLEETQ_DRIVER === 'memory') {
+    console.error('fleetq: the memory driver keeps its dead letters in the process that runs it; this one has none');
+  }
+  const queue = await createQueue(queueConfig(config));
+  const now = Date.now();
+  try {
+    switch (sub) {
+      case 'list':
+      case 'show': {
+        const letters = await listDeadLetters(queue, filter, now);
+        if (values.json || sub === 'show')
+          for (const d of letters) console.log(JSON.stringify(d, null, sub === 'show' ? 2 : 0));
+        else console.log(formatDeadLetters(letters, now));
+        if (sub === 'show' && letters.length === 0) throw new Error(`no dead letter for ${key}`);
+        return;
+      }
+      case 'redrive':
+        console.log(`redrove ${await redriveDeadLetters(queue, filter, now)} key(s)`);
+        return;
+      default:
+        throw new Error('usage: fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K]');
+    }
+  } finally {
+    await queue.close();
+  }
+}
+
+function logStore(values: { store?: string | undefined }): LogStore {
+  const spec = values.store ?? (process.env.FLEETQ_EVENT_LOG || 'redis');
+  return openLogStore(spec, configFrom({}));
+}
+
+async function log(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      cluster: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      out: { type: 'string', default: '-' },
+      file: { type: 'string' },
+      store: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const { fromMs, toMs } = timeWindow(values.since, values.until, Date.now());
+  switch (sub) {
+    case 'export': {
+      const store = logStore(values);
+      try {
+        const n = await writeLogFile(values.out, store.read(need(values.cluster, '--cluster'), fromMs, toMs));
+        console.error(`fleetq: exported ${n} record(s) from ${store.spec}`);
+      } finally {
+        await store.close();
+      }
+      return;
+    }
+    case 'import': {
+      const store = logStore(values);
+      try {
+        const counts = await importLog(readLogFile(need(values.file, '--file')), store);
+        for (const [cluster, n] of counts) console.log(`imported ${n} record(s) of ${cluster} into ${store.spec}`);
+      } finally {
+        await store.close();
+      }
+      return;
+    }
+    case 'stats': {
+      const store = values.file === undefined ? logStore(values) : undefined;
+      try {
+        const records = store
+          ? store.read(need(values.cluster, '--cluster (or --file)'), fromMs, toMs)
+          : inWindow(readLogFile(values.file ?? ''), fromMs, toMs);
+        const stats = await logStats(records);
+        console.log(values.json ? JSON.stringify(stats) : formatStats(stats));
+      } finally {
+        await store?.close();
+      }
+      return;
+    }
+    default:
+      throw new Error('usage: fleetq log export|import|stats (see the header of functions/cli.ts)');
+  }
+}
+
+async function* inWindow<T extends { observedAt: number }>(records: AsyncIterable<T>, from: number, to: number) {
+  for await (const r of records) if (r.observedAt >= from && r.observedAt <= to) yield r;
+}
+
+async function replay(args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'requeue') throw new Error('usage: fleetq replay requeue --cluster C --since T [--until T2] [--kind K]');
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      cluster: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      kind: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      store: { type: 'string' },
+      registry: { type: 'string' },
+      driver: { type: 'string' },
+    },
+  });
+  const cluster = need(values.cluster, '--cluster');
+  const { fromMs, toMs } = timeWindow(need(values.since, '--since'), values.until, Date.now());
+  const config = configFrom(values);
+  const entry = registryFrom(config).get(cluster);
+  if (!entry) throw new Error(`cluster ${cluster} is not in the registry ${config.FLEETQ_REGISTRY}`);
+  const store = logStore(values);
+  let found;
+  try {
+    found = await windowKeys(store.read(cluster, 0, toMs), {
+      cluster,
+      fromMs,
+      toMs,
+      ...(values.kind && { kind: values.kind }),
+      owns: new Set(entry.owns),
+      ...(entry.handOver && { handOver: new Set(entry.handOver) }),
+    });
+  } finally {
+    await store.close();
+  }
+  const window = `${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}`;
+  if (values['dry-run']) {
+    for (const key of found.keys) console.log(keyString(key));
+    console.error(`fleetq: would requeue ${found.keys.length} key(s) from ${found.events} event(s) in ${window}`);
+    return;
+  }
+  const queue = await createQueue(queueConfig(config));
+  try {
+    const n = await requeue(queue, found.keys);
+    console.log(`requeued ${n} key(s) from ${found.events} event(s) in ${window}`);
+  } finally {
+    await queue.close();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -116,9 +303,15 @@ async function main(argv: string[]): Promise<void> {
       return deadLetters(rest, false);
     case 'redrive':
       return deadLetters(rest, true);
+    case 'dlq':
+      return dlq(rest);
+    case 'log':
+      return log(rest);
+    case 'replay':
+      return replay(rest);
     default:
       throw new Error(
-        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | dead-letters | redrive',
+        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | dead-letters | redrive | dlq | log | replay',
       );
   }
 }

@@ -1,0 +1,105 @@
+// `fleetq dlq list|show|redrive` filters (shared/replay/dead-letters.ts) on every driver: memory (in-process),
+// redis (real Redis) and sqs (a real fauxqs); and the command itself on Redis, as a separate process.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { keyString, type ReconcileKey } from '../../shared/kube/key.js';
+import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
+import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
+import type { Lease, WorkQueue } from '../../shared/queue/work-queue.js';
+import { formatDeadLetters, listDeadLetters, redriveDeadLetters } from '../../shared/replay/dead-letters.js';
+import { allDrivers, type TestQueue } from '../helpers/queue-drivers.js';
+import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
+import '../helpers/long-timeout.js';
+
+const execFileP = promisify(execFile);
+const key = (cluster: string, kind: string, name: string): ReconcileKey => ({ cluster, kind, namespace: 'ns', name });
+const A = key('c1', 'Deployment', 'a');
+const B = key('c1', 'Job', 'b');
+const C = key('c2', 'Deployment', 'c');
+
+async function mustGet(queue: WorkQueue, ms = 10_000): Promise<Lease> {
+  const lease = await queue.get(ms);
+  if (!lease) throw new Error(`no lease within ${ms} ms`);
+  return lease;
+}
+
+/** Parks A, B and C (in that order) with their own reasons, and one message that never was a key. */
+async function park(q: WorkQueue): Promise<void> {
+  for (const k of [A, B, C]) {
+    await q.add(k);
+    const lease = await mustGet(q);
+    await q.deadLetter(lease, `terminal: ${lease.key.name} is invalid`);
+  }
+  await q.parkInvalid('c1/Deployment/ns/Bad_Name', 'name "Bad_Name" is not a valid name');
+}
+
+const names = (letters: Array<{ key: ReconcileKey | null }>): string[] => letters.map((d) => d.key?.name ?? '(raw)');
+
+describe.each(allDrivers())('dead letters: $name', (h) => {
+  let tq: TestQueue | undefined;
+  beforeAll(() => h.start());
+  afterAll(() => h.stop());
+  afterEach(async () => {
+    await tq?.dispose();
+    tq = undefined;
+  });
+
+  it('lists by cluster, kind, key and age, and redrives only the matching keys', async () => {
+    tq = await h.create({ leaseMs: 30_000, baseDelayMs: h.baseDelayMs });
+    const q = tq.queue;
+    await park(q);
+    const now = Date.now();
+    expect(names(await listDeadLetters(q, {}, now)).sort()).toEqual(['(raw)', 'a', 'b', 'c']);
+    expect(names(await listDeadLetters(q, { cluster: 'c1' }, now)).sort()).toEqual(['a', 'b']);
+    expect(names(await listDeadLetters(q, { kind: 'Deployment' }, now)).sort()).toEqual(['a', 'c']);
+    expect(names(await listDeadLetters(q, { key: keyString(C) }, now))).toEqual(['c']);
+    expect(await listDeadLetters(q, { olderThanMs: 60_000 }, now)).toEqual([]);
+    expect(await listDeadLetters(q, { olderThanMs: 60_000 }, now + 120_000)).toHaveLength(4);
+
+    const table = formatDeadLetters(await listDeadLetters(q, { cluster: 'c1' }, now), now);
+    expect(table).toMatch(/^KEY\s+FAILURES\s+PARKED\s+LAST ERROR$/m);
+    expect(table).toMatch(/^c1\/Deployment\/ns\/a\s+0\s+\d{4}-\d\d-\d\dT.*Z \(\d+s ago\)\s+terminal: a is invalid$/m);
+    expect(table).toContain('2 dead letter(s)');
+
+    // Redrive c1's Jobs: b alone goes back to ready, with its backoff reset.
+    expect(await redriveDeadLetters(q, { cluster: 'c1', kind: 'Job' }, now)).toBe(1);
+    expect(names(await listDeadLetters(q, {}, now)).sort()).toEqual(['(raw)', 'a', 'c']);
+    const lease = await mustGet(q);
+    expect([lease.key, lease.failures]).toEqual([B, 0]);
+    await q.done(lease);
+    // An age filter that nothing passes moves nothing.
+    expect(await redriveDeadLetters(q, { olderThanMs: 3_600_000 }, Date.now())).toBe(0);
+    expect(await redriveDeadLetters(q, { kind: 'Deployment' }, Date.now())).toBe(2);
+    expect(names(await listDeadLetters(q, {}, now))).toEqual(['(raw)']);
+  });
+});
+
+describe('fleetq dlq (the command, on Redis)', () => {
+  const name = testQueueName();
+  const queue = new RedisQueue({ name, redis: REDIS_URL, leaseMs: 30_000 });
+  const redis = redisClient();
+  afterAll(async () => {
+    await queue.close();
+    await deleteQueueKeys(redis, queue.prefix);
+    await redis.quit();
+  });
+  const fleetq = async (...args: string[]): Promise<string> =>
+    (
+      await execFileP('npx', ['tsx', 'functions/cli.ts', 'dlq', ...args, '--driver', 'redis'], {
+        env: { ...process.env, FLEETQ_QUEUE: name, REDIS_URL, NODE_OPTIONS: '' },
+        timeout: 60_000,
+      })
+    ).stdout;
+
+  it('lists and redrives (two processes: each start costs seconds on a loaded machine)', async () => {
+    await park(queue);
+    const listed = await fleetq('list', '--cluster', 'c1');
+    expect(listed).toMatch(/^c1\/Deployment\/ns\/a\s+0\s+.*terminal: a is invalid$/m);
+    expect(listed).toMatch(/^c1\/Job\/ns\/b\s+/m);
+    expect(listed).not.toContain('c2/');
+    expect(listed).toContain('2 dead letter(s)');
+    expect(await fleetq('redrive', '--kind', 'Deployment', '--older-than', '0s')).toBe('redrove 2 key(s)\n');
+    expect(names(await queue.deadLetters()).sort()).toEqual(['(raw)', 'b']);
+  });
+});
