@@ -393,6 +393,11 @@ export class Forwarder {
         return count;
       })
       .catch((err: unknown) => {
+        // A resumable resync stopped with its run is paused, not failed: the next run goes on from its page.
+        if (resumable && this.resyncStop.signal.aborted) {
+          this.logger.info('Resync paused at the end of the run');
+          throw err;
+        }
         this.countError('resync');
         this.logger.error('Resync failed', { err });
         throw err;
