@@ -15,6 +15,8 @@ import { parseArgs } from 'node:util';
 import {
   benchLog,
   benchNamespace,
+  fleetqTimes,
+  fleetqTimesLine,
   loadLine,
   SIDE_KEYS,
   step,
@@ -22,6 +24,7 @@ import {
   type Side,
   type Sides,
 } from '../helpers/bench-sides.js';
+import { PodTimeline, timelineLine } from '../helpers/bench-pod-timeline.js';
 import { daemonSetRolledOut } from '../helpers/conformance-daemonset.js';
 import { statefulSetRolledOut } from '../helpers/conformance-statefulset.js';
 import type { Check, DaemonSet, Pod, PodTemplate, Snapshot, StatefulSet } from '../helpers/conformance-types.js';
@@ -110,6 +113,9 @@ async function snapshot(side: Side, ns: string): Promise<Snapshot> {
   };
 }
 
+/** A comparison, with each side's pod timeline line (test/helpers/bench-pod-timeline.ts). */
+type Compared = Comparison & { readonly timelines: string[] };
+
 type Change = {
   readonly title: string;
   readonly act: (side: Side, ns: string) => Promise<void>;
@@ -145,23 +151,36 @@ const PHASE_CHANGES: Record<string, readonly Change[]> = {
   ],
 };
 
-async function runPhase(sides: Sides, changes: readonly Change[], out: Comparison[]): Promise<void> {
+async function runPhase(sides: Sides, changes: readonly Change[], out: Compared[]): Promise<void> {
   const ns = {
     upstream: await benchNamespace(sides.upstream, 'dsts'),
     fleetq: await benchNamespace(sides.fleetq, 'dsts'),
   };
   for (const change of changes) {
-    const c: Comparison = { title: change.title, upstream: [], fleetq: [] };
+    const c: Compared = { title: change.title, upstream: [], fleetq: [], timelines: [] };
     for (const k of SIDE_KEYS) {
       log(`${change.title} on ${sides[k].state.name}`);
-      c[k].push(
-        await step(
+      const timeline = new PodTimeline(sides[k].client, ns[k]);
+      await timeline.start();
+      let t0 = 0;
+      const times0 = await fleetqTimes(sides[k]);
+      try {
+        const s = await step(
           sides[k],
-          () => change.act(sides[k], ns[k]),
+          () => {
+            t0 = Date.now();
+            return change.act(sides[k], ns[k]);
+          },
           async () => change.done(await snapshot(sides[k], ns[k])),
           { timeoutMs: TIMEOUT_MS, pollMs: 500, log },
-        ),
-      );
+        );
+        c[k].push(s);
+        c.timelines.push(timelineLine(k, timeline.figures(t0, s.ms)));
+        const times = fleetqTimesLine(times0, await fleetqTimes(sides[k]));
+        if (times) c.timelines.push(`  ${times}`);
+      } finally {
+        timeline.stop();
+      }
     }
     out.push(c);
     // The next change starts from a converged set on both sides, or not at all.
@@ -176,7 +195,7 @@ async function runPhase(sides: Sides, changes: readonly Change[], out: Compariso
 async function main(): Promise<void> {
   const started = Date.now();
   const load0 = loadavg();
-  const results: Comparison[] = [];
+  const results: Compared[] = [];
   await withBenchSides(
     { names: { upstream: 'bench-up-dsts', fleetq: 'bench-fq-dsts' }, nodes: NODES, fleetqLimits: FLEETQ_LIMITS, log },
     async (sides) => {
@@ -200,7 +219,11 @@ async function main(): Promise<void> {
       `the cluster's one budget (the same total); ${NODES} kwok nodes per cluster`,
   );
   console.log(loadLine(load0, started));
-  for (const c of results) printComparison(c);
+  for (const c of results) {
+    printComparison(c);
+    console.log('  where the time went (a watch on the pods):');
+    for (const line of c.timelines) console.log(`  ${line}`);
+  }
   printSummary(results);
 }
 

@@ -18,6 +18,8 @@ import {
   benchLog,
   benchNamespace,
   fleetqCounter,
+  fleetqTimes,
+  fleetqTimesLine,
   loadLine,
   SIDE_KEYS,
   step,
@@ -73,7 +75,9 @@ const conditionTrue = (j: Job, type: string): boolean =>
 
 type Timeline = { readonly createdMs: number; readonly completedAt: number[]; readonly failed: number };
 
-async function jobsOn(side: Side): Promise<{ step: Step; timeline: Timeline | undefined; reconciles?: number }> {
+async function jobsOn(
+  side: Side,
+): Promise<{ step: Step; timeline: Timeline | undefined; reconciles?: number; times?: string }> {
   const ns = await benchNamespace(side, 'bench-jobs');
   const names = Array.from({ length: JOBS }, (_, i) => `j-${String(i).padStart(4, '0')}`);
   const completed = new Map<string, number>();
@@ -89,6 +93,7 @@ async function jobsOn(side: Side): Promise<{ step: Step; timeline: Timeline | un
   let createdMs = 0;
   let listedAt = 0;
   const reconciles0 = await fleetqCounter(side, 'fleetq_reconcile_total');
+  const times0 = await fleetqTimes(side);
   try {
     watch = await side.client.watch(jobsPath(ns), list.metadata.resourceVersion, (e, at) => {
       if (e.type === 'ADDED' || e.type === 'MODIFIED') seen(e.object as Job, at);
@@ -115,10 +120,12 @@ async function jobsOn(side: Side): Promise<{ step: Step; timeline: Timeline | un
     };
     const s = await step(side, create, check, { timeoutMs: TIMEOUT_MS, pollMs: 1_000, log });
     const reconciles1 = await fleetqCounter(side, 'fleetq_reconcile_total');
+    const times = fleetqTimesLine(times0, await fleetqTimes(side));
     return {
       step: s,
       timeline: { createdMs, completedAt: [...completed.values()].map((at) => at - t0), failed: failed.size },
       ...(reconciles0 !== undefined && reconciles1 !== undefined && { reconciles: reconciles1 - reconciles0 }),
+      ...(times !== undefined && { times }),
     };
   } finally {
     watch?.stop();
@@ -158,7 +165,10 @@ async function main(): Promise<void> {
         try {
           const r = await jobsOn(sides[k]);
           c[k].push(r.step);
-          extra.push(() => printTimeline(k, r.timeline, r.reconciles));
+          extra.push(() => {
+            printTimeline(k, r.timeline, r.reconciles);
+            if (r.times) console.log(`    ${r.times}`);
+          });
         } catch (err) {
           log(`${sides[k].state.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         }

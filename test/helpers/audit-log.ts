@@ -46,11 +46,18 @@ export function clientOf(username: string, userAgent: string, fleetqOnAdminToken
   return product;
 }
 
+/**
+ * The user-agent suffixes of kube-controller-manager's workload controllers' clients: their --controllers names,
+ * except the DaemonSet controller's, whose client is "daemon-set-controller" (cmd/kube-controller-manager/app/apps.go
+ * at v1.37.2).
+ */
+const KCM_WORKLOAD_CLIENTS: ReadonlySet<string> = new Set([...WORKLOAD_CONTROLLERS, 'daemon-set-controller']);
+
 /** The controller side of a comparison: fleetq itself, or kube-controller-manager's workload controllers. */
 export function isControllerSide(client: string): boolean {
   if (client.startsWith('fleetq/')) return true;
   const kcm = client.startsWith('kcm/') ? client.slice(4) : undefined;
-  return kcm !== undefined && (WORKLOAD_CONTROLLERS as readonly string[]).includes(kcm);
+  return kcm !== undefined && KCM_WORKLOAD_CLIENTS.has(kcm);
 }
 
 function requestOf(e: AuditEvent): string {

@@ -191,3 +191,51 @@ export function loadLine(load0: readonly number[], startedMs: number): string {
     `${((Date.now() - startedMs) / 60_000).toFixed(1)} min`
   );
 }
+
+/** fleetq's histograms that split a reconcile's latency: time waiting in the queue, working, waiting for the cache. */
+const FLEETQ_HISTOGRAMS = [
+  ['workqueue_queue_duration_seconds', 'queued'],
+  ['workqueue_work_duration_seconds', 'work'],
+  ['fleetq_cache_own_writes_wait_seconds', 'waiting for own writes in the cache'],
+] as const;
+const FLEETQ_COUNTERS = [
+  ['workqueue_adds_total', 'adds'],
+  ['workqueue_retries_total', 'retries'],
+  ['fleetq_workqueue_conflict_retries_total', 'conflict retries'],
+] as const;
+
+export type FleetqTimes = ReadonlyMap<string, { sum: number; count: number }>;
+
+/** The sums and counts of fleetq's latency histograms and queue counters (all labels), for a difference later. */
+export async function fleetqTimes(side: Side): Promise<FleetqTimes | undefined> {
+  const registry = side.fleetq?.app.deps.metrics.registry;
+  if (!registry) return undefined;
+  const out = new Map<string, { sum: number; count: number }>();
+  for (const [name] of [...FLEETQ_HISTOGRAMS, ...FLEETQ_COUNTERS]) {
+    const m = registry.getSingleMetric(name);
+    if (!m) continue;
+    const { values: vs } = await m.get();
+    const total = (suffix: string): number =>
+      vs
+        .filter((v) => ((v as { metricName?: string }).metricName ?? name) === `${name}${suffix}`)
+        .reduce((a, v) => a + v.value, 0);
+    out.set(name, { sum: total(name.endsWith('_seconds') ? '_sum' : ''), count: total('_count') });
+  }
+  return out;
+}
+
+/** One line: fleetq's mean queue wait, work time and cache wait per reconcile, and its queue counters, in a step. */
+export function fleetqTimesLine(before: FleetqTimes | undefined, after: FleetqTimes | undefined): string | undefined {
+  if (!before || !after) return undefined;
+  const delta = (name: string): { sum: number; count: number } => {
+    const a = after.get(name);
+    const b = before.get(name);
+    return { sum: (a?.sum ?? 0) - (b?.sum ?? 0), count: (a?.count ?? 0) - (b?.count ?? 0) };
+  };
+  const means = FLEETQ_HISTOGRAMS.map(([name, label]) => {
+    const d = delta(name);
+    return `${label} ${d.count > 0 ? `${Math.round((d.sum / d.count) * 1000)} ms` : '—'} (${d.count})`;
+  });
+  const counts = FLEETQ_COUNTERS.map(([name, label]) => `${label} ${delta(name).sum}`);
+  return `fleetq per reconcile, mean: ${means.join(', ')}; ${counts.join(', ')}`;
+}
