@@ -7,28 +7,35 @@
 // Dependencies are built once per container and reused while warm (a failed build is not kept). Each
 // invocation logs with its request id and cold-start flag, and writes its metrics as CloudWatch EMF lines.
 import type { Context, SQSEvent } from 'aws-lambda';
-import { SqsQueue } from '../shared/queue/sqs/sqs-queue.js';
 import { isLambda, loadConfig } from '../shared/runtime/config.js';
 import { closeDeps, makeDeps, type Deps } from '../shared/runtime/deps.js';
 import { EmfExporter } from '../shared/runtime/emf.js';
 import { LambdaDeps } from '../shared/runtime/lambda-deps.js';
+import { MeteredSqsQueue } from '../shared/runtime/lambda-metrics.js';
+import { runtimeMetrics } from '../shared/runtime/metrics.js';
 import { processWorkBatch, type SqsBatchResponse } from '../shared/runtime/sqs-batch.js';
 import { sqsClientFor, stackQueueUrls } from './lambda-queue.js';
 
-type ReconcileDeps = Deps & { readonly queue: SqsQueue; readonly emf: EmfExporter };
+type ReconcileDeps = Deps & { readonly queue: MeteredSqsQueue; readonly emf: EmfExporter };
 
 const lambda = new LambdaDeps<ReconcileDeps>(
   'fleetq-reconcile',
   async (env) => {
     const config = loadConfig(env, { FLEETQ_DRIVER: 'sqs' });
-    const queue = new SqsQueue({
-      client: sqsClientFor(config),
-      ownsClient: true,
-      urls: stackQueueUrls(config),
-      leaseMs: config.FLEETQ_LEASE_MS,
-      ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
-    });
-    const deps = await makeDeps(config, { service: 'fleetq-reconcile', queue });
+    // The worker's metrics, in one registry: reconcile outcomes and API requests (runtimeMetrics), and the
+    // workqueue_* ones from the queue's Lambda path (lambda-metrics.ts); each invocation writes them as EMF.
+    const metrics = runtimeMetrics();
+    const queue = new MeteredSqsQueue(
+      {
+        client: sqsClientFor(config),
+        ownsClient: true,
+        urls: stackQueueUrls(config),
+        leaseMs: config.FLEETQ_LEASE_MS,
+        ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
+      },
+      metrics.registry,
+    );
+    const deps = await makeDeps(config, { service: 'fleetq-reconcile', queue, metrics });
     return {
       ...deps,
       queue,

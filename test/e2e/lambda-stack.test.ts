@@ -119,8 +119,19 @@ describe('Lambda stack end to end (template queues, secrets, bundle entry points
       const records = event.Records.filter((r) => parseKey(r.body).namespace === ns.name);
       handled += records.length;
       if (records.length === 0) return { batchItemFailures: [] };
-      return reconcile.handler({ Records: records }, { ...context, awsRequestId: randomUUID() });
+      // The EMF lines the invocation prints at its end (what CloudWatch would turn into metrics) are kept.
+      const write = process.stdout.write.bind(process.stdout);
+      process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
+        if (typeof chunk === 'string' && chunk.startsWith('{"_aws"')) return emf.push(chunk) > 0;
+        return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+      }) as typeof process.stdout.write;
+      try {
+        return await reconcile.handler({ Records: records }, { ...context, awsRequestId: randomUUID() });
+      } finally {
+        process.stdout.write = write;
+      }
     };
+    const emf: string[] = [];
     let handled = 0;
     let ticks = 0;
     const event = JSON.parse(
@@ -147,6 +158,30 @@ describe('Lambda stack end to end (template queues, secrets, bundle entry points
       if (Date.now() > deadline) throw new Error(`not converged after ${ticks} ticks (${handled} records handled)`);
     }
     expect(handled).toBeGreaterThan(0);
+    // The reconcile function's metrics, as the long-running worker serves them: reconcile outcomes and the
+    // workqueue_* of its queue (queue/work durations of the leases its batches held).
+    const records = emf.flatMap((l) => l.trim().split('\n')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const names = new Set(
+      records
+        .filter((r) => r.service === 'reconcile')
+        .flatMap((r) =>
+          (r._aws as { CloudWatchMetrics: Array<{ Metrics: Array<{ Name: string }> }> }).CloudWatchMetrics.flatMap(
+            (m) => m.Metrics.map((x) => x.Name),
+          ),
+        ),
+    );
+    for (const name of [
+      'fleetq_reconcile_total',
+      'fleetq_reconcile_duration_seconds_count',
+      'workqueue_queue_duration_seconds_count',
+      'workqueue_work_duration_seconds_count',
+      'fleetq_kube_requests_total',
+    ])
+      expect({ name, printed: names.has(name) }).toEqual({ name, printed: true });
+    const ours = records.find(
+      (r) => r.service === 'reconcile' && r.kind === 'Deployment' && r.fleetq_reconcile_total !== undefined,
+    );
+    expect(ours).toMatchObject({ cluster: CLUSTER, kind: 'Deployment', outcome: expect.any(String) });
     process.stderr.write(`lambda stack e2e: converged after ${ticks} ticks, ${handled} records of this namespace\n`);
   });
 });
