@@ -18,6 +18,7 @@ import {
   fleetqTimes,
   fleetqTimesLine,
   loadLine,
+  serverTimeLine,
   SIDE_KEYS,
   step,
   withBenchSides,
@@ -221,6 +222,7 @@ async function main(): Promise<void> {
   console.log(loadLine(load0, started));
   for (const c of results) {
     printComparison(c);
+    console.log(serverTimeLine(c));
     console.log('  where the time went (a watch on the pods):');
     for (const line of c.timelines) console.log(`  ${line}`);
   }

@@ -21,6 +21,7 @@ import {
   fleetqTimes,
   fleetqTimesLine,
   loadLine,
+  serverTimeLine,
   SIDE_KEYS,
   step,
   withBenchSides,
@@ -186,7 +187,10 @@ async function main(): Promise<void> {
       `cluster's one budget (the same total); ${NODES} kwok nodes per cluster`,
   );
   console.log(loadLine(load0, started));
-  for (const c of results) printComparison(c);
+  for (const c of results) {
+    printComparison(c);
+    console.log(serverTimeLine(c));
+  }
   for (const f of extra) f();
   printSummary(results);
 }

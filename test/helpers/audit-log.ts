@@ -25,10 +25,20 @@ type AuditEvent = {
   readonly objectRef?: { readonly resource?: string; readonly subresource?: string; readonly apiGroup?: string };
   readonly responseStatus?: { readonly code?: number };
   readonly requestReceivedTimestamp: string;
+  readonly stageTimestamp?: string;
 };
 
-/** Requests of one client: by "verb resource[/subresource]", and by response code. */
-export type ClientCounts = { total: number; byRequest: Map<string, number>; byCode: Map<number, number> };
+/**
+ * Requests of one client: by "verb resource[/subresource]", and by response code; `serverMs` sums the time the
+ * apiserver took to answer them (received → response complete), over `timed` requests (watches left out).
+ */
+export type ClientCounts = {
+  total: number;
+  byRequest: Map<string, number>;
+  byCode: Map<number, number>;
+  serverMs?: number;
+  timed?: number;
+};
 export type Tally = Map<string, ClientCounts>;
 
 const KCM = /^kube-controller-manager\/\S+ \([^)]*\) kubernetes\/[^/\s]+(?:\/(.+))?$/;
@@ -58,6 +68,12 @@ export function isControllerSide(client: string): boolean {
   if (client.startsWith('fleetq/')) return true;
   const kcm = client.startsWith('kcm/') ? client.slice(4) : undefined;
   return kcm !== undefined && KCM_WORKLOAD_CLIENTS.has(kcm);
+}
+
+/** The apiserver's time to answer a request (ms), from a ResponseComplete line; undefined for a watch. */
+function serverTime(e: AuditEvent): number | undefined {
+  if (e.stage !== 'ResponseComplete' || e.verb === 'watch' || !e.stageTimestamp) return undefined;
+  return Date.parse(e.stageTimestamp) - Date.parse(e.requestReceivedTimestamp);
 }
 
 function requestOf(e: AuditEvent): string {
@@ -103,7 +119,7 @@ export class AuditLog {
     const files = logFiles(this.path);
     const rotated = files.join('\n') !== this.files.join('\n');
     const reads = rotated ? files.map((f) => ({ f, start: 0 })) : [{ f: this.path, start: this.offset }];
-    const seen = new Map<string, { client: string; request: string; code: number }>();
+    const seen = new Map<string, { client: string; request: string; code: number; ms: number | undefined }>();
     for (const { f, start } of reads) {
       if (!existsSync(f)) continue;
       const lines = createInterface({ input: createReadStream(f, { start }), crlfDelay: Infinity });
@@ -120,20 +136,27 @@ export class AuditLog {
         const code = e.responseStatus?.code ?? 0;
         const known = seen.get(e.auditID);
         if (known) {
-          if (e.stage === 'ResponseComplete' || e.stage === 'Panic') known.code = code;
+          if (e.stage === 'ResponseComplete' || e.stage === 'Panic') {
+            known.code = code;
+            known.ms = serverTime(e);
+          }
           continue;
         }
         const client = clientOf(e.user?.username ?? '', e.userAgent ?? '', this.fleetqOnAdminToken);
-        seen.set(e.auditID, { client, request: requestOf(e), code });
+        seen.set(e.auditID, { client, request: requestOf(e), code, ms: serverTime(e) });
       }
     }
     const tally: Tally = new Map();
-    for (const { client, request, code } of seen.values()) {
+    for (const { client, request, code, ms } of seen.values()) {
       let c = tally.get(client);
       if (!c) tally.set(client, (c = { total: 0, byRequest: new Map(), byCode: new Map() }));
       c.total++;
       c.byRequest.set(request, (c.byRequest.get(request) ?? 0) + 1);
       c.byCode.set(code, (c.byCode.get(code) ?? 0) + 1);
+      if (ms !== undefined) {
+        c.serverMs = (c.serverMs ?? 0) + ms;
+        c.timed = (c.timed ?? 0) + 1;
+      }
     }
     return tally;
   }
@@ -147,6 +170,10 @@ export function controllerSide(tally: Tally): ClientCounts {
     sum.total += c.total;
     for (const [k, n] of c.byRequest) sum.byRequest.set(k, (sum.byRequest.get(k) ?? 0) + n);
     for (const [k, n] of c.byCode) sum.byCode.set(k, (sum.byCode.get(k) ?? 0) + n);
+    if (c.timed) {
+      sum.serverMs = (sum.serverMs ?? 0) + (c.serverMs ?? 0);
+      sum.timed = (sum.timed ?? 0) + c.timed;
+    }
   }
   return sum;
 }

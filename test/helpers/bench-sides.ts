@@ -9,8 +9,8 @@ import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { down, up } from '../../infra/sandbox/sandbox.js';
 import { isNotFound } from '../../shared/kube/errors.js';
-import type { Step } from '../bench/read-path-report.js';
-import { AuditLog } from './audit-log.js';
+import type { Comparison, Step } from '../bench/read-path-report.js';
+import { AuditLog, controllerSide } from './audit-log.js';
 import { BenchClient } from './bench-client.js';
 import { credentialsFrom, startFleetq, type RunningFleetq } from './conformance-fleetq.js';
 import type { Check } from './conformance-types.js';
@@ -238,4 +238,19 @@ export function fleetqTimesLine(before: FleetqTimes | undefined, after: FleetqTi
   });
   const counts = FLEETQ_COUNTERS.map(([name, label]) => `${label} ${delta(name).sum}`);
   return `fleetq per reconcile, mean: ${means.join(', ')}; ${counts.join(', ')}`;
+}
+
+/** One line: the apiserver's mean time to answer the controller side's requests (audit log), each side. */
+export function serverTimeLine(c: Comparison): string {
+  const mean = (steps: readonly Step[]): string => {
+    let ms = 0;
+    let n = 0;
+    for (const s of steps) {
+      const side = controllerSide(s.tally);
+      ms += side.serverMs ?? 0;
+      n += side.timed ?? 0;
+    }
+    return n > 0 ? `${(ms / n).toFixed(1)} ms (${n} requests)` : '—';
+  };
+  return `  apiserver time per controller request, mean: upstream ${mean(c.upstream)}; fleetq ${mean(c.fleetq)}`;
 }
