@@ -68,7 +68,7 @@ export function rollingUpdate(i: RollingInput): RollingResult {
   for (const [name, pods] of byNode) {
     const node = nodeByName.get(name);
     const health = node === undefined ? undefined : nodeHealth(node, policy, i.now);
-    const pending = pass.isPending(pods);
+    const pending = pass.isPending(name, pods);
     if (health?.unhealthy !== true) {
       healthy.set(name, pods);
       if (pending && health?.inMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, health.inMs);
@@ -111,16 +111,20 @@ class Pass {
     return node !== undefined && nodeShouldRunDaemonPod(node, this.i.placement).shouldRun;
   }
 
-  /** A node still has work: no pod where one should run, excess pods, an outdated pod, or an unavailable new one. */
-  isPending(pods: readonly V1Pod[] | undefined): boolean {
+  /**
+   * A node still has work: no live pod where one should run (none, or only pods being deleted), excess pods, an
+   * outdated pod, or an unavailable new one.
+   */
+  isPending(name: string, pods: readonly V1Pod[] | undefined): boolean {
     if (pods === undefined) return true;
     const found = updatedPodsOnNode(pods, this.i.hash, this.generation);
     if (found === undefined || found.oldPod !== undefined) return true;
-    return found.newPod !== undefined && !this.available(found.newPod);
+    if (found.newPod === undefined) return this.shouldRun(name); // only pods being deleted: none live yet
+    return !this.available(found.newPod);
   }
 
   anyPending(byNode: NodeMap): boolean {
-    for (const pods of byNode.values()) if (this.isPending(pods)) return true;
+    for (const [name, pods] of byNode) if (this.isPending(name, pods)) return true;
     return false;
   }
 

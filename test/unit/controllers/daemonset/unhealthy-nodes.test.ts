@@ -210,6 +210,20 @@ describe('a rollout with one unreachable node (n2), maxUnavailable 1', () => {
     expect(podWrites(plan(ds, pods))).toEqual([`delete Pod ${pods[1]!.metadata!.name}`]);
   });
 
+  it('policy: a bad node whose only pod is being deleted is still reported (no live pod yet)', () => {
+    const ds = settledDs({ policy: true });
+    const H = templateHash(ds);
+    const pods = [
+      aPod(ds, 'n1', { hash: H, readyFor: 60 }),
+      aPod(ds, 'n2', { hash: OLD, deleting: true }),
+      aPod(ds, 'n3', { hash: H, readyFor: 60 }),
+      aPod(ds, 'n4', { hash: H, readyFor: 60 }),
+    ];
+    const result = plan(ds, pods);
+    expect(podWrites(result)).toEqual([]);
+    expect(result.actions.find((a) => a.startsWith('status'))).toContain('update deferred on 1 unhealthy node(s): n2');
+  });
+
   it('policy: when every node is updated and available, the condition is removed', () => {
     const ds = settledDs({
       policy: true,
