@@ -4,7 +4,7 @@
 // waits carry deadlines, never sleeps (a failed pod's replacement comes after the 10 s re-creation backoff).
 import { jobInvariants } from '../../helpers/conformance-invariants.js';
 import { all, jobCondition, jobRunning, jobStatus } from '../../helpers/conformance-predicates.js';
-import type { Job, Labels, PodFilter, Scenario, Step } from '../../helpers/conformance-types.js';
+import type { Check, Job, Labels, PodFilter, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
 import { compare, orphanPod, podTemplate, wait } from './builders.js';
 
 const NAME = 'work';
@@ -61,6 +61,14 @@ const end = (outcome: 'Succeeded' | 'Failed', filter: Omit<PodFilter, 'owner'> =
 });
 const complete = (): Step => wait('Complete', jobCondition(NAME, 'Complete', 'True', 'CompletionsReached'));
 const mutate = (f: (j: Job) => void): Step => ({ do: 'updateJob', name: NAME, mutate: f });
+
+/** status.completedIndexes is exactly `want` ('' when none). */
+const completedIndexes =
+  (want: string) =>
+  (s: Snapshot): Check => {
+    const got = s.jobs.find((j) => j.metadata.name === NAME)?.status?.completedIndexes ?? '';
+    return got === want || `completedIndexes ${JSON.stringify(got)}, want ${JSON.stringify(want)}`;
+  };
 
 function jobScenario(name: string, description: string, steps: Step[]): Scenario {
   return { name, kind: 'Job', description, steps, invariants: jobInvariants(NAME) };
@@ -166,6 +174,39 @@ export const JOB_SCENARIOS: readonly Scenario[] = [
     complete(),
     compare('complete'),
   ]),
+  jobScenario(
+    'job-elastic-indexed',
+    'Indexed, completions = parallelism, changed together: 3 → 5 (indexes 3, 4 created), then 5 → 2 (index 2 deleted, ' +
+      'completed indexes 3, 4 dropped), then index 1 completes it',
+    [
+      { do: 'create', objects: [job(NAME, { completions: 3, parallelism: 3, indexed: true })] },
+      running(3),
+      end('Succeeded', { index: 0 }),
+      wait('index 0 done', all(jobStatus(NAME, { succeeded: 1 }), jobRunning(NAME, 2))),
+      mutate((j) => {
+        j.spec.completions = 5;
+        j.spec.parallelism = 5;
+      }),
+      running(4),
+      compare('scaled up to 5: indexes 1-4 running'),
+      end('Succeeded', { index: 3 }),
+      end('Succeeded', { index: 4 }),
+      wait('indexes 0, 3, 4 done', all(completedIndexes('0,3,4'), jobRunning(NAME, 2))),
+      compare('completedIndexes 0,3,4'),
+      mutate((j) => {
+        j.spec.completions = 2;
+        j.spec.parallelism = 2;
+      }),
+      wait(
+        'scaled down to 2: index 1 running',
+        all(completedIndexes('0'), jobRunning(NAME, 1), jobStatus(NAME, { active: 1 })),
+      ),
+      compare('scaled down to 2: index 2 deleted, indexes 3, 4 out of range'),
+      end('Succeeded', { index: 1 }),
+      complete(),
+      compare('complete: completedIndexes 0,1'),
+    ],
+  ),
   jobScenario(
     'job-failure-then-success',
     'a pod fails (counted, replaced after the backoff), the replacement succeeds',
