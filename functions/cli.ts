@@ -9,6 +9,8 @@
 //   fleetq log import --file FILE [--store redis|jsonl:DIR]
 //   fleetq log stats (--cluster C [--store S] | --file FILE) [--since T] [--until T2] [--json]
 //   fleetq replay requeue --cluster C --since T [--until T2] [--kind K] [--dry-run] [--store S] [--registry F]
+//   fleetq replay shadow (--log FILE | --cluster C [--since T] [--until T2] [--store S]) --a current|PATH --b PATH
+//                        [--owns K,K] [--json]          exit status 1 when the two builds decide differently
 // Times: ISO 8601, epoch ms, or a duration ago (15m); durations: 30s 15m 2h 7d. README "Replay".
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -32,6 +34,7 @@ import { importLog } from '../shared/replay/log-import.js';
 import { formatStats, logStats } from '../shared/replay/log-stats.js';
 import { openLogStore, type LogStore } from '../shared/replay/log-store.js';
 import { requeue, windowKeys } from '../shared/replay/requeue.js';
+import { formatShadow, loadControllers, shadow } from '../shared/replay/shadow.js';
 import { parseDuration, timeWindow } from '../shared/replay/time-window.js';
 import { SandboxMode } from '../infra/sandbox/modes.js';
 import { REPO_ROOT, down, up } from '../infra/sandbox/sandbox.js';
@@ -244,9 +247,56 @@ async function* inWindow<T extends { observedAt: number }>(records: AsyncIterabl
   for await (const r of records) if (r.observedAt >= from && r.observedAt <= to) yield r;
 }
 
+async function replayShadow(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      log: { type: 'string' },
+      cluster: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      store: { type: 'string' },
+      a: { type: 'string', default: 'current' },
+      b: { type: 'string' },
+      owns: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [a, b] = [await loadControllers(values.a), await loadControllers(need(values.b, '--b'))];
+  const { fromMs, toMs } = timeWindow(values.since, values.until, Date.now());
+  const store = values.log === undefined ? logStore(values) : undefined;
+  const started = Date.now();
+  const tty = process.stderr.isTTY === true;
+  const progress = (n: number): void => {
+    if (n % (tty ? 1_000 : 100_000) !== 0) return;
+    const rate = Math.round(n / Math.max(0.001, (Date.now() - started) / 1000));
+    const mb = Math.round(process.memoryUsage().rss / 1e6);
+    if (tty) process.stderr.write(`\r${n} events, ${rate}/s, RSS ${mb} MB`);
+    else console.error(`fleetq: shadow ${n} events, ${rate}/s, RSS ${mb} MB`);
+  };
+  try {
+    const records = store
+      ? store.read(need(values.cluster, '--cluster (or --log)'), fromMs, toMs)
+      : inWindow(readLogFile(values.log ?? ''), fromMs, toMs);
+    const report = await shadow(records, {
+      ...(values.cluster && { cluster: values.cluster }),
+      owns: new Set(values.owns ? values.owns.split(',') : a.keys()),
+      a,
+      b,
+      onProgress: progress,
+    });
+    if (tty) process.stderr.write('\n');
+    console.log(values.json ? JSON.stringify(report) : formatShadow(report));
+    if (report.differences.length > 0) throw new Error(`${report.differences.length} decision(s) differ`);
+  } finally {
+    await store?.close();
+  }
+}
+
 async function replay(args: string[]): Promise<void> {
   const [sub, ...rest] = args;
-  if (sub !== 'requeue') throw new Error('usage: fleetq replay requeue --cluster C --since T [--until T2] [--kind K]');
+  if (sub === 'shadow') return replayShadow(rest);
+  if (sub !== 'requeue') throw new Error('usage: fleetq replay requeue|shadow (see the header of functions/cli.ts)');
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -316,10 +366,13 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** Exits once stdout is flushed: a pipe is written asynchronously, and process.exit would cut a long report. */
+const exit = (code: number): void => void process.stdout.write('', () => process.exit(code));
+
 main(process.argv.slice(2)).then(
-  () => process.exit(0),
+  () => exit(0),
   (err: unknown) => {
     console.error(`fleetq: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
+    exit(1);
   },
 );

@@ -1,0 +1,226 @@
+// `fleetq replay shadow`: two builds of the planners over one recorded history. State is rebuilt from the log
+// event by event with the cache's own applyEvent (shared/cache/apply-event.ts) into an in-memory cache store;
+// after each event, every key it affects (the forwarder's mapping, shared/forwarder/event-keys.ts) is observed
+// through a cache-only view and planned by both builds, at the event's own time. A decision that differs
+// (actions, status writes, requeueAfter) is reported with the event that led there. Streaming: the log is read
+// record by record; only the rebuilt state (one copy of each live object) is held. No cluster, no queue.
+//
+// A build is `current` (this checkout's shared/controllers/index.ts) or a path: a module, or a directory holding
+// shared/controllers/index.{js,ts} (a checkout or build of another commit), that exports CONTROLLERS, a map of
+// kind → Controller (shared/controllers/controller.ts).
+import { existsSync, statSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { applyEvent } from '../cache/apply-event.js';
+import type { CachedObject } from '../cache/cache-entry.js';
+import { CachedClusterView } from '../cache/cached-cluster-view.js';
+import { MemoryCacheStore } from '../cache/memory-cache-store.js';
+import type { Controller, PlanResult } from '../controllers/controller.js';
+import { CONTROLLERS } from '../controllers/index.js';
+import { eventKeys, type KeyContext } from '../forwarder/event-keys.js';
+import { PreviousState } from '../forwarder/previous-state.js';
+import { kindOfResource, watchedResources, type KubeObject } from '../forwarder/resources.js';
+import { WorkloadIndex } from '../forwarder/workload-index.js';
+import type { LiveClusterView } from '../kube/cluster-view.js';
+import { keyString, type ReconcileKey } from '../kube/key.js';
+import type { LogRecord } from '../queue/history/log-record.js';
+
+export type Controllers = ReadonlyMap<string, Controller>;
+
+/** `current`, a module path, or a directory with shared/controllers/index.{js,ts}; it must export CONTROLLERS. */
+export async function loadControllers(spec: string): Promise<Controllers> {
+  if (spec === 'current') return CONTROLLERS;
+  let path = resolve(spec);
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    const found = ['index.js', 'index.ts'].map((f) => join(path, 'shared', 'controllers', f)).find(existsSync);
+    if (!found) throw new Error(`${spec}: a directory without shared/controllers/index.js or index.ts`);
+    path = found;
+  }
+  const mod = (await import(pathToFileURL(path).href)) as { CONTROLLERS?: unknown };
+  if (!(mod.CONTROLLERS instanceof Map)) throw new Error(`${spec}: exports no CONTROLLERS map (kind → Controller)`);
+  return mod.CONTROLLERS as Controllers;
+}
+
+export type Decision = { readonly actions: unknown; readonly requeueAfter?: number; readonly error?: string };
+
+export type Difference = {
+  readonly key: string;
+  /** The event after which the two builds decided differently. */
+  readonly event: {
+    readonly index: number;
+    readonly type: string;
+    readonly resource: string;
+    readonly name: string;
+    readonly resourceVersion: string;
+    readonly observedAt: number;
+  };
+  readonly a: Decision;
+  readonly b: Decision;
+};
+
+export type ShadowOptions = {
+  readonly cluster?: string;
+  readonly owns: ReadonlySet<string>;
+  readonly a: Controllers;
+  readonly b: Controllers;
+  readonly onProgress?: (events: number) => void;
+};
+
+export type ShadowReport = {
+  readonly events: number;
+  readonly decisions: number;
+  /** Decisions that failed (observe or plan threw, e.g. a read the log cannot answer), on either side. */
+  readonly failed: number;
+  /** Decisions with at least one action or a requeueAfter, on either side. */
+  readonly acting: number;
+  readonly differences: Difference[];
+};
+
+/** A view of the rebuilt state only: a read the cache cannot answer fails instead of reaching a cluster. */
+function offlineLive(cluster: string): LiveClusterView {
+  const refuse = (): never => {
+    throw new Error('shadow replay reads the log only: this read needs the API');
+  };
+  return new Proxy({ cluster } as unknown as LiveClusterView, {
+    get: (target, prop) => (prop === 'cluster' ? cluster : prop in target ? Reflect.get(target, prop) : refuse),
+  });
+}
+
+async function decide(
+  controller: Controller | undefined,
+  view: CachedClusterView,
+  key: ReconcileKey,
+  now: Date,
+): Promise<Decision> {
+  if (!controller) return { actions: [], error: `no controller for ${key.kind}` };
+  try {
+    const observed = await controller.observe(view, key, now);
+    const r: PlanResult = controller.plan(observed, now);
+    return { actions: r.actions, ...(r.requeueAfter !== undefined && { requeueAfter: r.requeueAfter }) };
+  } catch (err) {
+    return { actions: [], error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function nameOf(o: unknown): string {
+  const m = (o as KubeObject | null)?.metadata;
+  return `${m?.namespace ? `${m.namespace}/` : ''}${m?.name ?? ''}`;
+}
+
+export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions): Promise<ShadowReport> {
+  const store = new MemoryCacheStore();
+  const index = new WorkloadIndex();
+  const previous = new PreviousState();
+  let cluster = o.cluster;
+  let view: CachedClusterView | undefined;
+  let ctx: KeyContext | undefined;
+  const cachedKinds = new Set<string>();
+  const differences: Difference[] = [];
+  let events = 0;
+  let decisions = 0;
+  let failed = 0;
+  let acting = 0;
+  // A relist is many LISTED records of one resource with one observedAt: applied as one replace.
+  let listed: { resource: string; at: number; objects: CachedObject[]; last: LogRecord; index: number } | undefined;
+
+  const compare = async (keys: ReconcileKey[], r: LogRecord, i: number): Promise<void> => {
+    if (!view) return;
+    const now = new Date(r.observedAt);
+    for (const key of keys) {
+      const [a, b] = [await decide(o.a.get(key.kind), view, key, now), await decide(o.b.get(key.kind), view, key, now)];
+      decisions++;
+      if (a.error !== undefined || b.error !== undefined) failed++;
+      const acts = (d: Decision): boolean => (d.actions as unknown[]).length > 0 || d.requeueAfter !== undefined;
+      if (acts(a) || acts(b)) acting++;
+      if (isDeepStrictEqual(a, b)) continue;
+      differences.push({
+        key: keyString(key),
+        event: {
+          index: i,
+          type: r.type,
+          resource: r.resource,
+          name: nameOf(r.object),
+          resourceVersion: r.resourceVersion,
+          observedAt: r.observedAt,
+        },
+        a,
+        b,
+      });
+    }
+  };
+  const keysOf = (r: LogRecord, type: 'ADDED' | 'MODIFIED' | 'DELETED'): ReconcileKey[] => {
+    if (!ctx) return [];
+    try {
+      const object = r.object as KubeObject;
+      const before = previous.get(r.resource, object);
+      return eventKeys({ type, resource: r.resource, object, ...(before && { previous: before }) }, ctx).keys;
+    } catch {
+      return [];
+    }
+  };
+  const flushListed = async (): Promise<void> => {
+    if (!listed) return;
+    const l = listed;
+    listed = undefined;
+    const kind = kindOfResource(l.resource);
+    cachedKinds.add(kind);
+    await applyEvent(store, { type: 'LISTED', kind, objects: l.objects, resourceVersion: l.last.resourceVersion });
+    index.replace(l.resource, l.objects as KubeObject[]);
+    previous.replace(l.resource, l.objects as KubeObject[]);
+    const keys = new Map<string, ReconcileKey>();
+    for (const obj of l.objects) for (const k of keysOf({ ...l.last, object: obj }, 'ADDED')) keys.set(keyString(k), k);
+    await compare([...keys.values()], l.last, l.index);
+  };
+
+  for await (const r of records) {
+    if (cluster === undefined) cluster = r.cluster;
+    if (r.cluster !== cluster || typeof (r.object as KubeObject | null)?.metadata !== 'object') continue;
+    if (!view) {
+      // Every kind the forwarder watches for these owners starts empty and synced: the log says what exists.
+      for (const resource of watchedResources(o.owns)) {
+        const kind = kindOfResource(resource);
+        cachedKinds.add(kind);
+        await applyEvent(store, { type: 'LISTED', kind, objects: [], resourceVersion: '0' });
+      }
+      view = new CachedClusterView({ store, live: offlineLive(cluster), cachedKinds, readYourWrites: false });
+      ctx = { cluster, owns: o.owns, index };
+    }
+    const i = events++;
+    o.onProgress?.(events);
+    let kind: string;
+    try {
+      kind = kindOfResource(r.resource);
+    } catch {
+      continue; // a resource this build does not know
+    }
+    if (r.type === 'LISTED') {
+      if (listed && (listed.resource !== r.resource || listed.at !== r.observedAt)) await flushListed();
+      listed ??= { resource: r.resource, at: r.observedAt, objects: [], last: r, index: i };
+      listed.objects.push(r.object as CachedObject);
+      listed.last = r;
+      continue;
+    }
+    await flushListed();
+    cachedKinds.add(kind);
+    const keys = keysOf(r, r.type);
+    await applyEvent(store, { type: r.type, kind, object: r.object as CachedObject });
+    index.apply(r.resource, r.type, r.object as KubeObject);
+    previous.apply(r.resource, r.type, r.object as KubeObject);
+    await compare(keys, r, i);
+  }
+  await flushListed();
+  return { events, decisions, failed, acting, differences };
+}
+
+export function formatShadow(report: ShadowReport): string {
+  const lines = report.differences.map(
+    (d) =>
+      `event #${d.event.index} ${d.event.type} ${d.event.resource} ${d.event.name} (rv ${d.event.resourceVersion}, ${new Date(d.event.observedAt).toISOString()})\n` +
+      `  key ${d.key}\n  a: ${JSON.stringify(d.a)}\n  b: ${JSON.stringify(d.b)}`,
+  );
+  return [
+    ...lines,
+    `${report.events} event(s), ${report.decisions} decision(s) compared (${report.acting} with actions or a requeue, ${report.failed} failed), ${report.differences.length} difference(s)`,
+  ].join('\n');
+}
