@@ -1,6 +1,9 @@
 // The StatefulSet scenarios' reading of a snapshot: how a StatefulSet, its ControllerRevisions and its pods compare
 // across the two sides (pods by name, which is the ordinal, and by revision number; revisions by number with their
 // hash and data byte for byte), the OrderedReady invariant, and when a set has converged.
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { controllerOf, isActive, isPodReady, isTerminating } from './conformance-model.js';
 import type { Check, ControllerRevision, Invariant, Pod, Snapshot, StatefulSet } from './conformance-types.js';
 
@@ -75,25 +78,34 @@ function podsOf(s: Snapshot, set: StatefulSet): Pod[] {
 }
 
 /**
- * OrderedReady: pod N+1 is never created before pod N is Ready. Seen in a sample as: when pod N is older than pod
- * N+1 (a pod recreated by an update is younger), it became Ready no later than pod N+1 was created (seconds).
+ * OrderedReady: pod N+1 is never created before pod N is Ready. Seen in samples as: when pod N is older than pod
+ * N+1 (a pod recreated by an update is younger), it first became Ready no later than pod N+1 was created (seconds).
+ * "First": the earliest Ready transition seen of that pod (by uid; a pod made unready and Ready again later keeps
+ * it), remembered per side.
  */
 export function orderedReadyInvariant(name: string, graceMs = 0): Invariant {
+  const firstReady = new Map<string, number>();
   return {
     name: `${name}: pod N+1 never before pod N is Ready`,
     graceMs,
     check(s) {
       const set = s.statefulSets?.find((x) => x.metadata.name === name);
       if (set === undefined) return null;
-      const byOrdinal = new Map(podsOf(s, set).map((p) => [ordinal(p), p]));
+      const pods = podsOf(s, set);
+      for (const p of pods) {
+        const ready = readySince(p);
+        const key = `${s.namespace ?? ''}/${p.metadata.uid ?? ''}`;
+        if (ready !== undefined && !(ready >= (firstReady.get(key) ?? Infinity))) firstReady.set(key, ready);
+      }
+      const byOrdinal = new Map(pods.map((p) => [ordinal(p), p]));
       for (const [n, next] of byOrdinal) {
         const prev = byOrdinal.get(n - 1);
         if (prev === undefined) continue;
         const created = Date.parse(next.metadata.creationTimestamp ?? '');
         const prevCreated = Date.parse(prev.metadata.creationTimestamp ?? '');
         if (!(prevCreated <= created)) continue;
-        const ready = readySince(prev);
-        if (ready === undefined) continue; // not Ready now: nothing to tell from this sample
+        const ready = firstReady.get(`${s.namespace ?? ''}/${prev.metadata.uid ?? ''}`);
+        if (ready === undefined) continue; // never seen Ready: nothing to tell from these samples
         if (ready > created) return `${next.metadata.name} created before ${prev.metadata.name} was Ready`;
       }
       return null;
@@ -139,3 +151,143 @@ export const statefulSetStatusIs =
     const got = { replicas: st?.replicas ?? 0, ready: st?.readyReplicas ?? 0, updated: st?.updatedReplicas ?? 0 };
     return JSON.stringify(got) === JSON.stringify(want) ? true : `status ${JSON.stringify(got)}`;
   };
+
+const isLive = (p: Pod): boolean => isActive(p) && !isTerminating(p.metadata);
+
+/**
+ * The pods present (terminating ones included) always hold a contiguous range of ordinals from the first: an
+ * OrderedReady set creates N+1 only after N, and deletes N only once N+1 is gone. For scenarios that scale only
+ * (a rolling update or a deleted pod opens a gap on purpose).
+ */
+export function contiguousOrdinalsInvariant(name: string, start = 0): Invariant {
+  return {
+    name: `${name}: pods hold ordinals ${start}..n without a gap`,
+    graceMs: 0,
+    check(s) {
+      const set = s.statefulSets?.find((x) => x.metadata.name === name);
+      if (set === undefined) return null;
+      const ordinals = podsOf(s, set)
+        .map(ordinal)
+        .sort((a, b) => a - b);
+      const gap = ordinals.findIndex((o, i) => o !== start + i);
+      return gap < 0 ? null : `ordinals ${ordinals.join(',')}`;
+    },
+  };
+}
+
+/**
+ * A partition never updates an ordinal below it: while an update is under way (currentRevision ≠ updateRevision,
+ * both observed), every pod below spec.updateStrategy.rollingUpdate.partition is at the current revision.
+ */
+export function partitionInvariant(name: string): Invariant {
+  return {
+    name: `${name}: no pod below the partition at the update revision`,
+    graceMs: 0,
+    check(s) {
+      const set = s.statefulSets?.find((x) => x.metadata.name === name);
+      const st = set?.status;
+      if (set === undefined || st === undefined || st.currentRevision === st.updateRevision) return null;
+      const partition = set.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
+      const start = set.spec.ordinals?.start ?? 0;
+      const below = podsOf(s, set).filter((p) => ordinal(p) < start + partition);
+      const updated = below.filter((p) => p.metadata.labels?.[REVISION_LABEL] === st.updateRevision);
+      return updated.length === 0
+        ? null
+        : `${updated.map((p) => p.metadata.name).join(', ')} updated below ${partition}`;
+    },
+  };
+}
+
+/**
+ * During a rolling update, the ordinals of the range that have no live Ready pod (missing, terminating, not Ready)
+ * never exceed `maxUnavailable` (the value the scenario computed from spec.replicas, upstream's rounding down).
+ * Armed once the set has rolled out (creation itself starts with every slot empty).
+ */
+export function maxUnavailableInvariant(name: string, maxUnavailable: number): Invariant {
+  return {
+    name: `${name}: at most ${maxUnavailable} replicas unavailable`,
+    graceMs: 0,
+    check(s) {
+      const set = s.statefulSets?.find((x) => x.metadata.name === name);
+      if (set === undefined) return null;
+      const start = set.spec.ordinals?.start ?? 0;
+      const replicas = set.spec.replicas ?? 1;
+      const ready = new Set(
+        podsOf(s, set)
+          .filter((p) => isLive(p) && isPodReady(p))
+          .map(ordinal),
+      );
+      let unavailable = 0;
+      for (let o = start; o < start + replicas; o++) if (!ready.has(o)) unavailable++;
+      return unavailable <= maxUnavailable ? null : `${unavailable} unavailable`;
+    },
+  };
+}
+
+/**
+ * status.availableReplicas never counts a pod Ready for less than minReadySeconds: it is at most the number of
+ * live pods Ready since `minReadySeconds` before the sample (Ready's lastTransitionTime has whole seconds, so one
+ * second of slack).
+ */
+export function minReadyInvariant(name: string, minReadySeconds: number): Invariant {
+  return {
+    name: `${name}: availableReplicas only counts pods Ready for ${minReadySeconds} s`,
+    graceMs: 0,
+    check(s) {
+      const set = s.statefulSets?.find((x) => x.metadata.name === name);
+      if (set === undefined) return null;
+      const cutoff = s.at - (minReadySeconds - 1) * 1000;
+      const available = podsOf(s, set).filter((p) => {
+        const since = readySince(p);
+        return isLive(p) && since !== undefined && since <= cutoff;
+      }).length;
+      const counted = set.status?.availableReplicas ?? 0;
+      return counted <= available ? null : `availableReplicas ${counted}, ${available} pods Ready long enough`;
+    },
+  };
+}
+
+/** Status observed and this many available replicas (minReadySeconds elapsed). */
+export const statefulSetAvailable =
+  (name: string, available: number) =>
+  (s: Snapshot): Check => {
+    const set = s.statefulSets?.find((x) => x.metadata.name === name);
+    const st = set?.status;
+    if (!set || (st?.observedGeneration ?? 0) < (set.metadata.generation ?? 0)) return 'generation not observed';
+    return (st?.availableReplicas ?? 0) === available ? true : `availableReplicas ${st?.availableReplicas ?? 0}`;
+  };
+
+/** The StatefulSet is gone, with its pods (a cascading delete). */
+export const statefulSetGone =
+  (name: string) =>
+  (s: Snapshot): Check => {
+    if (s.statefulSets?.some((x) => x.metadata.name === name)) return `statefulset ${name} still there`;
+    return s.pods.length === 0 ? true : `${s.pods.length} pods left`;
+  };
+
+/**
+ * PersistentVolumes for a scenario's claims (the sandbox has no provisioner; kube-controller-manager's PV binder,
+ * on in both modes, binds a claim to an Available volume of its class): `count` hostPath volumes of 1Mi in class
+ * `storageClass` (a class with no StorageClass object: immediate binding), reclaim policy Retain, labelled with the
+ * class so one command removes them. Written to a file for `kubectl apply -f`.
+ */
+export function persistentVolumesFile(storageClass: string, count: number): string {
+  const items = Array.from({ length: count }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: `${storageClass}-${i}`, labels: { [PV_LABEL]: storageClass } },
+    spec: {
+      capacity: { storage: '1Mi' },
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: 'Retain',
+      storageClassName: storageClass,
+      hostPath: { path: `/tmp/${storageClass}/${i}` },
+    },
+  }));
+  const file = join(tmpdir(), `${storageClass}.json`);
+  writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  return file;
+}
+
+/** The label on a scenario's PersistentVolumes: their class. */
+export const PV_LABEL = 'conformance.fleetq.dev/sts-volumes';

@@ -49,6 +49,7 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
   const c: Ctx = {
     set,
     claims: new Map(o.claims.map((pvc) => [pvc.metadata?.name ?? '', pvc])),
+    takenNames: new Set(o.pods.filter((p) => !pods.claimed.includes(p)).map((p) => p.metadata?.name ?? '')),
     monotonic: set.spec?.podManagementPolicy !== PodManagement.Parallel,
     minReadySeconds,
     now,
@@ -140,7 +141,7 @@ function converge(
     return c.monotonic ? s.exit : (s.failed ?? false);
   };
   for (const pod of replicas) if (stops(processReplica(c, pod, planned.has(pod)))) return result();
-  for (const pod of condemned) actions.push(...claimRetentionUpdates(c, pod));
+  for (const pod of condemned) actions.push(...claimRetentionUpdates(c, pod, false));
   const unhealthy = (p: V1Pod) => isUnavailable(p, c.minReadySeconds, c.now);
   const firstUnhealthy = replicas.find(unhealthy) ?? [...condemned].reverse().find(unhealthy);
   for (const pod of condemned) if (stops(processCondemned(c, pod, firstUnhealthy))) return result();

@@ -16,11 +16,13 @@ import {
   retentionPolicy,
 } from './storage.js';
 import { isAvailable, isRunningAndReady, isTerminating } from './status.js';
-import { CLAIM_DELETING_RETRY_MS, Reason, Retention } from './types.js';
+import { CLAIM_DELETING_RETRY_MS, NAME_TAKEN_RETRY_MS, Reason, Retention } from './types.js';
 
 export type Ctx = {
   readonly set: V1StatefulSet;
   readonly claims: ReadonlyMap<string, V1PersistentVolumeClaim>;
+  /** Names of observed pods the set does not claim (released, or orphans it does not select). */
+  readonly takenNames: ReadonlySet<string>;
   readonly monotonic: boolean;
   readonly minReadySeconds: number;
   readonly now: Date;
@@ -67,8 +69,13 @@ function missingClaims(c: Ctx, pod: V1Pod): { actions: Action[]; deleting: boole
   return { actions, deleting };
 }
 
-/** UpdatePodClaimForRetentionPolicy: ownerReference updates of the pod's claims that disagree with the policy. */
-export function claimRetentionUpdates(c: Ctx, pod: V1Pod): Action[] {
+/**
+ * UpdatePodClaimForRetentionPolicy: ownerReference updates of the pod's claims that disagree with the policy. A
+ * refused update records the pod's FailedUpdate where upstream's callers do (creating the pod, a Pending pod's
+ * claims, UpdateStatefulPod), not for a condemned pod (`recordFailure` false: fixPodClaim records nothing).
+ */
+export function claimRetentionUpdates(c: Ctx, pod: V1Pod, recordFailure = true): Action[] {
+  const onFailure = podEvents(c.set, 'update', pod.metadata?.name ?? '').onFailure;
   const actions: Action[] = [];
   for (const want of podClaims(c.set, pod)) {
     const claim = c.claims.get(want.metadata?.name ?? '');
@@ -82,6 +89,7 @@ export function claimRetentionUpdates(c: Ctx, pod: V1Pod): Action[] {
       type: 'update',
       object: { ...object, metadata: { ...claim.metadata, ownerReferences } },
       reason: Reason.UpdateClaim,
+      ...(recordFailure && onFailure && { events: { onFailure } }),
     });
   }
   return actions;
@@ -108,6 +116,11 @@ export function processReplica(c: Ctx, pod: V1Pod, planned: boolean): Step {
     if (claims.deleting) return { actions: [], exit: true, failed: true, retryMs: CLAIM_DELETING_RETRY_MS };
     // The claims first: the pod is created by a pass that finds them all.
     if (claims.actions.length > 0) return { actions: claims.actions, exit: c.monotonic, failed: false, retryMs: 0 };
+    // A pod the set does not own holds the name: upstream's create fails AlreadyExists (no event) and the sync
+    // ends there, its status still written; this pass skips the create it knows would fail, and looks again.
+    if (c.takenNames.has(pod.metadata?.name ?? '')) {
+      return { actions: [], exit: true, failed: true, retryMs: NAME_TAKEN_RETRY_MS };
+    }
     const create: Action = {
       type: 'create',
       object: pod,

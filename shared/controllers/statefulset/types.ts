@@ -22,6 +22,12 @@ export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 /** When a claim of the pod to create is being deleted (upstream: an error, retried with the queue's backoff). */
 export const CLAIM_DELETING_RETRY_MS = 5_000;
 
+/**
+ * When a pod the set does not own holds the name of a pod to create (upstream: the create fails AlreadyExists, an
+ * error retried with the queue's backoff; the pod going away wakes no sync of the set).
+ */
+export const NAME_TAKEN_RETRY_MS = 5_000;
+
 export const Reason = {
   SuccessfulCreate: 'SuccessfulCreate',
   FailedCreate: 'FailedCreate',
