@@ -159,3 +159,19 @@ describe('identity of a created pod', () => {
     ]);
   });
 });
+
+describe('a pod name held by a pod the set does not own', () => {
+  it('no create (upstream: AlreadyExists, no event), the status still written, looked at again in 5 s', () => {
+    const set = aSet({ replicas: 2 });
+    const released = aPod(set, 0);
+    const other = {
+      ...released,
+      metadata: { ...released.metadata, uid: 'uid-released', labels: { app: 'released' }, ownerReferences: [] },
+    };
+    const result = planStatefulSet(observed(set, [other, aPod(set, 1)]), NOW);
+    expect(summarize(result)).toEqual({
+      actions: [expect.stringMatching(/^status r=1 /)],
+      requeueAfter: 5000,
+    });
+  });
+});

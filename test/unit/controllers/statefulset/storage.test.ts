@@ -130,3 +130,22 @@ describe('retention policy', () => {
     expect(result.actions.filter((a) => !a.startsWith('status '))).toEqual(want);
   });
 });
+
+describe('refusals upstream records', () => {
+  it('a retention update of a pod in range records FailedUpdate if refused; of a condemned pod, nothing', () => {
+    const set = policy('Delete', 'Delete');
+    const inRange = planStatefulSet(observed(set, [aPod(set, 0)], undefined, [aClaim('data-web-0')]), NOW);
+    const update = inRange.actions.find((a) => a.type === 'update' && a.object.kind === 'PersistentVolumeClaim');
+    expect(update).toMatchObject({
+      events: { onFailure: { reason: 'FailedUpdate', message: 'Update Pod web-0 in StatefulSet web failed error: ' } },
+    });
+    const scaled = withData({ replicas: 0, persistentVolumeClaimRetentionPolicy: { whenScaled: 'Delete' } });
+    const condemned = planStatefulSet(
+      observed(scaled, [aPod(scaled, 0)], undefined, [aClaim('data-web-0', [SET])]),
+      NOW,
+    );
+    const claim = condemned.actions.find((a) => a.type === 'update' && a.object.kind === 'PersistentVolumeClaim');
+    expect(claim).toBeDefined();
+    expect(claim).not.toHaveProperty('events');
+  });
+});
