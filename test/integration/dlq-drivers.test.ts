@@ -88,7 +88,7 @@ describe('fleetq dlq (the command, on Redis)', () => {
     (
       await execFileP('npx', ['tsx', 'functions/cli.ts', 'dlq', ...args, '--driver', 'redis'], {
         env: { ...process.env, FLEETQ_QUEUE: name, REDIS_URL, NODE_OPTIONS: '' },
-        timeout: 60_000,
+        timeout: 140_000, // a process start takes seconds, and tens of seconds on a loaded machine
       })
     ).stdout;
 

@@ -170,7 +170,7 @@ describe('fleetq replay requeue --dry-run (the command)', () => {
           '--driver',
           'redis',
         ],
-        { env: { ...process.env, FLEETQ_QUEUE: name, NODE_OPTIONS: '' }, timeout: 60_000 },
+        { env: { ...process.env, FLEETQ_QUEUE: name, NODE_OPTIONS: '' }, timeout: 240_000 },
       );
       expect(stdout.trim().split('\n')).toEqual(WANT);
       expect(stderr).toContain('would requeue 5 key(s) from 5 event(s)');

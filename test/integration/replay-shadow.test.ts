@@ -105,7 +105,7 @@ describe('replay shadow', () => {
           join(FIXTURES, 'deployment-at-seven.ts'),
           '--json',
         ],
-        { env: { ...process.env, NODE_OPTIONS: '' }, timeout: 90_000 },
+        { env: { ...process.env, NODE_OPTIONS: '' }, timeout: 240_000 },
       ).then(
         () => ({ code: 0, stdout: '' }),
         (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
