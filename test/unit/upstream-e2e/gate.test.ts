@@ -258,6 +258,12 @@ describe('the gate table', () => {
     '[sig-apps] Job should run a job to completion when tasks succeed',
     '[sig-apps] CronJob should delete successful finished jobs with limit of one successful job',
   ])('leaves out %s', (name) => expect(focus.test(name) && !skip.test(name)).toBe(false));
+  it.each([
+    '[sig-apps] Job should run a job to completion when tasks sometimes fail and are locally restarted [Conformance]',
+    '[sig-apps] Job should allow to use a pod failure policy to ignore failure matching on exit code',
+  ])('lists %s as unrunnable', (name) => expect(skip.test(name)).toBe(true));
+  it('does not list a Job spec whose pods end by their command as unrunnable', () =>
+    expect(skip.test('[sig-apps] Job should run a job to completion when tasks succeed')).toBe(false));
   it.each(['[Serial]', '[Disruptive]', '[Slow]', '[Flaky]', '[Feature:Foo]', '[Alpha]'])('skips %s', (tag) =>
     expect(skip.test(`[sig-apps] Deployment x ${tag}`)).toBe(true),
   );
