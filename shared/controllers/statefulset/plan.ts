@@ -141,7 +141,14 @@ function converge(
     return c.monotonic ? s.exit : (s.failed ?? false);
   };
   for (const pod of replicas) if (stops(processReplica(c, pod, planned.has(pod)))) return result();
-  for (const pod of condemned) actions.push(...claimRetentionUpdates(c, pod, false));
+  // The condemned pods' claims first, alone: a pod deleted while its claim's update failed would leave the claim
+  // without the pod as owner for good (upstream's fixPodClaim error ends the sync before any deletion).
+  const fixes = condemned.flatMap((pod) => claimRetentionUpdates(c, pod, false));
+  if (fixes.length > 0) {
+    actions.push(...fixes);
+    retryMs = 0;
+    return result();
+  }
   const unhealthy = (p: V1Pod) => isUnavailable(p, c.minReadySeconds, c.now);
   const firstUnhealthy = replicas.find(unhealthy) ?? [...condemned].reverse().find(unhealthy);
   for (const pod of condemned) if (stops(processCondemned(c, pod, firstUnhealthy))) return result();

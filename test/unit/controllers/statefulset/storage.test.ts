@@ -102,18 +102,25 @@ describe('retention policy', () => {
       want: ['update PersistentVolumeClaim data-web-0 owners [StatefulSet/web]', 'update Pod web-0'],
     },
     {
-      name: "whenScaled Delete: the condemned pod's claim names the pod before the pod is deleted",
+      name: "whenScaled Delete: the condemned pod's claim names the pod first, alone (the delete: next pass)",
       set: policy('Delete', 'Retain'),
       pods: [0, 1],
       claims: [aClaim('data-web-0'), aClaim('data-web-1')],
-      want: ['update PersistentVolumeClaim data-web-1 owners [Pod/web-1]', 'delete Pod web-1'],
+      want: ['update PersistentVolumeClaim data-web-1 owners [Pod/web-1]'],
     },
     {
       name: "Delete/Delete scaled down: the set's reference gives way to the pod's",
       set: policy('Delete', 'Delete'),
       pods: [0, 1],
       claims: [aClaim('data-web-0', [SET]), aClaim('data-web-1', [SET])],
-      want: ['update PersistentVolumeClaim data-web-1 owners [Pod/web-1]', 'delete Pod web-1'],
+      want: ['update PersistentVolumeClaim data-web-1 owners [Pod/web-1]'],
+    },
+    {
+      name: 'Delete/Delete scaled down, the claim already the pod’s: the pod is deleted',
+      set: policy('Delete', 'Delete'),
+      pods: [0, 1],
+      claims: [aClaim('data-web-0', [SET]), aClaim('data-web-1', [pod(1)])],
+      want: ['delete Pod web-1'],
     },
   ])('$name', ({ set, pods, claims, want }) => {
     const result = summarize(
