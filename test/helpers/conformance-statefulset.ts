@@ -78,8 +78,8 @@ function podsOf(s: Snapshot, set: StatefulSet): Pod[] {
 }
 
 /**
- * OrderedReady: pod N+1 is never created before pod N is Ready. Seen in samples as: when pod N is older than pod
- * N+1 (a pod recreated by an update is younger), it first became Ready no later than pod N+1 was created (seconds).
+ * OrderedReady: pod N+1 is never created before pod N is Ready. Seen in samples as: when pod N was created in an
+ * earlier second than pod N+1 (a pod recreated by an update is younger), it first became Ready no later than pod N+1 was created (seconds).
  * "First": the earliest Ready transition seen of that pod (by uid; a pod made unready and Ready again later keeps
  * it), remembered per side.
  */
@@ -103,7 +103,8 @@ export function orderedReadyInvariant(name: string, graceMs = 0): Invariant {
         if (prev === undefined) continue;
         const created = Date.parse(next.metadata.creationTimestamp ?? '');
         const prevCreated = Date.parse(prev.metadata.creationTimestamp ?? '');
-        if (!(prevCreated <= created)) continue;
+        // creationTimestamp has whole seconds: created in the same second, which came first is unknown.
+        if (!(prevCreated < created)) continue;
         const ready = firstReady.get(`${s.namespace ?? ''}/${prev.metadata.uid ?? ''}`);
         if (ready === undefined) continue; // never seen Ready: nothing to tell from these samples
         if (ready > created) return `${next.metadata.name} created before ${prev.metadata.name} was Ready`;
