@@ -20,30 +20,43 @@ export type ResyncInput = {
   readonly unmappable: (resource: Resource, object: KubeObject, err: unknown) => Promise<void>;
 };
 
+/**
+ * The keys of a listed page's objects, as an ADDED event of each maps them, less those already in `seen` (a
+ * resync adds a key once); an object that cannot be mapped or yields invalid keys is reported and skipped.
+ */
+async function keysOfPage(
+  input: ResyncInput,
+  resource: Resource,
+  objects: readonly KubeObject[],
+  seen: Set<string>,
+): Promise<ReconcileKey[]> {
+  const keys: ReconcileKey[] = [];
+  for (const object of objects) {
+    let mapped: EventKeys;
+    try {
+      mapped = eventKeys({ type: 'ADDED', resource, object }, input.ctx);
+    } catch (err) {
+      await input.unmappable(resource, object, err);
+      continue;
+    }
+    if (mapped.invalid.length > 0) await input.park(resource, object, mapped.invalid);
+    for (const key of mapped.keys) {
+      const id = keyString(key);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      keys.push(key);
+    }
+  }
+  return keys;
+}
+
 /** Returns how many keys were added. */
 export async function runResync(input: ResyncInput): Promise<number> {
   let added = 0;
   const seen = new Set<string>();
   for (const resource of new Set(input.owns.map((k) => (input.ctx.descriptors ?? DESCRIPTORS).primaryResource(k)))) {
     const { items } = await listAll(input.lister, resource, input.pageSize, isExpiredError);
-    const keys: ReconcileKey[] = [];
-    for (const object of items) {
-      let mapped: EventKeys;
-      try {
-        mapped = eventKeys({ type: 'ADDED', resource, object }, input.ctx);
-      } catch (err) {
-        await input.unmappable(resource, object, err);
-        continue;
-      }
-      if (mapped.invalid.length > 0) await input.park(resource, object, mapped.invalid);
-      for (const key of mapped.keys) {
-        const id = keyString(key);
-        if (seen.has(id)) continue;
-        seen.add(id);
-        keys.push(key);
-      }
-    }
-    added += await input.add(keys);
+    added += await input.add(await keysOfPage(input, resource, items, seen));
   }
   return added;
 }
@@ -89,24 +102,8 @@ export async function runResumableResync(input: ResumableResyncInput): Promise<n
         token = undefined;
         continue;
       }
-      const keys: ReconcileKey[] = [];
-      for (const object of (Array.isArray(page.items) ? page.items : []).filter(isKubeObject)) {
-        let mapped: EventKeys;
-        try {
-          mapped = eventKeys({ type: 'ADDED', resource, object }, input.ctx);
-        } catch (err) {
-          await input.unmappable(resource, object, err);
-          continue;
-        }
-        if (mapped.invalid.length > 0) await input.park(resource, object, mapped.invalid);
-        for (const key of mapped.keys) {
-          const id = keyString(key);
-          if (seen.has(id)) continue;
-          seen.add(id);
-          keys.push(key);
-        }
-      }
-      added += await input.add(keys);
+      const objects = (Array.isArray(page.items) ? page.items : []).filter(isKubeObject);
+      added += await input.add(await keysOfPage(input, resource, objects, seen));
       token = page.continueToken;
       const next: ResyncProgress | undefined =
         token !== undefined
