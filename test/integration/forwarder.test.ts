@@ -174,17 +174,23 @@ describe('forwarder: events → keys', () => {
     await expectKeys(from, key('Job', 'nightly-1'), key('CronJob', 'nightly'));
   });
 
-  it('a Node change enqueues the DaemonSets', async () => {
+  it('a Node change that changes where a DaemonSet fits enqueues that DaemonSet', async () => {
+    // Node events wake only the DaemonSets whose fit on the node changed (unit: node-changes.test.ts): this one
+    // selects nodes by a label of its own, and the label put on a node makes the node fit.
+    const label = `fleetq-test-${ns.name.slice(5, 13)}`;
+    const template = kwokPodTemplate({ app: 'agent' });
     await apps().createNamespacedDaemonSet({
       namespace: ns.name,
       body: {
         metadata: { name: 'agent' },
-        spec: { selector: selector('agent'), template: kwokPodTemplate({ app: 'agent' }) },
+        spec: {
+          selector: selector('agent'),
+          template: { ...template, spec: { ...template.spec, nodeSelector: { [label]: '1' } } } as typeof template,
+        },
       },
     });
     await expectKeys(0, key('DaemonSet', 'agent'));
     const from = queue.added.length;
-    const label = `fleetq-test-${ns.name.slice(5, 13)}`;
     await kubectl(c.state, ['label', 'node', 'kwok-node-0', `${label}=1`]);
     try {
       await expectKeys(from, key('DaemonSet', 'agent'));
