@@ -159,7 +159,14 @@ describe('event log entry cap', () => {
   afterAll(() => redis.quit());
 
   it('logs an object larger than maxEntryBytes as a stub with a marker; small ones whole', async () => {
-    const log = new RedisStreamEventLog({ redis, prefix: `test-${randomUUID()}`, maxLen: 0, maxEntryBytes: 2_048 });
+    // The cluster opts in to ConfigMap data (it is redacted by default), so the big one stays big.
+    const log = new RedisStreamEventLog({
+      redis,
+      prefix: `test-${randomUUID()}`,
+      maxLen: 0,
+      maxEntryBytes: 2_048,
+      redaction: { keepConfigMapData: (cluster) => cluster === 'c' },
+    });
     const big = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
