@@ -6,9 +6,10 @@
 //   fleetq (CONFORMANCE_B, default fleetq-1), the same DaemonSet annotated fleetq.dev/daemonset-unhealthy-nodes:
 //     skip: both healthy nodes are updated and available, the DaemonSet's condition UnhealthyNodesDeferred and a
 //     Warning Event name the bad node; once the node is back its pod is updated too and the condition goes.
-// Going NotReady in a way that sticks: kwok's node-initialize stage sets Ready True again on every node it manages,
-// and kwok runs the pods (and renews the lease) of any node, annotated kwok.x-k8s.io/node or not. So the third node
-// has no kwok annotation and the test posts its Ready condition (FakeKubelet below: a heartbeat every 5 s). To
+// Going NotReady in a way that sticks: kwok's node-initialize stage sets Ready True again on every node it manages.
+// So the third node has no kwok annotation and the test is its kubelet (FakeKubelet below: a heartbeat every 5 s,
+// its pods made Running and Ready, their deletions finished; kwok was seen to run such a node's pods in some runs
+// and not in others, e.g. a clean-clone CI run where the new node's pod never became Ready). To
 // break the node it stops, sets Ready False (the node lifecycle controller then taints it not-ready), reports the
 // node's daemon pods not ready and puts a finalizer on them, so that a deletion stays pending as on a node whose
 // kubelet is gone (kwok would finish it); to bring it back it heartbeats Ready True again and drops the finalizers.
@@ -137,7 +138,7 @@ async function nodeGone(kc: KubeConfig): Promise<void> {
 async function addBadNode(side: Side): Promise<void> {
   const core = side.c.kc.makeApiClient(CoreV1Api);
   await core.createNode({ body: badNode() });
-  side.kubelet = new FakeKubelet(side.c);
+  side.kubelet = new FakeKubelet(side.c, side.ns);
   await waitFor(async () => isReady(await core.readNode({ name: BAD })), 60_000, 250, `node ${BAD} Ready`);
 }
 
@@ -152,7 +153,10 @@ class FakeKubelet {
   private readonly timer: NodeJS.Timeout;
   private lastHeartbeat = 0;
 
-  constructor(private readonly c: TestCluster) {
+  constructor(
+    private readonly c: TestCluster,
+    private readonly namespace: string,
+  ) {
     this.timer = setInterval(() => {
       this.tick = this.tick.then(() => this.step()).catch(() => undefined);
     }, 500);
@@ -164,6 +168,21 @@ class FakeKubelet {
       await this.setReady('True');
       this.lastHeartbeat = Date.now();
     }
+    // kwok manages only the nodes it annotated (the sandbox's --manage-nodes-with-annotation-selector): whether
+    // it also runs the pods of this one was seen to differ from run to run, so this kubelet runs them itself.
+    for (const p of await this.podsOn(this.namespace)) {
+      if (p.metadata?.deletionTimestamp) {
+        if (!(p.metadata.finalizers ?? []).includes(HOLD)) await this.finishDeletion(p);
+      } else if (!isReady(p)) {
+        await this.setPodReady(p, true);
+      }
+    }
+  }
+
+  /** What a kubelet does once a deleted pod's containers stopped: the pod goes (grace period 0). */
+  private async finishDeletion(p: V1Pod): Promise<void> {
+    const args = ['-n', p.metadata?.namespace ?? '', 'delete', 'pod', p.metadata?.name ?? ''];
+    await kubectl(this.c.state, [...args, '--grace-period=0', '--force', '--wait=false']).catch(() => undefined);
   }
 
   private async setReady(status: 'True' | 'False'): Promise<void> {
