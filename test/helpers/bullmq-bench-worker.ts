@@ -2,22 +2,15 @@
 // against: same protocol as queue-property-worker.ts (test/helpers/queue-workers.ts spawns both).
 //   FLEETQ_BULLMQ_WORKER='{"queue": "<name>", "redisUrl": "redis://…", "concurrency": 8, "workMs": 5, "out": "/tmp/x.jsonl"}' node --import tsx <this file>
 // Prints "ready" once connected; with waitForGo starts processing only when a line arrives on stdin. Jobs are
-// no-ops, or sleep workMs; with `out`, each appends {id, start} (its data's id, when it started) as a JSON line. Prints {"progress": n} lines as jobs complete (at most every 20 ms) and, on SIGTERM,
-// {"handled": n} after the jobs in hand finish.
+// no-ops, or sleep workMs; with `out`, each appends {id, start} (its data's id, when it started) as a JSON line.
+// Prints {"progress": n} lines as jobs complete (at most every 20 ms) and, on SIGTERM, {"handled": n} after the
+// jobs in hand finish. Its options are queue-workers.ts's BullmqWorkerOptions.
 import { appendFileSync } from 'node:fs';
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { BullmqWorkerOptions } from './queue-workers.js';
 
-type BullmqWorkerConfig = {
-  queue: string;
-  redisUrl: string;
-  concurrency?: number;
-  workMs?: number;
-  waitForGo?: boolean;
-  out?: string;
-};
-
-const config = JSON.parse(process.env.FLEETQ_BULLMQ_WORKER ?? '') as BullmqWorkerConfig;
+const config = JSON.parse(process.env.FLEETQ_BULLMQ_WORKER ?? '') as BullmqWorkerOptions;
 const workMs = config.workMs ?? 0;
 // BullMQ's blocking reads need maxRetriesPerRequest: null on the connection it is given.
 const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });

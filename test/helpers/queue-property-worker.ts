@@ -7,18 +7,10 @@
 // {"progress": n} lines as keys are done (at most every 20 ms); on SIGTERM it finishes the current key,
 // prints {"handled": n} and exits.
 import { appendFileSync } from 'node:fs';
-import { createQueue, type QueueConfig } from '../../shared/queue/index.js';
+import { createQueue } from '../../shared/queue/index.js';
+import type { WorkerOptions } from './queue-workers.js';
 
-type WorkerConfig = {
-  queue: QueueConfig;
-  out?: string;
-  maxWorkMs?: number;
-  workMs?: number;
-  waitForGo?: boolean;
-  concurrency?: number;
-};
-
-const config = JSON.parse(process.env.FLEETQ_QUEUE_WORKER ?? '') as WorkerConfig;
+const config = JSON.parse(process.env.FLEETQ_QUEUE_WORKER ?? '') as WorkerOptions;
 const queue = await createQueue(config.queue);
 let stopping = false;
 let handled = 0;
