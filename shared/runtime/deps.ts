@@ -6,6 +6,7 @@ import { ClusterRegistry, loadRegistry, type ClusterConfig } from '../kube/regis
 import { createQueue, type QueueConfig } from '../queue/index.js';
 import type { WorkQueue } from '../queue/work-queue.js';
 import { connectRedis } from '../queue/redis/redis-connection.js';
+import { reconcileRateCounter, type ReconcileRateCounter } from '../ops/reconcile-rates.js';
 import { ClusterCaches } from './cluster-caches.js';
 import { apiBudgetMode, clusterClients, processApiBudget, redisApiBudget, type ApiBudget } from './clients.js';
 import { readsMode, type FleetqConfig } from './config.js';
@@ -19,6 +20,8 @@ export type Deps = ReconcileDeps & {
   readonly metrics: RuntimeMetrics;
   /** The clusters' API budget; close it on shutdown (after the queue). */
   readonly apiBudget: ApiBudget;
+  /** Fleet-wide reconcile counts in Redis, for `fleetq status` (shared/ops/reconcile-rates.ts); not on memory. */
+  readonly rates?: ReconcileRateCounter;
 };
 
 export function queueConfig(
@@ -105,6 +108,7 @@ export async function makeDeps(
       ? undefined
       : (o.caches ?? (config.FLEETQ_DRIVER === 'memory' ? undefined : redisCaches(config, registry, metrics)));
   logger.info('Reads', { from: caches ? `cache (${caches.where})` : 'live' });
+  const rates = reconcileRateCounter(config);
   return {
     registry,
     queue,
@@ -117,7 +121,13 @@ export async function makeDeps(
     logger,
     now: () => new Date(),
     leaseMs: config.FLEETQ_LEASE_MS,
-    onOutcome: metrics.onOutcome,
+    ...(rates && { rates }),
+    onOutcome: rates
+      ? (e) => {
+          metrics.onOutcome(e);
+          rates.record(e);
+        }
+      : metrics.onOutcome,
   };
 }
 
@@ -130,6 +140,7 @@ export async function closeDeps(deps: Deps, o: { readonly eventsTimeoutMs?: numb
   await deps.queue.close();
   await deps.apiBudget.close();
   await deps.caches?.close();
+  await deps.rates?.close();
 }
 
 /** Cluster caches in the queue's Redis (split workers, Lambdas, standalone forwarders). */
