@@ -8,6 +8,12 @@ export type GateEntry = {
   readonly kind: Kind;
   /** Ginkgo focus expressions; a spec runs when any expression of any entry matches. */
   readonly focus: readonly string[];
+  /**
+   * Focus expressions for [Serial] specs: they run after every other spec has finished, in one e2e.test of their
+   * own per side, one at a time, with [Serial] not skipped (SERIAL_SKIP). Each side's cluster is the gate's
+   * alone, so such a spec has the cluster to itself, as [Serial] asks.
+   */
+  readonly serialFocus?: readonly string[];
 };
 
 export const GATE: readonly GateEntry[] = [
@@ -61,15 +67,41 @@ export const UNRUNNABLE = [
  * may disturb others), Slow and Flaky ones (CI time, noise), and those behind a feature the sandbox does
  * not enable ([Feature:…], alpha feature gates).
  */
-export const SKIP = [
-  String.raw`\[Serial\]`,
+const SKIP_BUT_SERIAL = [
   String.raw`\[Disruptive\]`,
   String.raw`\[Slow\]`,
   String.raw`\[Flaky\]`,
   String.raw`\[Feature:[^\]]+\]`,
   String.raw`\[Alpha\]`,
   ...UNRUNNABLE,
-].join('|');
+];
+export const SKIP = [String.raw`\[Serial\]`, ...SKIP_BUT_SERIAL].join('|');
+/** The skip expression of the serial pass (GateEntry.serialFocus): SKIP without [Serial]. */
+export const SERIAL_SKIP = SKIP_BUT_SERIAL.join('|');
+
+/** One e2e.test process per side: what it focuses on and skips. */
+export type Pass = { readonly name: string; readonly focus: readonly string[]; readonly skip: string };
+
+/**
+ * How a side runs the gate: `lanes` e2e.test processes at once against the same cluster (non-[Serial] specs are
+ * written to share a cluster; each makes its own namespace), the entries dealt to them in table order, then the
+ * serial pass alone. Each lane is one Ginkgo process running its specs one after another.
+ */
+export function planPasses(
+  lanes: number,
+  entries: readonly GateEntry[] = GATE,
+): { parallel: Pass[]; serial: Pass | undefined } {
+  const withFocus = entries.filter((e) => e.focus.length > 0);
+  const n = Math.max(1, Math.min(lanes, withFocus.length));
+  const focus: string[][] = Array.from({ length: n }, () => []);
+  withFocus.forEach((e, i) => focus[i % n]?.push(...e.focus));
+  const parallel = focus.map((f, i) => ({ name: `lane${i + 1}`, focus: f, skip: SKIP }));
+  const serialFocus = entries.flatMap((e) => e.serialFocus ?? []);
+  return {
+    parallel,
+    serial: serialFocus.length > 0 ? { name: 'serial', focus: serialFocus, skip: SERIAL_SKIP } : undefined,
+  };
+}
 
 export function ownedKinds(entries: readonly GateEntry[] = GATE): Kind[] {
   return entries.map((e) => e.kind);
@@ -77,4 +109,8 @@ export function ownedKinds(entries: readonly GateEntry[] = GATE): Kind[] {
 
 export function focusOf(entries: readonly GateEntry[] = GATE): string[] {
   return entries.flatMap((e) => e.focus);
+}
+
+export function serialFocusOf(entries: readonly GateEntry[] = GATE): string[] {
+  return entries.flatMap((e) => e.serialFocus ?? []);
 }

@@ -1,13 +1,18 @@
-// npm run e2e:upstream [-- --focus REGEX ...] [--side both|fleetq|upstream] [--reports DIR] [--nodes N] [--down]
+// npm run e2e:upstream [-- --focus REGEX ...] [--serial] [--side both|fleetq|upstream] [--reports DIR] [--nodes N]
+//                        [--lanes N] [--down]
 //                        [--owns KIND,...]   (what fleetq owns in e2e-fleetq; default the gate's kinds. Owning
 //                                             fewer is how to see the gate fail on purpose.)
+//   --focus   instead of the gate's table: one e2e.test per side with these expressions (--serial: [Serial]
+//             specs are not skipped)
+//   --lanes   e2e.test processes at once per side for the table's non-[Serial] specs (default 3); the table's
+//             [Serial] specs run after them, alone (gate.ts planPasses)
 //
 // Kubernetes' own e2e specs for the kinds fleetq owns (gate.ts), run side by side against two dedicated
 // sandbox clusters: e2e-upstream (kube-controller-manager's workload controllers) and e2e-fleetq (those
 // controllers off; `fleetq run` owns the kinds for the whole run). Builds or reuses e2e.test
 // (infra/sandbox/build-e2e.sh), removes the kwok taint from both clusters' nodes (the e2e framework
-// schedules onto untainted nodes), runs one e2e.test per side in parallel (one Ginkgo process each),
-// writes the JUnit reports and logs under --reports, prints one row per spec and one column per side,
+// schedules onto untainted nodes), runs the sides in parallel, each as a few e2e.test processes at once (lanes,
+// one Ginkgo process each) and then a serial pass, writes the JUnit reports and logs under --reports, prints one row per spec and one column per side,
 // and exits 1 when a spec passes on upstream but not on fleetq (verdict.ts).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,16 +25,17 @@ import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { isKind, type Kind } from '../../shared/kube/kinds.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { REPO_ROOT, down, up } from '../../infra/sandbox/sandbox.js';
-import { focusOf, ownedKinds, SKIP } from './gate.js';
+import { ownedKinds, planPasses, SERIAL_SKIP, SKIP, type Pass } from './gate.js';
 import { parseJUnit } from './junit.js';
-import { decide, formatOneSide, formatReport, Side, type SideRun } from './verdict.js';
+import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
 
 const CLUSTERS = { [Side.Upstream]: 'e2e-upstream', [Side.Fleetq]: 'e2e-fleetq' } as const;
 /** Past this a side is stopped and reported as timed out (Ginkgo's own --ginkgo.timeout is a bit shorter). */
 const SIDE_TIMEOUT_MS = 40 * 60_000;
 
 type Options = {
-  focus: string[];
+  parallel: Pass[];
+  serial: Pass | undefined;
   sides: Side[];
   reports: string;
   nodes: number;
@@ -42,6 +48,8 @@ function parseOptions(argv: string[]): Options {
     args: argv,
     options: {
       focus: { type: 'string', multiple: true },
+      serial: { type: 'boolean', default: false },
+      lanes: { type: 'string', default: '3' },
       side: { type: 'string', default: 'both' },
       reports: { type: 'string', default: join(REPO_ROOT, 'test', 'upstream-e2e', '.reports') },
       nodes: { type: 'string', default: '2' },
@@ -55,12 +63,21 @@ function parseOptions(argv: string[]): Options {
     throw new Error(`--side must be both, fleetq or upstream, got ${JSON.stringify(side)}`);
   const nodes = Number(values.nodes);
   if (!Number.isInteger(nodes) || nodes < 1) throw new Error(`--nodes must be a positive integer`);
+  const lanes = Number(values.lanes);
+  if (!Number.isInteger(lanes) || lanes < 1) throw new Error(`--lanes must be a positive integer`);
+  if (values.serial && !values.focus) throw new Error('--serial goes with --focus');
+  const plan = values.focus
+    ? {
+        parallel: [{ name: 'focus', focus: values.focus, skip: values.serial ? SERIAL_SKIP : SKIP }],
+        serial: undefined,
+      }
+    : planPasses(lanes);
   const owns = values.owns === undefined ? ownedKinds() : values.owns.split(',').filter(Boolean);
   const unknown = owns.filter((k) => !isKind(k));
   if (unknown.length > 0) throw new Error(`--owns: unknown kind(s) ${unknown.join(', ')}`);
   return {
     owns: owns.filter(isKind),
-    focus: values.focus ?? focusOf(),
+    ...plan,
     sides: side === 'both' ? [Side.Upstream, Side.Fleetq] : [side],
     reports: resolve(values.reports),
     nodes,
@@ -168,37 +185,41 @@ async function startFleetq(c: ClusterState, reports: string, owns: readonly Kind
   return p;
 }
 
-async function runSide(
+/** One e2e.test process: its own report directory under the side's, its log, its JUnit report. */
+async function runPass(
   side: Side,
+  pass: Pass,
   e2eTest: string,
   c: ClusterState,
   kubectl: string,
   o: Options,
   seed: number,
+  deadline: number,
 ): Promise<SideRun> {
-  const dir = join(o.reports, side);
+  const dir = join(o.reports, side, pass.name);
   mkdirSync(dir, { recursive: true });
+  const budgetMs = Math.max(60_000, deadline - Date.now());
   const args = [
     `--kubeconfig=${c.kubeconfig}`,
     `--kubectl-path=${kubectl}`,
     `--report-dir=${dir}`,
     `--e2e-output-dir=${dir}`,
     '--provider=skeleton',
-    ...o.focus.map((f) => `--ginkgo.focus=${f}`),
-    `--ginkgo.skip=${SKIP}`,
+    ...pass.focus.map((f) => `--ginkgo.focus=${f}`),
+    `--ginkgo.skip=${pass.skip}`,
     `--ginkgo.seed=${seed}`,
-    `--ginkgo.timeout=${Math.floor(SIDE_TIMEOUT_MS / 60_000) - 2}m`,
+    `--ginkgo.timeout=${Math.max(1, Math.floor(budgetMs / 60_000) - 2)}m`,
     '--ginkgo.no-color',
     '--ginkgo.v',
   ];
   writeFileSync(join(dir, 'command.txt'), [e2eTest, ...args].map((a) => `'${a}'`).join(' ') + '\n');
   const started = Date.now();
   const p = spawnLogged(e2eTest, args, join(dir, 'e2e.log'), { ...process.env, KUBECONFIG: c.kubeconfig });
-  const timer = setTimeout(() => p.child.kill('SIGINT'), SIDE_TIMEOUT_MS);
+  const timer = setTimeout(() => p.child.kill('SIGINT'), budgetMs);
   const code = await p.exited;
   clearTimeout(timer);
   log(
-    `${side}: e2e.test exited ${code} after ${((Date.now() - started) / 1000).toFixed(0)}s (log ${join(dir, 'e2e.log')})`,
+    `${side}/${pass.name}: e2e.test exited ${code} after ${((Date.now() - started) / 1000).toFixed(0)}s (log ${join(dir, 'e2e.log')})`,
   );
   const junit = join(dir, 'junit_01.xml');
   if (!existsSync(junit)) return { error: `e2e.test exited ${code} without ${junit}; see ${join(dir, 'e2e.log')}` };
@@ -207,6 +228,21 @@ async function runSide(
   } catch (err) {
     return { error: `${junit}: ${err instanceof Error ? err.message : String(err)}` };
   }
+}
+
+/** A side: its lanes at once, then its serial pass; one report of every pass's specs (or the first error). */
+async function runSide(
+  side: Side,
+  e2eTest: string,
+  c: ClusterState,
+  kubectl: string,
+  o: Options,
+  seed: number,
+): Promise<SideRun> {
+  const deadline = Date.now() + SIDE_TIMEOUT_MS;
+  const runs = await Promise.all(o.parallel.map((p) => runPass(side, p, e2eTest, c, kubectl, o, seed, deadline)));
+  if (o.serial) runs.push(await runPass(side, o.serial, e2eTest, c, kubectl, o, seed, deadline));
+  return mergeRuns(runs);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -238,7 +274,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (o.sides.includes(Side.Fleetq)) fleetq = await startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns);
     const seed = Math.floor(Date.now() / 1000) % 100_000;
-    log(`running ${o.focus.length} focus expression(s) on ${o.sides.join(' and ')} (seed ${seed})`);
+    log(
+      `running ${o.parallel.length} lane(s)${o.serial ? ' then a serial pass' : ''} on ${o.sides.join(' and ')} (seed ${seed})`,
+    );
     const runs = await Promise.all(o.sides.map((side) => runSide(side, e2eTest, clusterOf(side), kubectl, o, seed)));
     const result = (side: Side): SideRun => runs[o.sides.indexOf(side)] ?? { error: 'not run (--side)' };
 

@@ -39,6 +39,16 @@ export type Verdict = {
   readonly upstream: Counts;
 };
 
+/** One side's passes (lanes, serial pass) as one run: every pass's specs, or the first pass's error. */
+export function mergeRuns(runs: readonly SideRun[]): SideRun {
+  const failed = runs.find((r): r is { error: string } => 'error' in r);
+  if (failed) return failed;
+  const reports = runs.map((r) => (r as { report: JUnitReport }).report);
+  return {
+    report: { specs: reports.flatMap((r) => r.specs), suiteFailures: reports.flatMap((r) => r.suiteFailures) },
+  };
+}
+
 export type Counts = { readonly passed: number; readonly failed: number; readonly skipped: number };
 
 export function decide(upstream: SideRun, fleetq: SideRun): Verdict {

@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { focusOf, GATE, ownedKinds, SKIP } from '../../upstream-e2e/gate.js';
+import { focusOf, GATE, ownedKinds, planPasses, SERIAL_SKIP, SKIP, type GateEntry } from '../../upstream-e2e/gate.js';
 import { Outcome, parseJUnit, type JUnitReport, type SpecResult } from '../../upstream-e2e/junit.js';
-import { decide, formatReport, rowVerdict, RowVerdict, type SideRun } from '../../upstream-e2e/verdict.js';
+import { decide, formatReport, mergeRuns, rowVerdict, RowVerdict, type SideRun } from '../../upstream-e2e/verdict.js';
 import { parseXml, XmlError } from '../../upstream-e2e/xml.js';
 
 describe('xml', () => {
@@ -267,4 +267,49 @@ describe('the gate table', () => {
   it.each(['[Serial]', '[Disruptive]', '[Slow]', '[Flaky]', '[Feature:Foo]', '[Alpha]'])('skips %s', (tag) =>
     expect(skip.test(`[sig-apps] Deployment x ${tag}`)).toBe(true),
   );
+});
+
+describe('the passes of a side', () => {
+  const entries: GateEntry[] = [
+    { kind: 'Deployment', focus: ['d1', 'd2'] },
+    { kind: 'ReplicaSet', focus: ['r'] },
+    { kind: 'Job', focus: [] },
+    { kind: 'CronJob', focus: ['c'] },
+    { kind: 'DaemonSet', focus: [], serialFocus: ['ds'] },
+  ];
+  it('deals the focused entries to the lanes in table order, then one serial pass without [Serial] skipped', () => {
+    expect(planPasses(2, entries)).toEqual({
+      parallel: [
+        { name: 'lane1', focus: ['d1', 'd2', 'c'], skip: SKIP },
+        { name: 'lane2', focus: ['r'], skip: SKIP },
+      ],
+      serial: { name: 'serial', focus: ['ds'], skip: SERIAL_SKIP },
+    });
+  });
+  it('never makes more lanes than focused entries, nor fewer than one; no serial pass without serialFocus', () => {
+    expect(planPasses(9, entries.slice(0, 2)).parallel.map((p) => p.name)).toEqual(['lane1', 'lane2']);
+    expect(planPasses(0, entries.slice(0, 2))).toEqual({
+      parallel: [{ name: 'lane1', focus: ['d1', 'd2', 'r'], skip: SKIP }],
+      serial: undefined,
+    });
+  });
+  it('skips [Serial] in the lanes only', () => {
+    const spec = '[sig-apps] Daemon set [Serial] should run and stop simple daemon [Conformance]';
+    expect(new RegExp(SKIP).test(spec)).toBe(true);
+    expect(new RegExp(SERIAL_SKIP).test(spec)).toBe(false);
+    expect(new RegExp(SERIAL_SKIP).test('[sig-apps] x [Slow]')).toBe(true);
+  });
+  it('merges the passes of a side, or keeps the first error', () => {
+    const spec = (name: string): SpecResult => ({ name, outcome: Outcome.Passed, state: 'passed', seconds: 1 });
+    const bad: SpecResult = { ...spec('AfterSuite'), outcome: Outcome.Failed, state: 'failed' };
+    expect(
+      mergeRuns([
+        { report: { specs: [spec('a')], suiteFailures: [] } },
+        { report: { specs: [spec('b')], suiteFailures: [bad] } },
+      ]),
+    ).toEqual({ report: { specs: [spec('a'), spec('b')], suiteFailures: [bad] } });
+    expect(mergeRuns([{ report: { specs: [spec('a')], suiteFailures: [] } }, { error: 'no junit' }])).toEqual({
+      error: 'no junit',
+    });
+  });
 });
