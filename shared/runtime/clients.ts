@@ -19,6 +19,7 @@ import { redisKeyPrefix, redisKeys } from '../queue/redis/redis-keys.js';
 import type { FleetqConfig } from './config.js';
 import { errorFields, type Logger } from './logger.js';
 import type { ClusterClients } from './reconcile-one.js';
+import { currentPhaseClock, timedPhase } from './reconcile-phases.js';
 
 export type ApiBudgetMode = 'redis' | 'process';
 
@@ -129,8 +130,8 @@ export function clusterClients(
     const rest = new KubeRest(
       cluster,
       registry.kubeConfig(cluster),
-      budget.limiter(cluster, config.limits),
-      observe,
+      timedLimiter(budget.limiter(cluster, config.limits)),
+      timedObserver(observe),
       new ClusterCircuit(cluster),
     );
     const live = new LiveClusterView(rest);
@@ -138,5 +139,22 @@ export function clusterClients(
     const clients = { rest, view: cached ?? live, ...(cached && { cached }) };
     cache.set(cluster, clients);
     return clients;
+  };
+}
+
+/** The budget's wait, added to the run's `budget` phase (reconcile-phases.ts). */
+function timedLimiter(limiter: RateLimiter): RateLimiter {
+  return { take: () => timedPhase('budget', () => limiter.take()) };
+}
+
+/** Each request's own time, added to the run's `request` phase, then the process's observer. */
+function timedObserver(observe?: RequestObserver): RequestObserver {
+  return (e) => {
+    const clock = currentPhaseClock();
+    if (clock) {
+      clock.add('request', e.ms);
+      clock.requests++;
+    }
+    observe?.(e);
   };
 }

@@ -11,6 +11,7 @@ import { RedisCacheStore } from '../cache/redis-cache-store.js';
 import { DESCRIPTORS } from '../controllers/index.js';
 import type { LiveClusterView } from '../kube/cluster-view.js';
 import { servedKinds, type ClusterRegistry } from '../kube/registry.js';
+import { currentPhaseClock } from './reconcile-phases.js';
 
 export type ReadsMode = 'live' | 'cache';
 
@@ -72,8 +73,12 @@ export class ClusterCaches {
       ...(this.o.waitMs !== undefined && { waitMs: this.o.waitMs }),
       ...(m && {
         onRead: (e) => m.reads.inc({ cluster: e.cluster, kind: e.kind, source: e.source, reason: e.reason ?? '' }),
-        onWait: (e) => m.waits.observe({ cluster: e.cluster, outcome: e.outcome }, e.seconds),
       }),
+      // Called inside the run that waited: its phase clock (reconcile-phases.ts) gets the wait too.
+      onWait: (e) => {
+        m?.waits.observe({ cluster: e.cluster, outcome: e.outcome }, e.seconds);
+        currentPhaseClock()?.add('ownWrites', e.seconds * 1000);
+      },
     });
   }
 

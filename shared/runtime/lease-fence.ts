@@ -9,6 +9,7 @@
 import { ReconcileError } from '../kube/errors.js';
 import type { Fence } from '../kube/writer.js';
 import type { Lease, WorkQueue } from '../queue/work-queue.js';
+import { timedPhase } from './reconcile-phases.js';
 
 export type LeaseFenceOptions = {
   readonly leaseMs: number;
@@ -61,7 +62,8 @@ export class LeaseFence implements Fence {
     return ok && this.held();
   };
 
-  readonly confirm = (): Promise<boolean> => this.renew();
+  /** The writer's check before a batch: a renewal, timed as the run's `fence` phase. */
+  readonly confirm = (): Promise<boolean> => timedPhase('fence', this.renew);
 
   markLost(reason: string): void {
     this.lost ??= reason;

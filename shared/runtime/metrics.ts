@@ -26,6 +26,13 @@ export function runtimeMetrics(registry = new Registry(), withDefaults = true): 
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  const phases = new Histogram({
+    name: 'fleetq_reconcile_phase_seconds',
+    help: 'Time of one reconcile by phase (reconcile-phases.ts): queued, ownWrites, observe, plan, fence, budget, request, apply, settle, release, total',
+    labelNames: ['cluster', 'kind', 'phase'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
   const requests = new Counter({
     name: 'fleetq_kube_requests_total',
     help: 'Kubernetes API requests by cluster, method and status code (0 = no answer)',
@@ -34,9 +41,10 @@ export function runtimeMetrics(registry = new Registry(), withDefaults = true): 
   });
   return {
     registry,
-    onOutcome: ({ cluster, kind, outcome, seconds }) => {
+    onOutcome: ({ cluster, kind, outcome, seconds, phases: ms }) => {
       reconciles.inc({ cluster, kind, outcome });
       duration.observe({ cluster, kind }, seconds);
+      for (const [phase, v] of Object.entries(ms ?? {})) phases.observe({ cluster, kind, phase }, v / 1000);
     },
     onRequest: ({ cluster, method, code }) => requests.inc({ cluster, method, code: String(code) }),
   };

@@ -24,6 +24,7 @@ import type { Lease, WorkQueue } from '../queue/work-queue.js';
 import type { Logger } from './logger.js';
 import { errorFields } from './logger.js';
 import { LeaseFence } from './lease-fence.js';
+import { currentPhaseClock, PhaseClock, timedPhase, withPhaseClock, type Phase } from './reconcile-phases.js';
 
 export type ClusterClients = {
   readonly rest: KubeRest;
@@ -43,7 +44,14 @@ export type ReconcileDeps = {
   readonly events?: EventRecorders;
   /** The queue's lease duration, for the local fence deadline; default 30 000. */
   readonly leaseMs?: number;
-  readonly onOutcome?: (e: { cluster: string; kind: string; outcome: Outcome; seconds: number }) => void;
+  readonly onOutcome?: (e: {
+    cluster: string;
+    kind: string;
+    outcome: Outcome;
+    seconds: number;
+    /** ms per phase of the run (reconcile-phases.ts). */
+    phases?: Partial<Record<Phase, number>>;
+  }) => void;
 };
 
 export type Outcome = 'done' | 'requeued' | 'conflict' | 'retried' | 'dead-lettered' | 'lease-lost';
@@ -52,10 +60,22 @@ export type Outcome = 'done' | 'requeued' | 'conflict' | 'retried' | 'dead-lette
  * `fence`: the lease's fence, renewed by the caller (loop.ts); without one, a fence with the queue's lease
  * duration counted from the lease's grant is used.
  */
-export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: LeaseFence): Promise<Outcome> {
+export function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: LeaseFence): Promise<Outcome> {
+  // Where the run's time goes (reconcile-phases.ts): the code inside it adds to this run's clock.
+  const clock = new PhaseClock();
+  return withPhaseClock(clock, () => reconcileTimed(deps, lease, clock, fence));
+}
+
+async function reconcileTimed(
+  deps: ReconcileDeps,
+  lease: Lease,
+  clock: PhaseClock,
+  fence?: LeaseFence,
+): Promise<Outcome> {
   const { key } = lease;
   const { queue } = deps;
   const started = Date.now();
+  if (lease.readyAt > 0 && lease.readyAt <= started) clock.add('queued', started - lease.readyAt);
   const leaseFence = fence ?? new LeaseFence(queue, lease, { leaseMs: deps.leaseMs ?? 30_000 });
   // A child logger per reconcile: several reconciles run at once in one process, so keys appended to a
   // shared logger would leak between them.
@@ -74,7 +94,7 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: Le
       logger.warn('Lease lost; stopped before writing', { error: errorFields(e), token: lease.token });
       outcome = 'lease-lost';
     } else if (e.code === 'Conflict') {
-      const r = await queue.retry(lease, e, { conflict: true });
+      const r = await clock.time('release', () => queue.retry(lease, e, { conflict: true }));
       if (r.outcome === 'retried')
         logger.info('Conflict; re-reading after backoff', {
           delayMs: r.delayMs,
@@ -84,10 +104,10 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: Le
       outcome = r.outcome === 'retried' ? 'conflict' : 'lease-lost';
     } else if (!e.retryable) {
       logger.error('Key dead-lettered', { code: e.code, error: errorFields(e) });
-      await queue.deadLetter(lease, `${e.code}: ${e.message}`);
+      await clock.time('release', () => queue.deadLetter(lease, `${e.code}: ${e.message}`));
       outcome = 'dead-lettered';
     } else {
-      const r = await queue.retry(lease, e);
+      const r = await clock.time('release', () => queue.retry(lease, e));
       const fields = { code: e.code, failures: lease.failures + 1, error: errorFields(e) };
       // A guard refusal means a read path undercounted: an error, with the counts that broke the bound.
       if (e instanceof GuardRefusedError)
@@ -104,6 +124,8 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: Le
     }
   }
   const ended = work.endedAt || Date.now();
+  clock.add('total', Date.now() - started);
+  const phases = clock.fields();
   // One line per run with its fencing token and times: the chaos suite's run log (no two runs of a key overlap).
   // endedAt is when the work ended (before the queue call); releasedAt when the queue's reply came back.
   logger.info('Reconcile finished', {
@@ -112,8 +134,10 @@ export async function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: Le
     endedAt: ended,
     releasedAt: Date.now(),
     outcome,
+    phases,
+    requests: clock.requests,
   });
-  deps.onOutcome?.({ cluster: key.cluster, kind: key.kind, outcome, seconds: (ended - started) / 1000 });
+  deps.onOutcome?.({ cluster: key.cluster, kind: key.kind, outcome, seconds: (ended - started) / 1000, phases });
   return outcome;
 }
 
@@ -145,11 +169,11 @@ async function run(
   } finally {
     // Before done(): the key's next run must find this run's writes recorded, or it could read a cache that
     // has not seen them yet (and create again what this run created).
-    await keyView?.settle(tracker.record());
+    if (keyView) await timedPhase('settle', () => keyView.settle(tracker.record()));
   }
   // Release and requeue in one atomic step: a crash between the two cannot lose the requeue.
   work.endedAt = Date.now();
-  const released = await deps.queue.done(lease, result.requeueAfter);
+  const released = await timedPhase('release', () => deps.queue.done(lease, result.requeueAfter));
   if (released.outcome === 'lease-lost') {
     // The work was applied, but another holder may have the key by now: its requeue was not scheduled here.
     logger.warn('Lease lost before done; the key was not released by this run', { token: lease.token });
@@ -169,20 +193,23 @@ async function observeAndApply(
   logger: Logger,
   owned: boolean,
 ): Promise<PlanResult> {
-  const observed = await controller.observe(view, key, deps.now());
+  const observed = await timedPhase('observe', () => controller.observe(view, key, deps.now()));
   // A kind handed over one object at a time: an object not handed to fleetq is its cluster's own controller's.
   if (!owned && !controller.handedOver?.(observed)) {
     logger.debug('Not handed over to fleetq; left to the cluster', {});
     return { actions: [] };
   }
+  const planStarted = performance.now();
   const result = controller.plan(observed, deps.now());
+  currentPhaseClock()?.add('plan', performance.now() - planStarted);
   logger.info('Plan computed', { actions: countByType(result.actions), requeueAfter: result.requeueAfter });
   logger.debug('Plan', { plan: result });
-  if (controller.preflight) await controller.preflight(view, key, observed, result);
+  const { preflight } = controller;
+  if (preflight) await timedPhase('preflight', () => preflight(view, key, observed, result));
   const events = deps.events?.for(key.cluster, rest);
   const apply = events ? { events } : {};
   try {
-    await applyActions(rest, result.actions, fence, apply);
+    await timedPhase('apply', () => applyActions(rest, result.actions, fence, apply));
   } catch (err) {
     // A failed create or delete may itself be status (ReplicaFailure, ReplicaSetCreateError): write it, then retry.
     if (err instanceof ApiError && (err.method === 'POST' || err.method === 'DELETE') && controller.planWriteFailure) {

@@ -25,6 +25,7 @@ import {
   type Side,
   type Sides,
 } from '../helpers/bench-sides.js';
+import { phaseLines, phaseTotals } from '../helpers/bench-phases.js';
 import { PodTimeline, timelineLine } from '../helpers/bench-pod-timeline.js';
 import { daemonSetRolledOut } from '../helpers/conformance-daemonset.js';
 import { statefulSetRolledOut } from '../helpers/conformance-statefulset.js';
@@ -165,6 +166,7 @@ async function runPhase(sides: Sides, changes: readonly Change[], out: Compared[
       await timeline.start();
       let t0 = 0;
       const times0 = await fleetqTimes(sides[k]);
+      const phases0 = await phaseTotals(sides[k]);
       try {
         const s = await step(
           sides[k],
@@ -179,6 +181,7 @@ async function runPhase(sides: Sides, changes: readonly Change[], out: Compared[
         c.timelines.push(timelineLine(k, timeline.figures(t0, s.ms)));
         const times = fleetqTimesLine(times0, await fleetqTimes(sides[k]));
         if (times) c.timelines.push(`  ${times}`);
+        for (const line of phaseLines(phases0, await phaseTotals(sides[k]))) c.timelines.push(`  ${line}`);
       } finally {
         timeline.stop();
       }

@@ -28,6 +28,7 @@ import {
   type Side,
   type Sides,
 } from '../helpers/bench-sides.js';
+import { phaseLines, phaseTotals } from '../helpers/bench-phases.js';
 import type { Job } from '../helpers/conformance-types.js';
 import { job } from '../conformance/scenarios/job.js';
 import { median, printComparison, printSummary, type Comparison, type Step } from './read-path-report.js';
@@ -78,7 +79,7 @@ type Timeline = { readonly createdMs: number; readonly completedAt: number[]; re
 
 async function jobsOn(
   side: Side,
-): Promise<{ step: Step; timeline: Timeline | undefined; reconciles?: number; times?: string }> {
+): Promise<{ step: Step; timeline: Timeline | undefined; reconciles?: number; times?: string; phases: string[] }> {
   const ns = await benchNamespace(side, 'bench-jobs');
   const names = Array.from({ length: JOBS }, (_, i) => `j-${String(i).padStart(4, '0')}`);
   const completed = new Map<string, number>();
@@ -95,6 +96,7 @@ async function jobsOn(
   let listedAt = 0;
   const reconciles0 = await fleetqCounter(side, 'fleetq_reconcile_total');
   const times0 = await fleetqTimes(side);
+  const phases0 = await phaseTotals(side);
   try {
     watch = await side.client.watch(jobsPath(ns), list.metadata.resourceVersion, (e, at) => {
       if (e.type === 'ADDED' || e.type === 'MODIFIED') seen(e.object as Job, at);
@@ -127,6 +129,7 @@ async function jobsOn(
       timeline: { createdMs, completedAt: [...completed.values()].map((at) => at - t0), failed: failed.size },
       ...(reconciles0 !== undefined && reconciles1 !== undefined && { reconciles: reconciles1 - reconciles0 }),
       ...(times !== undefined && { times }),
+      phases: phaseLines(phases0, await phaseTotals(side)),
     };
   } finally {
     watch?.stop();
@@ -169,6 +172,7 @@ async function main(): Promise<void> {
           extra.push(() => {
             printTimeline(k, r.timeline, r.reconciles);
             if (r.times) console.log(`    ${r.times}`);
+            for (const line of r.phases) console.log(`    ${line}`);
           });
         } catch (err) {
           log(`${sides[k].state.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

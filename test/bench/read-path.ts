@@ -28,6 +28,7 @@ import {
   type Side,
   type Sides,
 } from '../helpers/bench-sides.js';
+import { phaseLines, phaseTotals } from '../helpers/bench-phases.js';
 import { CacheLagProbe, cachedObjects, heapAfterGc } from '../helpers/cache-probe.js';
 import { deploymentComplete } from '../helpers/conformance-predicates.js';
 import type { Check, Deployment, Pod, ReplicaSet, Snapshot } from '../helpers/conformance-types.js';
@@ -86,6 +87,9 @@ async function snapshot(side: Side, ns: string): Promise<Snapshot> {
   };
 }
 
+/** fleetq's per-phase reconcile times of the phases that collect them (test/helpers/bench-phases.ts). */
+const PHASE_NOTES: string[] = [];
+
 const pollFor = (pods: number): number => (pods <= 50 ? 200 : pods <= 1000 ? 500 : 2_000);
 
 async function rollingPhase(sides: Sides): Promise<Comparison[]> {
@@ -99,6 +103,7 @@ async function rollingPhase(sides: Sides): Promise<Comparison[]> {
       if (ready.ms === null)
         throw new Error(`${side.state.name}: the ${ROLLING}-replica Deployment never became ready`);
     }
+    const phases0 = await phaseTotals(sides.fleetq);
     for (let run = 1; run <= RUNS; run++) {
       for (const k of ['upstream', 'fleetq'] as const) {
         log(`rolling update ${run}/${RUNS} on ${sides[k].state.name}`);
@@ -113,6 +118,7 @@ async function rollingPhase(sides: Sides): Promise<Comparison[]> {
         );
       }
     }
+    for (const line of phaseLines(phases0, await phaseTotals(sides.fleetq))) PHASE_NOTES.push(`${c.title}: ${line}`);
   } finally {
     await Promise.all((['upstream', 'fleetq'] as const).map((k) => removeNamespace(sides[k], ns[k], log)));
   }
@@ -283,6 +289,7 @@ async function main(): Promise<void> {
   );
   console.log(loadLine(load0, started));
   for (const c of results) printComparison(c);
+  for (const line of PHASE_NOTES) console.log(`  ${line}`);
   printSummary(results);
 }
 
