@@ -1,0 +1,322 @@
+// Issue 14 §2: a fleet of sandbox clusters (fleetq mode, kwok nodes) served by one forwarder process and
+// two worker processes on the Redis driver. For each fleet size: every cluster converges a Deployment
+// rollout (create, then a rolling update, all clusters at once); prints time to converge, the peak RSS of
+// the forwarder and of each worker (sampled every 500 ms), the Redis memory this run's keys hold (MEMORY
+// USAGE under its own prefix, by key kind) and the INFO used_memory delta, and API requests per cluster
+// (fleetq_kube_requests_total over the workers). Then, once, fairness under a storm: 2,000 keys of one
+// cluster added at once while one Deployment changes elsewhere (see storm()). Prints; asserts nothing.
+//   npx tsx test/bench/fleet.ts [--clusters 5,10,20] [--replicas 10] [--storm 2000] [--json out.json] [--keep]
+// Clusters are fl-1..fl-N (3 kwok nodes each), started as needed and reused by the next size; stopped at the
+// end unless --keep.
+import { writeFileSync } from 'node:fs';
+import { freemem, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { AppsV1Api } from '@kubernetes/client-node';
+import { Redis } from 'ioredis';
+import type { ClusterState } from '../../infra/sandbox/cluster.js';
+import { waitFor } from '../../infra/sandbox/process.js';
+import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
+import {
+  benchDeployment,
+  createNamespace,
+  deleteByPrefix,
+  deleteNamespace,
+  FLEET_REDIS_URL,
+  FleetPipeline,
+  kubeConfigOf,
+  redisFootprint,
+  rollout,
+  RssSampler,
+  startFleetClusters,
+  stopFleetClusters,
+  updateDeployment,
+  waitComplete,
+  type RolloutTimes,
+} from '../helpers/fleet-pipeline.js';
+
+const { values } = parseArgs({
+  options: {
+    clusters: { type: 'string', default: '5,10,20' },
+    replicas: { type: 'string', default: '10' },
+    nodes: { type: 'string', default: '3' },
+    workers: { type: 'string', default: '2' },
+    concurrency: { type: 'string', default: '8' },
+    storm: { type: 'string', default: '2000' },
+    json: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    'timeout-s': { type: 'string', default: '600' },
+  },
+});
+const SIZES = (values.clusters ?? '')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
+const REPLICAS = Number(values.replicas);
+const TIMEOUT_MS = Number(values['timeout-s']) * 1000;
+const STORM = Number(values.storm);
+const log = (m: string): void => console.error(`fleet: ${m}`);
+const load = (): string => loadavg()[0]?.toFixed(1) ?? '?';
+const MiB = (b: number): number => Math.round((b / 2 ** 20) * 10) / 10;
+
+type SizeResult = {
+  clusters: number;
+  startClustersS: number;
+  freeMemGiBAfterStart: number;
+  converged: number;
+  createMs: { median: number | null; max: number | null };
+  updateMs: { median: number | null; max: number | null };
+  wallMs: number;
+  rssPeakMiB: Record<string, number>;
+  redis: { bytes: number; keys: number; usedMemoryDelta: number; byKind: Record<string, unknown> };
+  apiRequestsPerCluster: { median: number; min: number; max: number };
+  reconcilesPerCluster: { median: number; min: number; max: number };
+  perCluster: Array<RolloutTimes & { requests: number; reconciles: number }>;
+  load: string;
+};
+
+const quantile = (xs: number[], q: number): number | null => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? null;
+};
+const stats = (xs: number[]) => ({
+  median: quantile(xs, 0.5) ?? 0,
+  min: xs.length ? Math.min(...xs) : 0,
+  max: xs.length ? Math.max(...xs) : 0,
+});
+
+async function usedMemory(redis: Redis): Promise<number> {
+  return Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? 0);
+}
+
+async function runSize(clusters: ClusterState[], redis: Redis, stormRun: boolean): Promise<SizeResult> {
+  const n = clusters.length;
+  const stormCluster = clusters[0]?.name ?? '';
+  const pipeline = new FleetPipeline({
+    clusters,
+    workers: Number(values.workers),
+    concurrency: Number(values.concurrency),
+  });
+  const used0 = await usedMemory(redis);
+  log(`${n} clusters: starting forwarder + ${values.workers} workers (queue ${pipeline.queue}; load ${load()})`);
+  await pipeline.start();
+  const rss = new RssSampler(() => pipeline.pids());
+  const namespace = `fleet-${pipeline.queue}`;
+  const t0 = Date.now();
+  let results: RolloutTimes[] = [];
+  let result: SizeResult;
+  try {
+    results = await Promise.all(clusters.map((c) => rollout(c, namespace, REPLICAS, TIMEOUT_MS)));
+    const wallMs = Date.now() - t0;
+    rss.sample();
+    const requests = await pipeline.workerSum('fleetq_kube_requests_total', 'cluster');
+    const reconciles = await pipeline.workerSum('fleetq_reconcile_total', 'cluster');
+    const footprint = await redisFootprint(redis, pipeline.prefix);
+    const used1 = await usedMemory(redis);
+    const perCluster = results.map((r) => ({
+      ...r,
+      requests: requests.get(r.cluster) ?? 0,
+      reconciles: reconciles.get(r.cluster) ?? 0,
+    }));
+    const ok = (xs: Array<number | null>) => xs.filter((x): x is number => x !== null);
+    result = {
+      clusters: n,
+      startClustersS: 0,
+      freeMemGiBAfterStart: 0,
+      converged: results.filter((r) => r.updateMs !== null).length,
+      createMs: {
+        median: quantile(ok(results.map((r) => r.createMs)), 0.5),
+        max: maxOf(results.map((r) => r.createMs)),
+      },
+      updateMs: {
+        median: quantile(ok(results.map((r) => r.updateMs)), 0.5),
+        max: maxOf(results.map((r) => r.updateMs)),
+      },
+      wallMs,
+      rssPeakMiB: Object.fromEntries([...rss.peak].map(([k, v]) => [k, MiB(v)])),
+      redis: { bytes: footprint.bytes, keys: footprint.keys, usedMemoryDelta: used1 - used0, byKind: footprint.byKind },
+      apiRequestsPerCluster: stats(perCluster.map((p) => p.requests)),
+      reconcilesPerCluster: stats(perCluster.map((p) => p.reconciles)),
+      perCluster,
+      load: load(),
+    };
+    log(
+      `${n} clusters: ${result.converged}/${n} converged in ${(wallMs / 1000).toFixed(1)} s; RSS ${JSON.stringify(result.rssPeakMiB)} MiB; load ${result.load}`,
+    );
+    if (stormRun && STORM > 0 && clusters.length >= 2) {
+      (result as SizeResult & { storm?: unknown }).storm = await storm(pipeline, clusters, stormCluster);
+    }
+  } finally {
+    rss.stop();
+    await pipeline.stop();
+    await Promise.all(clusters.map((c) => deleteNamespace(kubeConfigOf(c), namespace)));
+    await deleteByPrefix(redis, pipeline.prefix);
+  }
+  return result;
+}
+
+function maxOf(xs: Array<number | null>): number | null {
+  return xs.some((x) => x === null) ? null : Math.max(...(xs as number[]));
+}
+
+/**
+ * Fairness under a storm. STORM keys of the storm cluster (Deployments `storm/d-<i>` that do not exist: a
+ * reconcile reads the cache, plans nothing) are added to the queue at once; right after, one Deployment's
+ * replicas change, and the time until its status shows the new generation is the quiet key's wait plus one
+ * reconcile. Three cases: unloaded (no storm); the quiet Deployment in another cluster (the Redis driver
+ * rotates over clusters: fairness on); the quiet Deployment in the storm's own cluster (behind the storm in
+ * that cluster's FIFO list: what a queue without per-cluster rotation does to every cluster; the driver has
+ * no switch to turn the rotation off, so this is how "off" is measured).
+ */
+async function storm(pipeline: FleetPipeline, clusters: ClusterState[], stormName: string) {
+  const stormC = clusters[0] as ClusterState;
+  const quietC = clusters[1] as ClusterState;
+  const ns = `quiet-${pipeline.queue}`;
+  const queue = new RedisQueue({ name: pipeline.queue, prefix: pipeline.prefix, redis: FLEET_REDIS_URL });
+  const cases: Array<{ case: string; waitMs: number | null; drainMs?: number | null; load: string }> = [];
+  try {
+    for (const c of [stormC, quietC]) {
+      const kc = kubeConfigOf(c);
+      await createNamespace(kc, ns);
+      await kc
+        .makeApiClient(AppsV1Api)
+        .createNamespacedDeployment({ namespace: ns, body: benchDeployment('quiet', 1) });
+      await waitComplete(kc, ns, 'quiet', Date.now(), TIMEOUT_MS);
+    }
+    const change = async (c: ClusterState): Promise<number | null> => {
+      const kc = kubeConfigOf(c);
+      const t = Date.now();
+      const d = await updateDeployment(kc, ns, 'quiet', (x) => {
+        if (x.spec) x.spec.replicas = (x.spec.replicas ?? 1) === 1 ? 2 : 1;
+      });
+      const gen = d.metadata?.generation ?? 0;
+      const apps = kc.makeApiClient(AppsV1Api);
+      try {
+        await waitFor(
+          async () =>
+            ((await apps.readNamespacedDeployment({ namespace: ns, name: 'quiet' })).status?.observedGeneration ?? 0) >=
+            gen,
+          TIMEOUT_MS,
+          20,
+          'quiet observedGeneration',
+        );
+        return Date.now() - t;
+      } catch {
+        return null;
+      }
+    };
+    const reconciled = async (): Promise<number> =>
+      (await pipeline.workerSum('fleetq_reconcile_total', 'cluster')).get(stormName) ?? 0;
+    const addStorm = async (): Promise<() => Promise<number | null>> => {
+      const before = await reconciled();
+      const t = Date.now();
+      await Promise.all(
+        Array.from({ length: STORM }, (_, i) =>
+          queue.add({ cluster: stormName, kind: 'Deployment', namespace: 'storm', name: `d-${i}` }),
+        ),
+      );
+      return async () => {
+        try {
+          await waitFor(async () => (await reconciled()) - before >= STORM, TIMEOUT_MS, 100, 'storm drained');
+          return Date.now() - t;
+        } catch {
+          return null;
+        }
+      };
+    };
+    for (let i = 0; i < 3; i++)
+      cases.push({ case: 'unloaded (quiet cluster)', waitMs: await change(quietC), load: load() });
+    for (let i = 0; i < 3; i++) {
+      const drained = await addStorm();
+      const waitMs = await change(quietC);
+      cases.push({
+        case: 'storm, quiet key in another cluster (rotation: on)',
+        waitMs,
+        drainMs: await drained(),
+        load: load(),
+      });
+    }
+    for (let i = 0; i < 3; i++) {
+      const drained = await addStorm();
+      const waitMs = await change(stormC);
+      cases.push({
+        case: 'storm, quiet key in the storm cluster (FIFO: off)',
+        waitMs,
+        drainMs: await drained(),
+        load: load(),
+      });
+    }
+  } finally {
+    await queue.close();
+    await Promise.all([stormC, quietC].map((c) => deleteNamespace(kubeConfigOf(c), ns)));
+  }
+  for (const c of cases) log(`storm: ${c.case}: wait ${c.waitMs} ms, drain ${c.drainMs ?? '-'} ms, load ${c.load}`);
+  return { keys: STORM, cases };
+}
+
+const redis = new Redis(FLEET_REDIS_URL);
+const out: SizeResult[] = [];
+let started: ClusterState[] = [];
+try {
+  for (const [i, n] of SIZES.entries()) {
+    const t = Date.now();
+    log(`starting ${n} clusters (free memory ${(freemem() / 2 ** 30).toFixed(1)} GiB, load ${load()})`);
+    started = await startFleetClusters('fl', n, Number(values.nodes));
+    const startClustersS = (Date.now() - t) / 1000;
+    const r = await runSize(started, redis, i === 0);
+    r.startClustersS = startClustersS;
+    r.freeMemGiBAfterStart = Math.round((freemem() / 2 ** 30) * 10) / 10;
+    out.push(r);
+  }
+} finally {
+  if (!values.keep && started.length > 0) await stopFleetClusters(started);
+  redis.disconnect();
+}
+
+const s = (ms: number | null): string => (ms === null ? '—' : `${(ms / 1000).toFixed(1)}`);
+console.log(`fleet bench: ${REPLICAS}-replica Deployment created then rolled, every cluster at once; 1 forwarder,`);
+console.log(`${values.workers} workers × concurrency ${values.concurrency}, Redis driver`);
+console.log(
+  [
+    'clusters',
+    'converged',
+    'create s (med/max)',
+    'update s (med/max)',
+    'forwarder RSS MiB',
+    'worker RSS MiB',
+    'Redis MiB (keys)',
+    'API req/cluster (med)',
+    'reconciles/cluster',
+    'load',
+  ].join('\t'),
+);
+for (const r of out) {
+  const workers = Object.entries(r.rssPeakMiB)
+    .filter(([k]) => k.startsWith('worker'))
+    .map(([, v]) => v);
+  console.log(
+    [
+      r.clusters,
+      `${r.converged}/${r.clusters}`,
+      `${s(r.createMs.median)}/${s(r.createMs.max)}`,
+      `${s(r.updateMs.median)}/${s(r.updateMs.max)}`,
+      r.rssPeakMiB.forwarder ?? '—',
+      workers.join(', '),
+      `${MiB(r.redis.bytes)} (${r.redis.keys})`,
+      r.apiRequestsPerCluster.median,
+      r.reconcilesPerCluster.median,
+      r.load,
+    ].join('\t'),
+  );
+}
+const stormResult = (out[0] as (SizeResult & { storm?: { cases: Array<Record<string, unknown>> } }) | undefined)?.storm;
+if (stormResult) {
+  console.log(`storm: ${STORM} keys of one cluster at once; the quiet key's wait (change → status observed)`);
+  for (const c of stormResult.cases)
+    console.log(
+      `  ${String(c.case)}\t${String(c.waitMs)} ms\tdrain ${String(c.drainMs ?? '—')} ms\tload ${String(c.load)}`,
+    );
+}
+if (values.json)
+  writeFileSync(values.json, JSON.stringify({ at: new Date().toISOString(), replicas: REPLICAS, sizes: out }, null, 2));
+process.exit(0);
