@@ -11,8 +11,10 @@
 //   fleetq replay requeue --cluster C --since T [--until T2] [--kind K] [--dry-run] [--store S] [--registry F]
 //   fleetq replay shadow (--log FILE | --cluster C [--since T] [--until T2] [--store S]) --a current|PATH --b PATH
 //                        [--owns K,K] [--json]          exit status 1 when the two builds decide differently
+//   fleetq status [--registry F] [--driver redis|sqs] [--queue Q] [--watch [--interval 5s]] [--json] [--window 60s]
+//                        per cluster: forwarder, last event, depth, in flight, backoff, dead letters, rates
 // Times: ISO 8601, epoch ms, or a duration ago (15m); durations: 30s 15m 2h 7d. README "Replay".
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_OWNED_KINDS } from '../shared/kube/kinds.js';
@@ -29,13 +31,15 @@ import {
   redriveDeadLetters,
   type DeadLetterFilter,
 } from '../shared/replay/dead-letters.js';
-import { readLogFile, writeLogFile } from '../shared/replay/log-file.js';
+import { readLogFile, writeLogFile, type ReadPosition } from '../shared/replay/log-file.js';
+import { Progress } from '../shared/replay/progress.js';
 import { importLog } from '../shared/replay/log-import.js';
 import { formatStats, logStats } from '../shared/replay/log-stats.js';
 import { openLogStore, type LogStore } from '../shared/replay/log-store.js';
 import { requeue, windowKeys } from '../shared/replay/requeue.js';
 import { formatShadow, loadControllers, shadow } from '../shared/replay/shadow.js';
 import { parseDuration, timeWindow } from '../shared/replay/time-window.js';
+import { collectStatus, formatStatus } from '../shared/ops/status.js';
 import { SandboxMode } from '../infra/sandbox/modes.js';
 import { REPO_ROOT, down, up } from '../infra/sandbox/sandbox.js';
 
@@ -265,29 +269,34 @@ async function replayShadow(args: string[]): Promise<void> {
   const [a, b] = [await loadControllers(values.a), await loadControllers(need(values.b, '--b'))];
   const { fromMs, toMs } = timeWindow(values.since, values.until, Date.now());
   const store = values.log === undefined ? logStore(values) : undefined;
-  const started = Date.now();
-  const tty = process.stderr.isTTY === true;
-  const progress = (n: number): void => {
-    if (n % (tty ? 1_000 : 100_000) !== 0) return;
-    const rate = Math.round(n / Math.max(0.001, (Date.now() - started) / 1000));
-    const mb = Math.round(process.memoryUsage().rss / 1e6);
-    if (tty) process.stderr.write(`\r${n} events, ${rate}/s, RSS ${mb} MB`);
-    else console.error(`fleetq: shadow ${n} events, ${rate}/s, RSS ${mb} MB`);
-  };
+  const progress = new Progress({ tty: process.stderr.isTTY === true, write: (t) => process.stderr.write(t) });
+  const size = values.log === undefined ? 0 : statSync(values.log).size;
+  const position: ReadPosition = { bytes: 0 };
+  let first: number | undefined;
   try {
     const records = store
       ? store.read(need(values.cluster, '--cluster (or --log)'), fromMs, toMs)
-      : inWindow(readLogFile(values.log ?? ''), fromMs, toMs);
+      : inWindow(readLogFile(values.log ?? '', position), fromMs, toMs);
+    // How far along: bytes of the file, or the record's time within the window (the store's end is now).
+    const fraction = (r: { observedAt: number }): number | undefined => {
+      if (store === undefined) return size > 0 ? position.bytes / size : undefined;
+      if (first === undefined) return undefined;
+      const end = Math.min(toMs, Date.now());
+      return end > first ? (r.observedAt - first) / (end - first) : undefined;
+    };
     const report = await shadow(records, {
       ...(values.cluster && { cluster: values.cluster }),
       owns: new Set(values.owns ? values.owns.split(',') : a.keys()),
       a,
       b,
-      onProgress: progress,
+      onProgress: (n, r) => {
+        first ??= r.observedAt;
+        progress.tick(n, () => fraction(r));
+      },
     });
-    if (tty) process.stderr.write('\n');
+    progress.done();
     console.log(values.json ? JSON.stringify(report) : formatShadow(report));
-    if (report.differences.length > 0) throw new Error(`${report.differences.length} decision(s) differ`);
+    if (report.differing > 0) throw new Error(`${report.differing} decision(s) differ`);
   } finally {
     await store?.close();
   }
@@ -344,6 +353,50 @@ async function replay(args: string[]): Promise<void> {
   }
 }
 
+// `fleetq status`: shared/ops/status.ts reads the shared stores; --watch prints again every --interval until
+// Ctrl-C (a TTY's screen is cleared first; with --json one JSON object per line).
+async function status(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      registry: { type: 'string' },
+      driver: { type: 'string' },
+      queue: { type: 'string' },
+      watch: { type: 'boolean', default: false },
+      interval: { type: 'string', default: '5s' },
+      window: { type: 'string', default: '60s' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const config = loadConfig(process.env, {
+    ...(values.registry && { FLEETQ_REGISTRY: values.registry }),
+    ...(values.driver && { FLEETQ_DRIVER: values.driver }),
+    ...(values.queue && { FLEETQ_QUEUE: values.queue }),
+  });
+  const clusters = config.FLEETQ_REGISTRY ? registryFrom(config).clusters.map((c) => c.name) : [];
+  const intervalMs = parseDuration(values.interval, '--interval');
+  const rateWindowMs = parseDuration(values.window, '--window');
+  const tty = process.stdout.isTTY === true;
+  let stop: (() => void) | undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  process.once('SIGINT', () => stop?.());
+  process.once('SIGTERM', () => stop?.());
+  for (;;) {
+    const s = await collectStatus(config, { clusters, rateWindowMs });
+    const text = values.json ? JSON.stringify(s) : formatStatus(s);
+    if (values.watch && tty && !values.json) process.stdout.write('\x1b[2J\x1b[H');
+    console.log(text);
+    if (!values.watch) return;
+    let timer: NodeJS.Timeout | undefined;
+    const next = await Promise.race([
+      stopped.then(() => 'stop'),
+      new Promise<string>((resolve) => (timer = setTimeout(() => resolve('next'), intervalMs))),
+    ]);
+    clearTimeout(timer);
+    if (next === 'stop') return;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -359,9 +412,11 @@ async function main(argv: string[]): Promise<void> {
       return log(rest);
     case 'replay':
       return replay(rest);
+    case 'status':
+      return status(rest);
     default:
       throw new Error(
-        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | dead-letters | redrive | dlq | log | replay',
+        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | dead-letters | redrive | dlq | log | replay | status',
       );
   }
 }

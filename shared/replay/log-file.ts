@@ -7,11 +7,15 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { decodeRecord, type LogRecord } from '../queue/history/log-record.js';
 
-export async function* readLogFile(path: string): AsyncIterable<LogRecord> {
+/** Bytes of the file read so far (for a progress bar's fraction), updated as records are yielded. */
+export type ReadPosition = { bytes: number };
+
+export async function* readLogFile(path: string, position?: ReadPosition): AsyncIterable<LogRecord> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   let lineNo = 0;
   for await (const line of lines) {
     lineNo++;
+    if (position) position.bytes += Buffer.byteLength(line, 'utf8') + 1;
     if (line.trim() === '') continue;
     yield decodeRecord(line, `${path}:${lineNo}`);
   }

@@ -64,8 +64,14 @@ export type ShadowOptions = {
   readonly owns: ReadonlySet<string>;
   readonly a: Controllers;
   readonly b: Controllers;
-  readonly onProgress?: (events: number) => void;
+  /** Called after each record is read, with the count so far and the record (its observedAt, for an ETA). */
+  readonly onProgress?: (events: number, record: LogRecord) => void;
+  /** Differences kept in the report (default 10,000); beyond it they are counted only, so memory stays bounded. */
+  readonly maxDifferences?: number;
 };
+
+/** Distinct failure messages counted in a report; beyond it the rest go under one `(other)` entry. */
+const MAX_FAILURE_KINDS = 50;
 
 export type ShadowReport = {
   readonly events: number;
@@ -74,7 +80,11 @@ export type ShadowReport = {
   readonly failed: number;
   /** Decisions with at least one action or a requeueAfter, on either side. */
   readonly acting: number;
+  /** Decisions that differ; `differences` holds the first maxDifferences of them. */
+  readonly differing: number;
   readonly differences: Difference[];
+  /** Failed decisions by error message (either side), most frequent first. */
+  readonly failures: { readonly error: string; readonly count: number }[];
 };
 
 /** A view of the rebuilt state only: a read the cache cannot answer fails instead of reaching a cluster. */
@@ -121,6 +131,13 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
   let decisions = 0;
   let failed = 0;
   let acting = 0;
+  let differing = 0;
+  const maxDifferences = o.maxDifferences ?? 10_000;
+  const failures = new Map<string, number>();
+  const countFailure = (error: string): void => {
+    const k = failures.has(error) || failures.size < MAX_FAILURE_KINDS ? error : '(other)';
+    failures.set(k, (failures.get(k) ?? 0) + 1);
+  };
   // A relist is many LISTED records of one resource with one observedAt: applied as one replace.
   let listed: { resource: string; at: number; objects: CachedObject[]; last: LogRecord; index: number } | undefined;
 
@@ -130,10 +147,14 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
     for (const key of keys) {
       const [a, b] = [await decide(o.a.get(key.kind), view, key, now), await decide(o.b.get(key.kind), view, key, now)];
       decisions++;
-      if (a.error !== undefined || b.error !== undefined) failed++;
+      if (a.error !== undefined || b.error !== undefined) {
+        failed++;
+        countFailure(a.error ?? b.error ?? '');
+      }
       const acts = (d: Decision): boolean => (d.actions as unknown[]).length > 0 || d.requeueAfter !== undefined;
       if (acts(a) || acts(b)) acting++;
       if (isDeepStrictEqual(a, b)) continue;
+      if (differing++ >= maxDifferences) continue;
       differences.push({
         key: keyString(key),
         event: {
@@ -187,7 +208,7 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
       ctx = { cluster, owns: o.owns, index };
     }
     const i = events++;
-    o.onProgress?.(events);
+    o.onProgress?.(events, r);
     let kind: string;
     try {
       kind = kindOfResource(r.resource);
@@ -210,7 +231,8 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
     await compare(keys, r, i);
   }
   await flushListed();
-  return { events, decisions, failed, acting, differences };
+  const byCount = [...failures].sort((x, y) => y[1] - x[1]).map(([error, count]) => ({ error, count }));
+  return { events, decisions, failed, acting, differing, differences, failures: byCount };
 }
 
 export function formatShadow(report: ShadowReport): string {
@@ -219,8 +241,14 @@ export function formatShadow(report: ShadowReport): string {
       `event #${d.event.index} ${d.event.type} ${d.event.resource} ${d.event.name} (rv ${d.event.resourceVersion}, ${new Date(d.event.observedAt).toISOString()})\n` +
       `  key ${d.key}\n  a: ${JSON.stringify(d.a)}\n  b: ${JSON.stringify(d.b)}`,
   );
+  const more = report.differing - report.differences.length;
+  const failures = report.failures.map((f) => `  failed ${f.count}×: ${f.error}`);
   return [
     ...lines,
-    `${report.events} event(s), ${report.decisions} decision(s) compared (${report.acting} with actions or a requeue, ${report.failed} failed), ${report.differences.length} difference(s)`,
+    ...(more > 0
+      ? [`… and ${more} more difference(s) not kept (--json has the first ${report.differences.length})`]
+      : []),
+    ...failures,
+    `${report.events} event(s), ${report.decisions} decision(s) compared (${report.acting} with actions or a requeue, ${report.failed} failed), ${report.differing} difference(s)`,
   ].join('\n');
 }
