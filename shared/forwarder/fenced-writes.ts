@@ -1,0 +1,91 @@
+// The writes a pooled forwarder makes for a cluster, behind that cluster's lease (forwarder-lease.ts): enqueues
+// on the Redis driver and checkpoint saves in Redis, each one Lua script that compares the lease first.
+// A refused write throws ForwarderLeaseLost: the forwarder's batch fails (its watch would start again from
+// before the event, so nothing is skipped) and the pool stops that cluster's forwarder.
+import type { Redis } from 'ioredis';
+import type { ReconcileKey } from '../kube/key.js';
+import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
+import { signKey } from '../queue/message-signing.js';
+import { checkedKeyString } from '../queue/queue-options.js';
+import { ScriptRunner } from '../queue/redis/script-runner.js';
+import type { WorkQueue } from '../queue/work-queue.js';
+import { FENCED_ADD_SCRIPT, ForwarderLeaseLost, type ForwarderLease } from './forwarder-lease.js';
+
+export type FenceRefusals = (operation: 'enqueue' | 'checkpoint', where: 'local' | 'redis') => void;
+
+/** queue.add through the fenced add script (the Redis driver's own `schedule`, after the lease compare). */
+export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
+  private readonly scripts: ScriptRunner<'fencedAdd'>;
+
+  constructor(
+    private readonly o: {
+      readonly redis: Redis;
+      /** The Redis queue's prefix (RedisQueue.prefix). */
+      readonly queuePrefix: string;
+      readonly signingSecret?: string;
+      readonly lease: ForwarderLease;
+      /** Where invalid objects are parked (the queue itself; not fenced: a dead letter is a record, not work). */
+      readonly parkInvalid: WorkQueue['parkInvalid'];
+      readonly onRefused?: FenceRefusals;
+    },
+  ) {
+    const signed = o.signingSecret === undefined ? '0' : '1';
+    // The queue's ARGV header (lua-common.ts): only the prefix and `signed` matter to schedule().
+    const header = [o.queuePrefix, 30_000, signed, 5, 1_000_000, '0'];
+    this.scripts = new ScriptRunner(o.redis, o.lease.key, header, FENCED_ADD_SCRIPT);
+  }
+
+  async add(key: ReconcileKey): Promise<void> {
+    const id = checkedKeyString(key);
+    const lease = this.o.lease;
+    try {
+      lease.assertHeld();
+    } catch (err) {
+      this.o.onRefused?.('enqueue', 'local');
+      throw err;
+    }
+    const signature = this.o.signingSecret === undefined ? '' : signKey(this.o.signingSecret, id);
+    const reply = Number(await this.scripts.run('fencedAdd', id, 0, signature, ...lease.fenceArgs()));
+    if (reply !== 1) {
+      this.o.onRefused?.('enqueue', 'redis');
+      lease.markLost('enqueue refused by the fence');
+      throw new ForwarderLeaseLost(lease.cluster, 'enqueue refused by the fence');
+    }
+  }
+
+  parkInvalid(raw: string, reason: string): Promise<void> {
+    return this.o.parkInvalid(raw, reason);
+  }
+}
+
+/** A checkpoint store whose saves go through the lease (loads and removals as the store's own). */
+export class FencedCheckpoints implements CheckpointStore {
+  constructor(
+    private readonly store: CheckpointStore & { readonly key: string },
+    private readonly lease: ForwarderLease,
+    private readonly onRefused?: FenceRefusals,
+  ) {}
+
+  load(cluster: string, resources: readonly string[]): Promise<Map<string, string>> {
+    return this.store.load(cluster, resources);
+  }
+
+  async save(cluster: string, checkpoints: ReadonlyMap<string, string>): Promise<void> {
+    if (cluster !== this.lease.cluster) throw new Error(`lease of ${this.lease.cluster} used for ${cluster}`);
+    const wasHeld = this.lease.held();
+    try {
+      await this.lease.fencedSave(this.store.key, checkpoints);
+    } catch (err) {
+      if (err instanceof ForwarderLeaseLost) this.onRefused?.('checkpoint', wasHeld ? 'redis' : 'local');
+      throw err;
+    }
+  }
+
+  async remove(cluster: string, resource?: string): Promise<void> {
+    this.lease.assertHeld();
+    await this.store.remove(cluster, resource);
+  }
+
+  /** The store is shared by every cluster of the pool: its owner closes it. */
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,108 @@
+// The forwarder lease and its fence on real Redis: one holder at a time, tokens that only grow, a lease that
+// expires when not renewed, and fenced enqueues and checkpoint writes refused (nothing written) once the lease
+// is someone else's, seen through the Redis driver's own state.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { RedisCheckpointStore, checkpointField } from '../../shared/queue/history/checkpoint-store.js';
+import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
+import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
+import {
+  ForwarderLease,
+  ForwarderLeaseLost,
+  readLeaseHolders,
+  readWriterTokens,
+} from '../../shared/forwarder/forwarder-lease.js';
+import { FencedCheckpoints, FencedQueue } from '../../shared/forwarder/fenced-writes.js';
+import { redisClient, testQueueName } from '../helpers/redis.js';
+import { waitFor } from '../../infra/sandbox/process.js';
+
+const redis = redisClient();
+const cleanups: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+  for (const c of cleanups) await c();
+  await redis.quit();
+});
+
+function fixture(leaseMs = 1_500) {
+  const name = testQueueName();
+  const queue = new RedisQueue({ name, redis });
+  const checkpoints = new RedisCheckpointStore(redis, name);
+  cleanups.push(
+    () => deleteQueueKeys(redis, queue.prefix),
+    () => redis.del(checkpoints.key),
+  );
+  const lease = (holder: string, cluster = 'c1') =>
+    new ForwarderLease({ redis, queuePrefix: queue.prefix, cluster, holder, leaseMs });
+  const writes = (l: ForwarderLease) => ({
+    queue: new FencedQueue({
+      redis,
+      queuePrefix: queue.prefix,
+      lease: l,
+      parkInvalid: (raw, reason) => queue.parkInvalid(raw, reason),
+    }),
+    checkpoints: new FencedCheckpoints(checkpoints, l),
+  });
+  return { queue, checkpoints, lease, writes };
+}
+
+const key = (name: string) => ({ cluster: 'c1', kind: 'Deployment', namespace: 'ns', name });
+
+describe('forwarder lease', () => {
+  it('is held by one forwarder at a time; a second acquire is refused until it is released', async () => {
+    const f = fixture();
+    const a = f.lease('A');
+    const b = f.lease('B');
+    const got = await a.acquire();
+    expect(got).toMatchObject({ acquired: true, token: 1, gapMs: -1 });
+    expect(await b.acquire()).toEqual({ acquired: false });
+    const holders = await readLeaseHolders(redis, f.queue.prefix);
+    expect(holders.get('c1')).toMatchObject({ holder: 'A', token: 1 });
+    expect(await a.renew()).toBe(true);
+    expect(await a.release()).toBe(true);
+    expect(await b.acquire()).toMatchObject({ acquired: true, token: 2 });
+    expect(a.held()).toBe(false);
+    expect(await a.renew()).toBe(false);
+  });
+
+  it('fences enqueues and checkpoint writes: after expiry and takeover the old holder writes nothing', async () => {
+    const f = fixture(1_000);
+    const a = f.lease('A');
+    const b = f.lease('B');
+    await a.acquire();
+    const wa = f.writes(a);
+    await wa.queue.add(key('one'));
+    await wa.checkpoints.save('c1', new Map([['deployments', '10']]));
+    expect(await f.queue.depth()).toBe(1);
+    // A is "paused": no renewal. The key expires in Redis; B takes it.
+    await waitFor(async () => (await b.acquire()).acquired, 5_000, 50, 'B takes the lease');
+    const wb = f.writes(b);
+    await wb.queue.add(key('two'));
+    await wb.checkpoints.save('c1', new Map([['deployments', '20']]));
+    // A resumes: its local deadline has passed, so nothing is even sent...
+    await expect(wa.queue.add(key('stale'))).rejects.toBeInstanceOf(ForwarderLeaseLost);
+    await expect(wa.checkpoints.save('c1', new Map([['deployments', '5']]))).rejects.toBeInstanceOf(ForwarderLeaseLost);
+    // ...and were its clock wrong (a deadline that did not pass), Redis refuses it: the compare is in the script.
+    const fooled = f.lease('A');
+    Object.assign(fooled, { token: a.currentToken, deadline: Infinity, lost: undefined });
+    const wf = f.writes(fooled);
+    await expect(wf.queue.add(key('stale2'))).rejects.toBeInstanceOf(ForwarderLeaseLost);
+    await expect(wf.checkpoints.save('c1', new Map([['deployments', '6']]))).rejects.toBeInstanceOf(ForwarderLeaseLost);
+    const ids = await redis.hkeys(`${f.queue.prefix}pending`);
+    expect(ids.sort()).toEqual(['c1/Deployment/ns/one', 'c1/Deployment/ns/two']);
+    expect(await redis.hget(f.checkpoints.key, checkpointField('c1', 'deployments'))).toBe('20');
+    expect(await readWriterTokens(redis, 'c1', f.queue.prefix)).toEqual([1, 2]);
+  });
+
+  it('a fenced add is the queue add: a key taken by a worker comes back once after it (dirty)', async () => {
+    const f = fixture();
+    const a = f.lease('A');
+    await a.acquire();
+    const wa = f.writes(a);
+    await wa.queue.add(key('x'));
+    const lease = await f.queue.get(1_000);
+    expect(lease?.id).toBe('c1/Deployment/ns/x');
+    await wa.queue.add(key('x'));
+    expect(await f.queue.get(0)).toBeNull();
+    await f.queue.done(lease!);
+    expect((await f.queue.get(1_000))?.id).toBe('c1/Deployment/ns/x');
+  });
+});
