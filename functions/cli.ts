@@ -373,6 +373,11 @@ async function status(args: string[]): Promise<void> {
     ...(values.driver && { FLEETQ_DRIVER: values.driver }),
     ...(values.queue && { FLEETQ_QUEUE: values.queue }),
   });
+  if (config.FLEETQ_DRIVER === 'memory')
+    throw new Error(
+      'status needs a shared store: the memory driver keeps its queue inside the process that runs it (fleetq run); ' +
+        'set FLEETQ_DRIVER=redis or sqs',
+    );
   const clusters = config.FLEETQ_REGISTRY ? registryFrom(config).clusters.map((c) => c.name) : [];
   const intervalMs = parseDuration(values.interval, '--interval');
   const rateWindowMs = parseDuration(values.window, '--window');

@@ -1,0 +1,290 @@
+// `fleetq status`: one row per cluster of what an operator asks first. It reads what the metrics serve, from the
+// shared stores rather than from any one process:
+//   depth      keys waiting, ready or delayed, not held (workqueue_depth: the driver's depthBreakdown)
+//   in flight  keys held under a live lease, fleet-wide (the redis driver's lease set)
+//   backoff    keys waiting out a failure or conflict backoff (fleetq_keys_in_backoff: backoffBreakdown)
+//   dead       dead letters, by the cluster of their key (`(unparsed)` for a message that never was a key)
+//   rec/s err/s reconciles and errors (retried or dead-lettered) per second over the last minute, from the
+//              shared counters every reconciling process feeds (reconcile-rates.ts)
+//   forwarder  the forwarder holding the cluster's watch lease (forwarder-status.ts), and how long ago it last
+//              forwarded an event (the newest entry of the cluster's event-log stream)
+// The redis driver shows all of it. SQS tells only approximate queue-wide counts (messages visible, delayed,
+// in flight, dead), shown on a `*` row; the rest comes from Redis when REDIS_URL is reachable. The memory driver
+// keeps its queue inside the process that runs it: there is nothing to read from outside, and status says so.
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Redis } from 'ioredis';
+import { loadForwarderConfig } from '../forwarder/forwarder-deps.js';
+import { eventStreamKey } from '../queue/history/redis-stream-event-log.js';
+import { clusterAndKind } from '../queue/queue-options.js';
+import { connectRedis } from '../queue/redis/redis-connection.js';
+import { redisKeyPrefix, redisKeys } from '../queue/redis/redis-keys.js';
+import { RedisQueue } from '../queue/redis/redis-queue.js';
+import { sqsQueueNames } from '../queue/sqs/sqs-setup.js';
+import type { FleetqConfig } from '../runtime/config.js';
+import { forwarderHolders } from './forwarder-status.js';
+import { readReconcileRates } from './reconcile-rates.js';
+
+export const UNPARSED = '(unparsed)';
+/** The row of queue-wide figures a driver cannot break down by cluster (SQS). */
+export const ALL_CLUSTERS = '*';
+
+export type ClusterStatus = {
+  readonly cluster: string;
+  /** The forwarder process holding this cluster's watch, null when none holds it or it is not known. */
+  readonly forwarder: string | null;
+  /** ms since the forwarder last logged an event of this cluster (event-log stream), null when not known. */
+  readonly lastEventAgeMs: number | null;
+  readonly depth: number | null;
+  readonly inFlight: number | null;
+  readonly backoff: number | null;
+  readonly deadLetters: number | null;
+  readonly reconcilesPerSec: number | null;
+  readonly errorsPerSec: number | null;
+};
+
+export type FleetStatus = {
+  readonly at: string;
+  readonly driver: FleetqConfig['FLEETQ_DRIVER'];
+  readonly queue: string;
+  /** The span the rates are over (ms), null when there are none. */
+  readonly rateWindowMs: number | null;
+  readonly clusters: readonly ClusterStatus[];
+  /** What could not be read, in words (e.g. the memory driver). */
+  readonly notes: readonly string[];
+};
+
+type StatusConfig = Pick<
+  FleetqConfig,
+  'FLEETQ_DRIVER' | 'FLEETQ_QUEUE' | 'REDIS_URL' | 'FLEETQ_REDIS_PREFIX' | 'FLEETQ_REDIS_TLS_CA' | 'SQS_ENDPOINT'
+> &
+  Partial<Pick<FleetqConfig, 'AWS_REGION' | 'SQS_WORK_URL' | 'SQS_DELAY_URL' | 'SQS_DEAD_URL'>>;
+
+export type StatusOptions = {
+  /** Clusters to show even with nothing queued (the registry's); clusters seen in the stores are added. */
+  readonly clusters?: readonly string[];
+  readonly now?: number;
+  /** Rate window; default 60 s. */
+  readonly rateWindowMs?: number;
+  readonly env?: NodeJS.ProcessEnv;
+};
+
+type Row = { -readonly [K in keyof ClusterStatus]: ClusterStatus[K] };
+
+function emptyRow(cluster: string, counted: boolean): Row {
+  const zero = counted ? 0 : null;
+  return {
+    cluster,
+    forwarder: null,
+    lastEventAgeMs: null,
+    depth: zero,
+    inFlight: zero,
+    backoff: zero,
+    deadLetters: zero,
+    reconcilesPerSec: null,
+    errorsPerSec: null,
+  };
+}
+
+/** Opens what the driver keeps, reads it once, and closes it again. */
+export async function collectStatus(config: StatusConfig, o: StatusOptions = {}): Promise<FleetStatus> {
+  const now = o.now ?? Date.now();
+  const notes: string[] = [];
+  const byDriver = config.FLEETQ_DRIVER === 'redis';
+  const rows = new Map<string, Row>();
+  const row = (cluster: string): Row => {
+    let r = rows.get(cluster);
+    if (!r) rows.set(cluster, (r = emptyRow(cluster, byDriver)));
+    return r;
+  };
+  for (const c of o.clusters ?? []) row(c);
+  let rateWindowMs: number | null = null;
+
+  if (config.FLEETQ_DRIVER === 'memory') {
+    notes.push(
+      'the memory driver keeps its queue inside the process that runs it (fleetq run): status needs a shared store, ' +
+        'FLEETQ_DRIVER=redis or sqs',
+    );
+  } else {
+    const redis = connectRedis(
+      config.REDIS_URL,
+      { tlsCaFile: config.FLEETQ_REDIS_TLS_CA },
+      // Fail fast: a status that waits forever on an unreachable Redis helps nobody.
+      { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, retryStrategy: () => null },
+    );
+    redis.on('error', () => undefined);
+    try {
+      if (config.FLEETQ_DRIVER === 'redis') await readRedisQueue(redis, config, now, row);
+      else await readSqsQueue(config, row, notes);
+      try {
+        rateWindowMs = await readRates(redis, config, now, o.rateWindowMs ?? 60_000, row);
+        await readForwarders(redis, config, now, o.env ?? process.env, rows, row);
+      } catch (err) {
+        if (config.FLEETQ_DRIVER === 'redis') throw err;
+        notes.push(`Redis at REDIS_URL not readable (${String(err)}): no rates or forwarders`);
+      }
+    } finally {
+      redis.disconnect();
+    }
+  }
+  const clusters = [...rows.values()].sort((a, b) =>
+    a.cluster === ALL_CLUSTERS ? -1 : b.cluster === ALL_CLUSTERS ? 1 : a.cluster.localeCompare(b.cluster),
+  );
+  return {
+    at: new Date(now).toISOString(),
+    driver: config.FLEETQ_DRIVER,
+    queue: config.FLEETQ_QUEUE,
+    rateWindowMs,
+    clusters,
+    notes,
+  };
+}
+
+async function readRedisQueue(redis: Redis, config: StatusConfig, now: number, row: (c: string) => Row): Promise<void> {
+  const queue = new RedisQueue({ name: config.FLEETQ_QUEUE, prefix: config.FLEETQ_REDIS_PREFIX, redis });
+  const keys = redisKeys(queue.prefix);
+  const [depths, backoff, letters, live] = await Promise.all([
+    queue.depthBreakdown(),
+    queue.backoffBreakdown(),
+    queue.deadLetters(),
+    redis.zrangebyscore(keys.leases, `(${now}`, '+inf'),
+  ]);
+  for (const d of depths) (row(d.cluster).depth as number) += d.depth;
+  for (const b of backoff) row(b.cluster).backoff = b.keys;
+  for (const d of letters) {
+    const r = row(d.key?.cluster ?? UNPARSED);
+    r.deadLetters = (r.deadLetters ?? 0) + 1;
+  }
+  for (const id of live) {
+    const r = row(clusterAndKind(id).cluster);
+    r.inFlight = (r.inFlight ?? 0) + 1;
+  }
+}
+
+/** SQS tells approximate counts of whole queues only: one `*` row. */
+async function readSqsQueue(config: StatusConfig, row: (c: string) => Row, notes: string[]): Promise<void> {
+  const client = new SQSClient({
+    region: config.AWS_REGION ?? 'us-east-1',
+    ...(config.SQS_ENDPOINT !== undefined && { endpoint: config.SQS_ENDPOINT }),
+    ...(config.SQS_ENDPOINT !== undefined &&
+      !process.env.AWS_ACCESS_KEY_ID && { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  });
+  try {
+    const names = sqsQueueNames(config.FLEETQ_QUEUE);
+    const url = async (given: string | undefined, QueueName: string): Promise<string> =>
+      given ?? (await client.send(new GetQueueUrlCommand({ QueueName }))).QueueUrl ?? '';
+    const attrs = async (QueueUrl: string): Promise<Record<string, number>> => {
+      const out = await client.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['All'] }));
+      return Object.fromEntries(Object.entries(out.Attributes ?? {}).map(([k, v]) => [k, Number(v)]));
+    };
+    const [work, delay, dead] = await Promise.all([
+      url(config.SQS_WORK_URL, names.work).then(attrs),
+      url(config.SQS_DELAY_URL, names.delay).then(attrs),
+      url(config.SQS_DEAD_URL, names.dead).then(attrs),
+    ]);
+    const n = (a: Record<string, number>, k: string): number => a[k] ?? 0;
+    const all = row(ALL_CLUSTERS);
+    all.depth =
+      n(work, 'ApproximateNumberOfMessages') +
+      n(work, 'ApproximateNumberOfMessagesDelayed') +
+      n(delay, 'ApproximateNumberOfMessages') +
+      n(delay, 'ApproximateNumberOfMessagesDelayed') +
+      n(delay, 'ApproximateNumberOfMessagesNotVisible');
+    all.inFlight = n(work, 'ApproximateNumberOfMessagesNotVisible');
+    all.deadLetters = n(dead, 'ApproximateNumberOfMessages') + n(dead, 'ApproximateNumberOfMessagesNotVisible');
+    notes.push(
+      'sqs: approximate message counts of the whole queue (row *): depth = work visible + delayed + delay queue, ' +
+        'in flight = work not visible (held or backing off), dead = dead-letter queue; none per cluster',
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+async function readRates(
+  redis: Redis,
+  config: StatusConfig,
+  now: number,
+  windowMs: number,
+  row: (c: string) => Row,
+): Promise<number> {
+  const prefix = redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX);
+  const { spanMs, clusters } = await readReconcileRates(redis, prefix, now, windowMs);
+  for (const [cluster, r] of clusters) {
+    if (cluster === ALL_CLUSTERS) continue;
+    const out = row(cluster);
+    out.reconcilesPerSec = r.reconcilesPerSec;
+    out.errorsPerSec = r.errorsPerSec;
+  }
+  return spanMs;
+}
+
+async function readForwarders(
+  redis: Redis,
+  config: StatusConfig,
+  now: number,
+  env: NodeJS.ProcessEnv,
+  rows: Map<string, Row>,
+  row: (c: string) => Row,
+): Promise<void> {
+  const holders = await forwarderHolders(redis, config);
+  for (const [cluster, holder] of holders) row(cluster).forwarder = holder;
+  // The event log's stream ids are the Redis server's append times: the newest is when the forwarder last
+  // logged (and enqueued the keys of) an event of that cluster.
+  const fwd = loadForwarderConfig(env);
+  if (fwd.FLEETQ_EVENT_LOG !== 'redis') return;
+  const logRedis = fwd.FLEETQ_EVENT_LOG_REDIS_URL
+    ? connectRedis(fwd.FLEETQ_EVENT_LOG_REDIS_URL, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { lazyConnect: true })
+    : redis;
+  try {
+    const prefix = `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`;
+    const clusters = [...rows.keys()].filter((c) => c !== ALL_CLUSTERS && c !== UNPARSED);
+    const pipeline = logRedis.pipeline();
+    for (const c of clusters) pipeline.xrevrange(eventStreamKey(prefix, c), '+', '-', 'COUNT', 1);
+    const replies = (await pipeline.exec()) ?? [];
+    clusters.forEach((c, i) => {
+      const [err, entries] = replies[i] ?? [null, []];
+      const id = !err && Array.isArray(entries) ? (entries[0] as [string, string[]] | undefined)?.[0] : undefined;
+      if (id !== undefined) row(c).lastEventAgeMs = Math.max(0, now - Number(id.split('-')[0]));
+    });
+  } finally {
+    if (logRedis !== redis) logRedis.disconnect();
+  }
+}
+
+const num = (v: number | null): string => (v === null ? '-' : String(v));
+const rate = (v: number | null): string => (v === null ? '-' : v >= 10 ? v.toFixed(0) : v.toFixed(2));
+
+export function formatAge(ms: number | null): string {
+  if (ms === null) return '-';
+  if (ms < 1_000) return `${Math.round(ms)}ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)}s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)}m`;
+  return `${Math.round(ms / 3_600_000)}h`;
+}
+
+/** The human table: one row per cluster, then the notes. */
+export function formatStatus(s: FleetStatus): string {
+  const header = ['CLUSTER', 'FORWARDER', 'LAST EVENT', 'DEPTH', 'IN FLIGHT', 'BACKOFF', 'DEAD', 'REC/S', 'ERR/S'];
+  const lines = s.clusters.map((c) => [
+    c.cluster,
+    c.forwarder ?? '-',
+    c.lastEventAgeMs === null ? '-' : `${formatAge(c.lastEventAgeMs)} ago`,
+    num(c.depth),
+    num(c.inFlight),
+    num(c.backoff),
+    num(c.deadLetters),
+    rate(c.reconcilesPerSec),
+    rate(c.errorsPerSec),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const fmt = (cells: string[]): string =>
+    cells
+      .map((cell, i) => (i === 0 || i === 1 || i === 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  const window = s.rateWindowMs === null ? '' : `, rates over ${formatAge(s.rateWindowMs)}`;
+  const out = [`queue ${s.queue} (${s.driver}) at ${s.at}${window}`, fmt(header), ...lines.map(fmt)];
+  if (s.clusters.length === 0) out.push('(no clusters: nothing queued and no registry given)');
+  for (const n of s.notes) out.push(`note: ${n}`);
+  return out.join('\n');
+}
