@@ -3,6 +3,7 @@
 //     The all-in-one mode: forwarders for every registered cluster and N workers in one process. With no
 //     registry it starts a local sandbox cluster (`dev-1`, fleetq mode: kube-controller-manager without its
 //     workload controllers) and serves it until Ctrl-C.
+//   fleetq forwarder [--pool] [--registry fleet.yaml] [--driver redis]   the forwarder alone (README "Forwarder pool")
 //   fleetq dead-letters | redrive      inspect or redrive the dead-letter list of the configured queue
 //   fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--driver D]
 //   fleetq log export --cluster C [--since T] [--until T2] [--out FILE] [--store redis|jsonl:DIR]
@@ -419,9 +420,12 @@ async function main(argv: string[]): Promise<void> {
       return replay(rest);
     case 'status':
       return status(rest);
+    case 'forwarder':
+      // The long-running forwarder (functions/forwarder.ts); --pool joins a pool sharing clusters under leases.
+      return (await import('./forwarder.js')).main(rest);
     default:
       throw new Error(
-        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | dead-letters | redrive | dlq | log | replay | status',
+        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | forwarder [--pool] | dead-letters | redrive | dlq | log | replay | status',
       );
   }
 }

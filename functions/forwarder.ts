@@ -5,12 +5,20 @@
 //                  50 000, capped by the invocation's remaining time) from the checkpoints in Redis, into the
 //                  stack's queues (SQS_*_URL). A cluster whose run failed (checkpoints unreadable or not
 //                  written, e.g. Redis down) fails the invocation: it throws ForwarderTickError.
+//   pool:          --pool (or FLEETQ_FORWARDER_POOL=true): one of several forwarder processes sharing the
+//                  registry's clusters under leases in the queue's Redis (shared/forwarder/forwarder-pool.ts;
+//                  redis driver and redis checkpoints); the registry file is re-read every round.
 // Other settings: shared/runtime/config.ts (queue, Redis) and shared/forwarder/forwarder-deps.ts (stores).
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { Registry } from 'prom-client';
 import { FleetForwarder, type ClusterRunResult } from '../shared/forwarder/fleet-forwarder.js';
+import { ForwarderPool } from '../shared/forwarder/forwarder-pool.js';
+import { RegistryReload } from '../shared/forwarder/registry-reload.js';
+import { RedisCheckpointStore } from '../shared/queue/history/checkpoint-store.js';
+import { connectRedis } from '../shared/queue/redis/redis-connection.js';
+import { redisKeyPrefix } from '../shared/queue/redis/redis-keys.js';
 import { ForwarderMemory } from '../shared/forwarder/forwarder-memory.js';
 import { forwarderStores, loadForwarderConfig, type ForwarderConfig } from '../shared/forwarder/forwarder-deps.js';
 import { createQueue } from '../shared/queue/index.js';
@@ -31,6 +39,8 @@ type FleetDeps = {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly newFleet: () => FleetForwarder;
+  /** A pool member instead of a fleet (FLEETQ_FORWARDER_POOL). */
+  readonly newPool: () => ForwarderPool;
   close(): Promise<void>;
 };
 
@@ -64,13 +74,45 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
       resyncMs: fwd.FLEETQ_RESYNC_MS,
       ...(caches && { cacheFor: (cluster: string) => caches.storeFor(cluster) }),
     });
+  let poolRedis: ReturnType<typeof connectRedis> | undefined;
+  const newPool = (): ForwarderPool => {
+    if (config.FLEETQ_DRIVER !== 'redis' || !(stores.checkpoints instanceof RedisCheckpointStore))
+      throw new Error(
+        'a forwarder pool needs FLEETQ_DRIVER=redis and FLEETQ_CHECKPOINTS=redis (leases and fences live there)',
+      );
+    poolRedis ??= connectRedis(
+      config.REDIS_URL,
+      { tlsCaFile: config.FLEETQ_REDIS_TLS_CA },
+      { maxRetriesPerRequest: 3 },
+    );
+    return new ForwarderPool({
+      redis: poolRedis,
+      queuePrefix: redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX),
+      ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
+      queue,
+      checkpoints: stores.checkpoints,
+      registry: new RegistryReload(config.FLEETQ_REGISTRY, clusters, logger),
+      leaseMs: fwd.FLEETQ_FORWARDER_LEASE_MS,
+      logger,
+      metrics: registry,
+      ...(caches && { cacheFor: (cluster: string) => caches.storeFor(cluster) }),
+      forwarder: {
+        ...(stores.eventLog === undefined ? {} : { eventLog: stores.eventLog }),
+        resyncMs: fwd.FLEETQ_RESYNC_MS,
+      },
+    });
+  };
   return {
     config,
     fwd,
     logger,
     registry,
     newFleet,
-    close: async () => void (await Promise.all([queue.close(), stores.close(), caches?.close()])),
+    newPool,
+    close: async () => {
+      await Promise.all([queue.close(), stores.close(), caches?.close()]);
+      await poolRedis?.quit();
+    },
   };
 }
 
@@ -127,14 +169,15 @@ export const closeTickDeps = (): Promise<void> => lambda.dispose();
 export async function main(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({
     args: [...argv],
-    options: { registry: { type: 'string' }, driver: { type: 'string' } },
+    options: { registry: { type: 'string' }, driver: { type: 'string' }, pool: { type: 'boolean' } },
   });
   const config = loadConfig(process.env, {
     ...(values.registry === undefined ? {} : { FLEETQ_REGISTRY: values.registry }),
     ...(values.driver === undefined ? {} : { FLEETQ_DRIVER: values.driver }),
   });
-  const { logger, registry, newFleet, close } = await makeFleetDeps(config, loadForwarderConfig(process.env));
-  const fleet = newFleet();
+  const fwd = loadForwarderConfig(process.env);
+  const { logger, registry, newFleet, newPool, close } = await makeFleetDeps(config, fwd);
+  const fleet = values.pool === true || fwd.FLEETQ_FORWARDER_POOL ? newPool() : newFleet();
   const server =
     config.FLEETQ_METRICS_PORT === undefined
       ? undefined
@@ -146,7 +189,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   await fleet.start();
   // Redis is a cache that can vanish: on a data loss of the queue's Redis every forwarder resyncs (README).
   const lossWatch = config.FLEETQ_DRIVER === 'redis' ? await resyncOnRedisLoss(fleet, config, logger) : undefined;
-  logger.info('Forwarder running', { driver: config.FLEETQ_DRIVER, pid: process.pid });
+  logger.info('Forwarder running', {
+    driver: config.FLEETQ_DRIVER,
+    pid: process.pid,
+    ...(fleet instanceof ForwarderPool && { pool: fleet.holder, leaseMs: fleet.leaseMs }),
+  });
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));

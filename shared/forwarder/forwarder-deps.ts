@@ -8,6 +8,9 @@
 //   FLEETQ_EVENT_LOG_SEGMENTS JSON-lines segments (hours) kept per cluster (default 168)
 //   FLEETQ_EVENT_LOG_REDIS_URL a separate Redis for the event log (default: REDIS_URL)
 //   FLEETQ_EVENT_LOG_MAX_ENTRY_BYTES larger objects are logged as a truncated stub (default 16384; 0 = no cap)
+//   FLEETQ_FORWARDER_POOL   true: this forwarder is one of a pool sharing the registry's clusters under leases
+//                           (forwarder-pool.ts; needs the redis driver and redis checkpoints); default false
+//   FLEETQ_FORWARDER_LEASE_MS the pool's lease length (default 15 000; clusters move within about 4/3 of it)
 import type { Redis } from 'ioredis';
 import { connectRedis } from '../queue/redis/redis-connection.js';
 import { z } from 'zod';
@@ -44,6 +47,11 @@ const schema = z.object({
     .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
     .optional(),
   FLEETQ_EVENT_LOG_MAX_ENTRY_BYTES: z.coerce.number().int().min(0).default(16_384),
+  FLEETQ_FORWARDER_POOL: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+  FLEETQ_FORWARDER_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
 });
 
 export type ForwarderConfig = z.infer<typeof schema>;

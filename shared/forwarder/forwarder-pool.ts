@@ -1,0 +1,314 @@
+// A pool of forwarder processes sharing a fleet: each cluster's watch is held by exactly one forwarder at a
+// time, under a lease in the queue's Redis (forwarder-lease.ts), and every enqueue and checkpoint write of that
+// cluster is fenced by it (fenced-writes.ts).
+//
+// Every tick (leaseMs / 3) a forwarder:
+//   1. renews the leases it holds; one refused, or whose local deadline passed, is lost: its forwarder stops;
+//   2. re-reads the registry (registry-reload.ts): a removed cluster is stopped, released and drained
+//      (cluster-drain.ts), a changed one restarted with its new entry, an added one joins the assignment;
+//   3. heartbeats into the membership set (a ZSET of holder → expiry, leaseMs ahead) and reads the live members;
+//   4. computes the assignment (cluster-assignment.ts: the same map on every forwarder), gives up the clusters
+//      assigned to another live forwarder (stop, write checkpoints, release: the other takes it next tick) and
+//      takes the free clusters assigned to it, starting their forwarders from the checkpoints.
+// A dead, partitioned or paused forwarder stops renewing: its leases and membership expire after leaseMs,
+// the others' next tick assigns its clusters among themselves and takes them: within leaseMs + leaseMs / 3 +
+// one round trip (20 s for the default 15 s lease), then the watch resumes from the checkpoint (410: relist).
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { CacheStore } from '../cache/cache-store.js';
+import type { RedisCheckpointStore } from '../queue/history/checkpoint-store.js';
+import type { WorkQueue } from '../queue/work-queue.js';
+import { ScriptRunner } from '../queue/redis/script-runner.js';
+import { Logger } from '../runtime/logger.js';
+import { assignClusters } from './cluster-assignment.js';
+import { drainCluster } from './cluster-drain.js';
+import { FencedCheckpoints, FencedQueue } from './fenced-writes.js';
+import { Forwarder, type ForwarderOptions } from './forwarder.js';
+import {
+  DEFAULT_FORWARDER_LEASE_MS,
+  ForwarderLease,
+  forwarderLeaseKey,
+  forwarderMembersKey,
+} from './forwarder-lease.js';
+import { poolMetrics, type PoolMetrics } from './pool-metrics.js';
+import type { RegistryReload } from './registry-reload.js';
+
+export type ForwarderPoolOptions = {
+  /** The queue's Redis: leases, membership, fenced enqueues and checkpoints. */
+  readonly redis: Redis;
+  /** The Redis queue's prefix (RedisQueue.prefix). */
+  readonly queuePrefix: string;
+  readonly signingSecret?: string;
+  /** The queue itself, for parkInvalid (not fenced). */
+  readonly queue: Pick<WorkQueue, 'parkInvalid'>;
+  /** Checkpoints in the same Redis: saves go through the fence. */
+  readonly checkpoints: RedisCheckpointStore;
+  readonly registry: RegistryReload;
+  /** Lease length; default 15 000. A dead holder's clusters are taken within about leaseMs * 4/3. */
+  readonly leaseMs?: number;
+  /** This forwarder's name in the pool; default `<hostname>/<pid>/<random>`. */
+  readonly holder?: string;
+  readonly logger?: Logger;
+  readonly metrics?: Registry;
+  readonly cacheFor?: (cluster: string) => CacheStore;
+  /** Every cluster's forwarder options beyond its identity, queue and checkpoints. */
+  readonly forwarder: Omit<
+    ForwarderOptions,
+    | 'cluster'
+    | 'kubeConfig'
+    | 'owns'
+    | 'handOver'
+    | 'queue'
+    | 'checkpoints'
+    | 'cache'
+    | 'memory'
+    | 'logger'
+    | 'registry'
+  >;
+};
+
+type Held = {
+  readonly lease: ForwarderLease;
+  forwarder?: Forwarder;
+  /** Set while the forwarder is being stopped (lost, released or removed). */
+  leaving?: Promise<void>;
+};
+
+/** ARGV 1 holder, 2 leaseMs. Adds or refreshes this member, drops expired ones, returns the live members. */
+const HEARTBEAT = `
+local T = redis.call('TIME')
+local NOW = tonumber(T[1]) * 1000 + math.floor(tonumber(T[2]) / 1000)
+redis.call('ZADD', KEYS[1], NOW + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', NOW)
+return redis.call('ZRANGE', KEYS[1], 0, -1)`;
+
+export class ForwarderPool {
+  readonly holder: string;
+  readonly leaseMs: number;
+  /** Started forwarders by cluster (what resyncOnRedisLoss resyncs). */
+  readonly forwarders = new Map<string, Forwarder>();
+  private readonly held = new Map<string, Held>();
+  private readonly logger: Logger;
+  private readonly metrics: PoolMetrics;
+  private readonly membership: ScriptRunner<'heartbeat'>;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = false;
+  private members: string[] = [];
+  /** Since when (Date.now) each registered cluster was seen with no lease, for the unheld warning. */
+  private readonly unheldSince = new Map<string, number>();
+
+  constructor(private readonly o: ForwarderPoolOptions) {
+    this.holder = o.holder ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+    this.leaseMs = o.leaseMs ?? DEFAULT_FORWARDER_LEASE_MS;
+    this.logger = (o.logger ?? new Logger('fleetq-forwarder')).child({ forwarder: this.holder });
+    this.metrics = poolMetrics(o.metrics);
+    this.membership = new ScriptRunner(o.redis, forwarderMembersKey(o.queuePrefix), [], { heartbeat: HEARTBEAT });
+  }
+
+  get tickMs(): number {
+    return Math.max(100, Math.floor(this.leaseMs / 3));
+  }
+
+  /** The clusters this forwarder holds now. */
+  get clusters(): string[] {
+    return [...this.held.keys()].filter((c) => this.held.get(c)?.leaving === undefined);
+  }
+
+  async start(): Promise<void> {
+    this.logger.info('Forwarder pool joining', { leaseMs: this.leaseMs, tickMs: this.tickMs });
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), this.tickMs);
+  }
+
+  /** Leaves the pool: stops every forwarder (checkpoints written), releases the leases, drops the membership. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    await Promise.all([...this.held.keys()].map((c) => this.leave(c, 'release', 'shutdown')));
+    await Promise.all([...this.held.values()].map((h) => h.leaving));
+    await this.o.redis.zrem(forwarderMembersKey(this.o.queuePrefix), this.holder).catch(() => undefined);
+    this.logger.info('Forwarder pool left');
+  }
+
+  /** One round (exported for tests); overlapping calls share the one running. */
+  tick(): Promise<void> {
+    this.ticking ??= this.round()
+      .catch((err: unknown) => this.logger.error('Forwarder pool round failed', { err }))
+      .finally(() => (this.ticking = undefined));
+    return this.ticking;
+  }
+
+  private async round(): Promise<void> {
+    if (this.stopped) return;
+    await this.renewAll();
+    const change = this.o.registry.check();
+    if (change) {
+      for (const cluster of change.removed) void this.remove(cluster);
+      for (const cluster of change.changed) void this.restart(cluster);
+    }
+    const registry = this.o.registry.registry;
+    this.members = (await this.membership.run('heartbeat', this.holder, this.leaseMs)) as string[];
+    this.metrics.members.set(this.members.length);
+    const names = registry.clusters.map((c) => c.name);
+    const assignment = assignClusters(names, this.members);
+    for (const [cluster, h] of this.held) {
+      if (h.leaving) continue;
+      const owner = assignment.get(cluster);
+      if (owner !== undefined && owner !== this.holder) void this.leave(cluster, 'release', 'rebalance');
+    }
+    const wanted = names.filter((c) => assignment.get(c) === this.holder && !this.held.has(c));
+    await Promise.all(wanted.map((c) => this.take(c)));
+    for (const [cluster, h] of this.held) if (!h.leaving && !h.forwarder) await this.startForwarder(cluster, h);
+    this.metrics.held.set({ forwarder: this.holder }, this.clusters.length);
+    await this.checkUnheld(names);
+  }
+
+  private async renewAll(): Promise<void> {
+    await Promise.all(
+      [...this.held].map(async ([cluster, h]) => {
+        if (h.leaving) return;
+        try {
+          if (await h.lease.renew()) {
+            this.metrics.renewals.inc();
+            return;
+          }
+        } catch (err) {
+          // Redis unreachable: the local deadline decides; until it passes the lease is still ours.
+          this.logger.warn('Forwarder lease renewal failed', { cluster, err });
+          if (h.lease.held()) return;
+        }
+        const reason = h.lease.lostReason ?? 'lost';
+        this.metrics.losses.inc({ reason: reason.startsWith('local') ? 'deadline' : 'refused' });
+        this.logger.warn('Forwarder lease lost', { cluster, token: h.lease.currentToken, reason });
+        void this.leave(cluster, 'lost', reason);
+      }),
+    );
+  }
+
+  private async take(cluster: string): Promise<void> {
+    const lease = new ForwarderLease({
+      redis: this.o.redis,
+      queuePrefix: this.o.queuePrefix,
+      cluster,
+      holder: this.holder,
+      leaseMs: this.leaseMs,
+    });
+    let got: Awaited<ReturnType<ForwarderLease['acquire']>>;
+    try {
+      got = await lease.acquire();
+    } catch (err) {
+      this.logger.warn('Forwarder lease not acquired', { cluster, err });
+      return;
+    }
+    if (!got.acquired) return;
+    this.metrics.acquisitions.inc();
+    if (got.gapMs >= 0) this.metrics.takeover.observe(got.gapMs / 1000);
+    this.logger.info('Forwarder lease acquired', { cluster, token: got.token, sinceLastHolderMs: got.gapMs });
+    const h: Held = { lease };
+    this.held.set(cluster, h);
+    await this.startForwarder(cluster, h);
+  }
+
+  private async startForwarder(cluster: string, h: Held): Promise<void> {
+    const config = this.o.registry.registry.get(cluster);
+    if (!config) return;
+    const onRefused = (operation: 'enqueue' | 'checkpoint', where: 'local' | 'redis'): void => {
+      this.metrics.refusals.inc({ operation, where });
+      this.logger.warn('Fenced write refused', { cluster, operation, where, token: h.lease.currentToken });
+    };
+    try {
+      const cache = this.o.cacheFor?.(cluster);
+      const forwarder = new Forwarder({
+        ...this.o.forwarder,
+        cluster,
+        kubeConfig: this.o.registry.registry.kubeConfig(cluster),
+        owns: config.owns,
+        ...(config.handOver && { handOver: config.handOver }),
+        queue: new FencedQueue({
+          redis: this.o.redis,
+          queuePrefix: this.o.queuePrefix,
+          ...(this.o.signingSecret === undefined ? {} : { signingSecret: this.o.signingSecret }),
+          lease: h.lease,
+          parkInvalid: (raw, reason) => this.o.queue.parkInvalid(raw, reason),
+          onRefused,
+        }),
+        checkpoints: new FencedCheckpoints(this.o.checkpoints, h.lease, onRefused),
+        logger: this.logger,
+        ...(this.o.metrics && { registry: this.o.metrics }),
+        ...(cache && { cache }),
+      });
+      await forwarder.start();
+      h.forwarder = forwarder;
+      this.forwarders.set(cluster, forwarder);
+    } catch (err) {
+      this.logger.error('Forwarder start failed; retried next round', { cluster, err });
+    }
+  }
+
+  /** Stops a cluster's forwarder (its checkpoints written while the lease holds), then releases the lease. */
+  private leave(cluster: string, how: 'lost' | 'release', reason: string): Promise<void> {
+    const h = this.held.get(cluster);
+    if (!h) return Promise.resolve();
+    h.leaving ??= (async () => {
+      this.forwarders.delete(cluster);
+      if (how === 'lost') h.lease.markLost(reason);
+      await h.forwarder?.stop().catch((err: unknown) => this.logger.warn('Forwarder stop failed', { cluster, err }));
+      if (how === 'release') {
+        const released = await h.lease.release().catch(() => false);
+        this.metrics.releases.inc({ reason });
+        this.logger.info('Forwarder lease released', { cluster, token: h.lease.currentToken, reason, released });
+      }
+      this.held.delete(cluster);
+      this.metrics.held.set({ forwarder: this.holder }, this.clusters.length);
+    })();
+    return h.leaving;
+  }
+
+  private async restart(cluster: string): Promise<void> {
+    const h = this.held.get(cluster);
+    if (!h?.forwarder || h.leaving) return;
+    this.logger.info('Cluster entry changed; restarting its forwarder', { cluster });
+    this.forwarders.delete(cluster);
+    const old = h.forwarder;
+    delete h.forwarder;
+    await old.stop();
+    // The next round starts it again with the new entry (the lease stays ours).
+  }
+
+  /** A cluster gone from the registry: stop watching it (if held), then drain its queue and checkpoints. */
+  private async remove(cluster: string): Promise<void> {
+    await this.leave(cluster, 'release', 'removed');
+    try {
+      const { dropped, rerunMarks } = await drainCluster(this.o.redis, this.o.queuePrefix, cluster);
+      await this.o.checkpoints.remove(cluster);
+      this.metrics.drained.inc(dropped);
+      this.logger.info('Cluster removed from the registry: drained', { cluster, dropped, rerunMarks });
+    } catch (err) {
+      this.logger.error('Cluster drain failed', { cluster, err });
+    }
+  }
+
+  /** Counts registered clusters that no forwarder holds, and warns of one left so for over 2 × leaseMs. */
+  private async checkUnheld(names: readonly string[]): Promise<void> {
+    if (names.length === 0) return this.metrics.unheld.set(0);
+    const pipeline = this.o.redis.pipeline();
+    for (const c of names) pipeline.exists(forwarderLeaseKey(c, this.o.queuePrefix));
+    const replies = (await pipeline.exec()) ?? [];
+    const now = Date.now();
+    let unheld = 0;
+    names.forEach((c, i) => {
+      if (replies[i]?.[1] === 1) return void this.unheldSince.delete(c);
+      unheld++;
+      const since = this.unheldSince.get(c) ?? now;
+      this.unheldSince.set(c, since);
+      if (now - since > 2 * this.leaseMs)
+        this.logger.warn('Cluster not watched by any forwarder', { cluster: c, forMs: now - since });
+    });
+    for (const c of this.unheldSince.keys()) if (!names.includes(c)) this.unheldSince.delete(c);
+    this.metrics.unheld.set(unheld);
+  }
+}

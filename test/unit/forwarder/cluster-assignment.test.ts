@@ -1,0 +1,42 @@
+import { describe, expect, it } from '@jest/globals';
+import { assignClusters, assignedCounts } from '../../../shared/forwarder/cluster-assignment.js';
+
+const clusters = (n: number) => Array.from({ length: n }, (_, i) => `cluster-${i}`);
+const members = (n: number) => Array.from({ length: n }, (_, i) => `host/${100 + i}/m${i}`);
+
+describe('assignClusters', () => {
+  it.each([
+    [6, 3],
+    [7, 3],
+    [20, 3],
+    [1, 4],
+    [100, 7],
+  ])('%i clusters over %i forwarders: each gets floor or ceil of n/m, every cluster exactly one', (n, m) => {
+    const a = assignClusters(clusters(n), members(m));
+    expect([...a.keys()].sort()).toEqual(clusters(n).sort());
+    for (const count of assignedCounts(a, members(m)).values()) {
+      expect(count).toBeGreaterThanOrEqual(Math.floor(n / m));
+      expect(count).toBeLessThanOrEqual(Math.ceil(n / m));
+    }
+  });
+
+  it('is the same whatever order the inputs come in (every forwarder computes the same map)', () => {
+    const a = assignClusters(clusters(12), members(4));
+    const b = assignClusters([...clusters(12)].reverse(), [...members(4)].reverse());
+    expect([...b].sort()).toEqual([...a].sort());
+  });
+
+  it('a forwarder leaving moves only its own clusters and a few to even out; joining takes ceil(n/m) at most', () => {
+    const before = assignClusters(clusters(30), members(3));
+    const gone = members(3)[2] as string;
+    const after = assignClusters(clusters(30), members(3).slice(0, 2));
+    const moved = [...before].filter(([c, m]) => m !== gone && after.get(c) !== m);
+    expect(moved.length).toBeLessThanOrEqual(5);
+    const joined = assignClusters(clusters(30), members(4));
+    expect(assignedCounts(joined, members(4)).get(members(4)[3] as string)).toBeGreaterThanOrEqual(7);
+  });
+
+  it('no members: nothing assigned', () => {
+    expect(assignClusters(clusters(3), []).size).toBe(0);
+  });
+});
