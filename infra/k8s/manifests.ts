@@ -118,6 +118,22 @@ export function manifestFiles(): ManifestFile[] {
         ],
       };
     }),
+    {
+      // kustomize refuses files outside a kustomization's folder, so base/ gets the default RBAC as one file.
+      file: 'base/rbac.yaml',
+      about:
+        'The RBAC of infra/k8s/base: namespace.yaml, the two ClusterRoles and the two ServiceAccount files of ' +
+        'infra/k8s/ in one (kustomize reads no file outside base/).',
+      docs: [
+        { object: namespace() },
+        role(roles.forwarder),
+        role(roles.handler),
+        { object: serviceAccount('forwarder') },
+        { object: clusterRoleBinding(roles.forwarder.name, 'forwarder') },
+        { object: serviceAccount('handler') },
+        { object: clusterRoleBinding(roles.handler.name, 'handler') },
+      ],
+    },
   ];
 }
 
