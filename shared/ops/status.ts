@@ -6,8 +6,12 @@
 //   dead       dead letters, by the cluster of their key (`(unparsed)` for a message that never was a key)
 //   rec/s err/s reconciles and errors (retried or dead-lettered) per second over the last minute, from the
 //              shared counters every reconciling process feeds (reconcile-rates.ts)
-//   forwarder  the forwarder holding the cluster's watch lease (forwarder-status.ts), and how long ago it last
-//              forwarded an event (the newest entry of the cluster's event-log stream)
+//   forwarder  the forwarder holding the cluster's watch lease in a pool (forwarder-status.ts; '-' when none does:
+//              free, or watched by a forwarder outside a pool, which takes no lease)
+//   last event how long ago the forwarder last logged an event of the cluster (the newest entry of its event-log
+//              stream, whose id is the Redis server's append time; the keys of an event are enqueued with it). A
+//              watch event carries no time of its own, so this is what the stores can tell of the forwarder's
+//              lag: a watch that fell behind or stopped shows as an old last event on a cluster that changes.
 // The redis driver shows all of it. SQS tells only approximate queue-wide counts (messages visible, delayed,
 // in flight, dead), shown on a `*` row; the rest comes from Redis when REDIS_URL is reachable. The memory driver
 // keeps its queue inside the process that runs it: there is nothing to read from outside, and status says so.
@@ -30,8 +34,10 @@ export const ALL_CLUSTERS = '*';
 
 export type ClusterStatus = {
   readonly cluster: string;
-  /** The forwarder process holding this cluster's watch, null when none holds it or it is not known. */
+  /** The forwarder process holding this cluster's watch lease (a pool member), null when none holds it. */
   readonly forwarder: string | null;
+  /** That lease's fencing token: it grows with each new holder. */
+  readonly forwarderToken: number | null;
   /** ms since the forwarder last logged an event of this cluster (event-log stream), null when not known. */
   readonly lastEventAgeMs: number | null;
   readonly depth: number | null;
@@ -75,6 +81,7 @@ function emptyRow(cluster: string, counted: boolean): Row {
   return {
     cluster,
     forwarder: null,
+    forwarderToken: null,
     lastEventAgeMs: null,
     depth: zero,
     inFlight: zero,
@@ -227,7 +234,11 @@ async function readForwarders(
   row: (c: string) => Row,
 ): Promise<void> {
   const holders = await forwarderHolders(redis, config);
-  for (const [cluster, holder] of holders) row(cluster).forwarder = holder;
+  for (const [cluster, h] of holders) {
+    const r = row(cluster);
+    r.forwarder = h.holder;
+    r.forwarderToken = h.token;
+  }
   // The event log's stream ids are the Redis server's append times: the newest is when the forwarder last
   // logged (and enqueued the keys of) an event of that cluster.
   const fwd = loadForwarderConfig(env);
