@@ -26,6 +26,15 @@ have_all() {
   for s in "${kwok_stages[@]}"; do [ -f "$stages/$(basename "$s")" ] || return 1; done
 }
 if have_all; then echo "$bin"; exit 0; fi
+# One build at a time per cache: a second caller (a test's global setup while CI's own build runs) waits for the
+# first and then finds everything built, instead of compiling the same binaries into the same files at once.
+mkdir -p "$dir"
+exec 9>"$dir/.build.lock"
+if ! flock -n 9; then
+  echo "build.sh: another build of $dir is running; waiting for it" >&2
+  flock 9
+fi
+if have_all; then echo "$bin"; exit 0; fi
 
 command -v go >/dev/null || { echo "build.sh: go is not on PATH (need Go >= 1.26; /usr/local/go/bin?)" >&2; exit 1; }
 start=$(date +%s)
