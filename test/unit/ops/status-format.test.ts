@@ -1,0 +1,85 @@
+// The `fleetq status` table: one row per cluster, unknowns as '-', numbers right-aligned, notes after.
+import { describe, expect, it } from '@jest/globals';
+import { formatAge, formatStatus, type ClusterStatus, type FleetStatus } from '../../../shared/ops/status.js';
+
+const row = (cluster: string, o: Partial<ClusterStatus> = {}): ClusterStatus => ({
+  cluster,
+  forwarder: null,
+  forwarderToken: null,
+  lastEventAgeMs: null,
+  depth: 0,
+  inFlight: 0,
+  backoff: 0,
+  deadLetters: 0,
+  reconcilesPerSec: null,
+  errorsPerSec: null,
+  ...o,
+});
+
+const status = (clusters: ClusterStatus[], notes: string[] = []): FleetStatus => ({
+  at: '2026-12-03T16:00:00.000Z',
+  driver: 'redis',
+  queue: 'fleetq',
+  rateWindowMs: 65_000,
+  clusters,
+  notes,
+});
+
+describe('formatStatus', () => {
+  it('prints a header and one aligned row per cluster', () => {
+    const text = formatStatus(
+      status([
+        row('eu-1', {
+          forwarder: 'host/12/ab',
+          lastEventAgeMs: 2_400,
+          depth: 3,
+          inFlight: 12,
+          reconcilesPerSec: 4.2,
+          errorsPerSec: 0,
+        }),
+        row('us-2', { backoff: 1, deadLetters: 2, reconcilesPerSec: 150, errorsPerSec: 0.05 }),
+      ]),
+    );
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('queue fleetq (redis) at 2026-12-03T16:00:00.000Z, rates over 65s');
+    expect(lines[1]?.split(/\s{2,}/)).toEqual([
+      'CLUSTER',
+      'FORWARDER',
+      'LAST EVENT',
+      'DEPTH',
+      'IN FLIGHT',
+      'BACKOFF',
+      'DEAD',
+      'REC/S',
+      'ERR/S',
+    ]);
+    expect(lines[2]?.split(/\s{2,}/)).toEqual(['eu-1', 'host/12/ab', '2s ago', '3', '12', '0', '0', '4.20', '0.00']);
+    expect(lines[3]?.split(/\s{2,}/)).toEqual(['us-2', '-', '-', '0', '0', '1', '2', '150', '0.05']);
+    // Right-aligned numbers: the DEPTH column ends at the same place on every line.
+    const end = (l: string | undefined): number => (l ?? '').indexOf('DEPTH') + 'DEPTH'.length;
+    expect(lines[2]?.[end(lines[1]) - 1]).toBe('3');
+  });
+
+  it('shows unknown figures as - and the notes last', () => {
+    const text = formatStatus(
+      status([row('*', { depth: 7, inFlight: 1, backoff: null, deadLetters: 4 })], ['sqs: approximate']),
+    );
+    expect(text.split('\n')[2]?.split(/\s{2,}/)).toEqual(['*', '-', '-', '7', '1', '-', '4', '-', '-']);
+    expect(text.split('\n').at(-1)).toBe('note: sqs: approximate');
+  });
+
+  it('says so when there is no cluster at all', () => {
+    expect(formatStatus(status([]))).toMatch(/no clusters: nothing queued and no registry given/);
+  });
+});
+
+describe('formatAge', () => {
+  it.each([
+    [null, '-'],
+    [450, '450ms'],
+    [2_400, '2s'],
+    [119_000, '119s'],
+    [600_000, '10m'],
+    [3 * 3_600_000, '3h'],
+  ])('%p → %s', (ms, text) => expect(formatAge(ms)).toBe(text));
+});
