@@ -34,6 +34,7 @@ import {
 } from '../shared/replay/dead-letters.js';
 import { readLogFile, writeLogFile, type ReadPosition } from '../shared/replay/log-file.js';
 import { Progress } from '../shared/replay/progress.js';
+import type { OnMalformed } from '../shared/queue/history/log-record.js';
 import { importLog } from '../shared/replay/log-import.js';
 import { formatStats, logStats } from '../shared/replay/log-stats.js';
 import { openLogStore, type LogStore } from '../shared/replay/log-store.js';
@@ -223,7 +224,9 @@ async function log(args: string[]): Promise<void> {
     case 'import': {
       const store = logStore(values);
       try {
-        const counts = await importLog(readLogFile(need(values.file, '--file')), store);
+        const malformed = malformedReporter();
+        const counts = await importLog(readLogFile(need(values.file, '--file'), undefined, malformed.on), store);
+        malformed.summary();
         for (const [cluster, n] of counts) console.log(`imported ${n} record(s) of ${cluster} into ${store.spec}`);
       } finally {
         await store.close();
@@ -233,10 +236,12 @@ async function log(args: string[]): Promise<void> {
     case 'stats': {
       const store = values.file === undefined ? logStore(values) : undefined;
       try {
+        const malformed = malformedReporter();
         const records = store
-          ? store.read(need(values.cluster, '--cluster (or --file)'), fromMs, toMs)
-          : inWindow(readLogFile(values.file ?? ''), fromMs, toMs);
+          ? store.read(need(values.cluster, '--cluster (or --file)'), fromMs, toMs, malformed.on)
+          : inWindow(readLogFile(values.file ?? '', undefined, malformed.on), fromMs, toMs);
         const stats = await logStats(records);
+        malformed.summary();
         console.log(values.json ? JSON.stringify(stats) : formatStats(stats));
       } finally {
         await store?.close();
@@ -250,6 +255,19 @@ async function log(args: string[]): Promise<void> {
 
 async function* inWindow<T extends { observedAt: number }>(records: AsyncIterable<T>, from: number, to: number) {
   for await (const r of records) if (r.observedAt >= from && r.observedAt <= to) yield r;
+}
+
+/** Malformed records (not JSON, fields missing) are skipped and said on stderr: the first 5, then a count. */
+function malformedReporter(): { on: OnMalformed; summary: () => void } {
+  let n = 0;
+  return {
+    on: (err) => {
+      if (++n <= 5) console.error(`fleetq: skipped a malformed record: ${err.message}`);
+    },
+    summary: () => {
+      if (n > 0) console.error(`fleetq: skipped ${n} malformed record(s)`);
+    },
+  };
 }
 
 async function replayShadow(args: string[]): Promise<void> {
@@ -273,11 +291,12 @@ async function replayShadow(args: string[]): Promise<void> {
   const progress = new Progress({ tty: process.stderr.isTTY === true, write: (t) => process.stderr.write(t) });
   const size = values.log === undefined ? 0 : statSync(values.log).size;
   const position: ReadPosition = { bytes: 0 };
+  const malformed = malformedReporter();
   let first: number | undefined;
   try {
     const records = store
-      ? store.read(need(values.cluster, '--cluster (or --log)'), fromMs, toMs)
-      : inWindow(readLogFile(values.log ?? '', position), fromMs, toMs);
+      ? store.read(need(values.cluster, '--cluster (or --log)'), fromMs, toMs, malformed.on)
+      : inWindow(readLogFile(values.log ?? '', position, malformed.on), fromMs, toMs);
     // How far along: bytes of the file, or the record's time within the window (the store's end is now).
     const fraction = (r: { observedAt: number }): number | undefined => {
       if (store === undefined) return size > 0 ? position.bytes / size : undefined;
@@ -296,6 +315,7 @@ async function replayShadow(args: string[]): Promise<void> {
       },
     });
     progress.done();
+    malformed.summary();
     console.log(values.json ? JSON.stringify(report) : formatShadow(report));
     if (report.differing > 0) throw new Error(`${report.differing} decision(s) differ`);
   } finally {
@@ -326,9 +346,10 @@ async function replay(args: string[]): Promise<void> {
   const entry = registryFrom(config).get(cluster);
   if (!entry) throw new Error(`cluster ${cluster} is not in the registry ${config.FLEETQ_REGISTRY}`);
   const store = logStore(values);
+  const malformed = malformedReporter();
   let found;
   try {
-    found = await windowKeys(store.read(cluster, 0, toMs), {
+    found = await windowKeys(store.read(cluster, 0, toMs, malformed.on), {
       cluster,
       fromMs,
       toMs,
@@ -339,6 +360,7 @@ async function replay(args: string[]): Promise<void> {
   } finally {
     await store.close();
   }
+  malformed.summary();
   const window = `${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}`;
   if (values['dry-run']) {
     for (const key of found.keys) console.log(keyString(key));

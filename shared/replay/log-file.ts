@@ -5,19 +5,24 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { decodeRecord, type LogRecord } from '../queue/history/log-record.js';
+import { decodeOrSkip, type LogRecord, type OnMalformed } from '../queue/history/log-record.js';
 
 /** Bytes of the file read so far (for a progress bar's fraction), updated as records are yielded. */
 export type ReadPosition = { bytes: number };
 
-export async function* readLogFile(path: string, position?: ReadPosition): AsyncIterable<LogRecord> {
+export async function* readLogFile(
+  path: string,
+  position?: ReadPosition,
+  onMalformed?: OnMalformed,
+): AsyncIterable<LogRecord> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   let lineNo = 0;
   for await (const line of lines) {
     lineNo++;
     if (position) position.bytes += Buffer.byteLength(line, 'utf8') + 1;
     if (line.trim() === '') continue;
-    yield decodeRecord(line, `${path}:${lineNo}`);
+    const record = decodeOrSkip(line, `${path}:${lineNo}`, onMalformed);
+    if (record) yield record;
   }
 }
 

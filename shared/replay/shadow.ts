@@ -24,6 +24,7 @@ import { kindOfResource, watchedResources, type KubeObject } from '../forwarder/
 import { WorkloadIndex } from '../forwarder/workload-index.js';
 import type { LiveClusterView } from '../kube/cluster-view.js';
 import { keyString, type ReconcileKey } from '../kube/key.js';
+import { isTruncatedObject } from '../queue/history/event-log.js';
 import type { LogRecord } from '../queue/history/log-record.js';
 
 export type Controllers = ReadonlyMap<string, Controller>;
@@ -83,6 +84,8 @@ export type ShadowReport = {
   /** Decisions that differ; `differences` holds the first maxDifferences of them. */
   readonly differing: number;
   readonly differences: Difference[];
+  /** Records not replayed, or keys not planned, by reason (another cluster, a truncated object, an invalid key…). */
+  readonly skipped: { readonly reason: string; readonly count: number }[];
   /** Failed decisions by error message (either side), most frequent first. */
   readonly failures: { readonly error: string; readonly count: number }[];
 };
@@ -134,10 +137,13 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
   let differing = 0;
   const maxDifferences = o.maxDifferences ?? 10_000;
   const failures = new Map<string, number>();
-  const countFailure = (error: string): void => {
-    const k = failures.has(error) || failures.size < MAX_FAILURE_KINDS ? error : '(other)';
-    failures.set(k, (failures.get(k) ?? 0) + 1);
+  const countIn = (m: Map<string, number>, reason: string): void => {
+    const k = m.has(reason) || m.size < MAX_FAILURE_KINDS ? reason : '(other)';
+    m.set(k, (m.get(k) ?? 0) + 1);
   };
+  const countFailure = (error: string): void => countIn(failures, error);
+  const skipped = new Map<string, number>();
+  const skip = (reason: string): void => countIn(skipped, reason);
   // A relist is many LISTED records of one resource with one observedAt: applied as one replace.
   let listed: { resource: string; at: number; objects: CachedObject[]; last: LogRecord; index: number } | undefined;
 
@@ -175,8 +181,11 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
     try {
       const object = r.object as KubeObject;
       const before = previous.get(r.resource, object);
-      return eventKeys({ type, resource: r.resource, object, ...(before && { previous: before }) }, ctx).keys;
-    } catch {
+      const mapped = eventKeys({ type, resource: r.resource, object, ...(before && { previous: before }) }, ctx);
+      for (const bad of mapped.invalid) skip(`invalid key (${bad.reason})`);
+      return mapped.keys;
+    } catch (err) {
+      skip(`keys not mapped (${err instanceof Error ? err.message : String(err)})`);
       return [];
     }
   };
@@ -196,7 +205,21 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
 
   for await (const r of records) {
     if (cluster === undefined) cluster = r.cluster;
-    if (r.cluster !== cluster || typeof (r.object as KubeObject | null)?.metadata !== 'object') continue;
+    if (r.cluster !== cluster) {
+      skip('another cluster');
+      continue;
+    }
+    const metadata = (r.object as KubeObject | null)?.metadata;
+    if (typeof metadata !== 'object' || metadata === null || typeof metadata.name !== 'string') {
+      skip('an object without metadata.name');
+      continue;
+    }
+    // A stub left by the entry cap has no spec or status: held, it would stand for the object; skipped, the
+    // state keeps the last whole version (a deletion needs only the identity, so it is replayed).
+    if (isTruncatedObject(r.object) && r.type !== 'DELETED') {
+      skip('an object truncated in the log (larger than its entry cap)');
+      continue;
+    }
     if (!view) {
       // Every kind the forwarder watches for these owners starts empty and synced: the log says what exists.
       for (const resource of watchedResources(o.owns)) {
@@ -213,7 +236,8 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
     try {
       kind = kindOfResource(r.resource);
     } catch {
-      continue; // a resource this build does not know
+      skip(`resource ${r.resource} unknown to this build`);
+      continue;
     }
     if (r.type === 'LISTED') {
       if (listed && (listed.resource !== r.resource || listed.at !== r.observedAt)) await flushListed();
@@ -232,7 +256,8 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
   }
   await flushListed();
   const byCount = [...failures].sort((x, y) => y[1] - x[1]).map(([error, count]) => ({ error, count }));
-  return { events, decisions, failed, acting, differing, differences, failures: byCount };
+  const skippedByCount = [...skipped].sort((x, y) => y[1] - x[1]).map(([reason, count]) => ({ reason, count }));
+  return { events, decisions, failed, acting, differing, differences, skipped: skippedByCount, failures: byCount };
 }
 
 export function formatShadow(report: ShadowReport): string {
@@ -242,12 +267,14 @@ export function formatShadow(report: ShadowReport): string {
       `  key ${d.key}\n  a: ${JSON.stringify(d.a)}\n  b: ${JSON.stringify(d.b)}`,
   );
   const more = report.differing - report.differences.length;
+  const skipped = report.skipped.map((f) => `  skipped ${f.count}×: ${f.reason}`);
   const failures = report.failures.map((f) => `  failed ${f.count}×: ${f.error}`);
   return [
     ...lines,
     ...(more > 0
       ? [`… and ${more} more difference(s) not kept (--json has the first ${report.differences.length})`]
       : []),
+    ...skipped,
     ...failures,
     `${report.events} event(s), ${report.decisions} decision(s) compared (${report.acting} with actions or a requeue, ${report.failed} failed), ${report.differing} difference(s)`,
   ].join('\n');

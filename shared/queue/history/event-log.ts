@@ -2,7 +2,7 @@
 // trimmed of metadata.managedFields, in the order seen. Relist snapshots are logged as LISTED entries so a
 // replay can rebuild state from a known baseline. Drivers: redis-stream-event-log.ts, jsonl-event-log.ts; the
 // record format they both store, and redaction: log-record.ts.
-import type { LogRecord } from './log-record.js';
+import type { LogRecord, OnMalformed } from './log-record.js';
 
 export type LoggedEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'LISTED';
 
@@ -19,8 +19,11 @@ export type LoggedEvent = {
 export interface EventLog {
   /** Appends in order; all events of one call belong to `cluster`'s log. */
   append(cluster: string, events: readonly LoggedEvent[]): Promise<void>;
-  /** The records of one cluster observed in [fromMs, toMs], oldest first; an unknown format version throws. */
-  read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LogRecord>;
+  /**
+   * The records of one cluster observed in [fromMs, toMs], oldest first; an unknown format version throws, and so
+   * does a malformed record unless `onMalformed` is given (then it is reported there and skipped).
+   */
+  read(cluster: string, fromMs: number, toMs: number, onMalformed?: OnMalformed): AsyncIterable<LogRecord>;
   close(): Promise<void>;
 }
 
@@ -52,8 +55,8 @@ export class TeeEventLog implements EventLog {
     await Promise.all(this.logs.map((l) => l.append(cluster, events)));
   }
 
-  read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LogRecord> {
-    return this.logs[0].read(cluster, fromMs, toMs);
+  read(cluster: string, fromMs: number, toMs: number, onMalformed?: OnMalformed): AsyncIterable<LogRecord> {
+    return this.logs[0].read(cluster, fromMs, toMs, onMalformed);
   }
 
   async close(): Promise<void> {

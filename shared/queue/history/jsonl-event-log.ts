@@ -8,7 +8,7 @@ import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_MAX_ENTRY_BYTES, type EventLog, type LoggedEvent } from './event-log.js';
-import { decodeRecord, encodeRecord, type LogRecord, type RedactionPolicy } from './log-record.js';
+import { decodeOrSkip, encodeRecord, type LogRecord, type OnMalformed, type RedactionPolicy } from './log-record.js';
 
 export type JsonlEventLogOptions = {
   readonly dir: string;
@@ -91,7 +91,7 @@ export class JsonlEventLog implements EventLog {
     });
   }
 
-  async *read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LogRecord> {
+  async *read(cluster: string, fromMs: number, toMs: number, onMalformed?: OnMalformed): AsyncIterable<LogRecord> {
     await this.chains.get(cluster);
     for (const { file, start } of await this.segments(cluster)) {
       if (start + this.segmentMs <= fromMs || start > toMs) continue;
@@ -103,8 +103,8 @@ export class JsonlEventLog implements EventLog {
       for await (const line of lines) {
         lineNo++;
         if (line.trim() === '') continue;
-        const record = decodeRecord(line, `${join(this.clusterDir(cluster), file)}:${lineNo}`);
-        if (record.observedAt >= fromMs && record.observedAt <= toMs) yield record;
+        const record = decodeOrSkip(line, `${join(this.clusterDir(cluster), file)}:${lineNo}`, onMalformed);
+        if (record && record.observedAt >= fromMs && record.observedAt <= toMs) yield record;
       }
     }
   }

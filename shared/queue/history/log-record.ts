@@ -28,6 +28,32 @@ export type LogRecord = LoggedEvent & { readonly v: typeof LOG_FORMAT_VERSION; r
 /** A record the reader cannot take: an unknown format version, or not a record at all. */
 export class LogFormatError extends Error {
   override name = 'LogFormatError';
+  /** True for a record that is not one at all (not JSON, fields missing); false for a version this reader refuses. */
+  constructor(
+    message: string,
+    readonly malformed = false,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What a reader does with a malformed record (a line that is not JSON, a record without its fields): by default it
+ * throws; given this, it reports the error and goes on. A record of an unknown format version always throws.
+ */
+export type OnMalformed = (err: LogFormatError) => void;
+
+/** decodeRecord, except that a malformed record goes to `onMalformed` (when given) and gives undefined. */
+export function decodeOrSkip(json: string, where: string, onMalformed?: OnMalformed): LogRecord | undefined {
+  try {
+    return decodeRecord(json, where);
+  } catch (err) {
+    if (onMalformed && err instanceof LogFormatError && err.malformed) {
+      onMalformed(err);
+      return undefined;
+    }
+    throw err;
+  }
 }
 
 export type RedactionPolicy = {
@@ -96,7 +122,7 @@ export function decodeRecord(json: string, where: string): LogRecord {
   try {
     parsed = JSON.parse(json);
   } catch (err) {
-    throw new LogFormatError(`${where}: not JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new LogFormatError(`${where}: not JSON (${err instanceof Error ? err.message : String(err)})`, true);
   }
   const v = (parsed as { v?: unknown } | null)?.v;
   if (v !== LOG_FORMAT_VERSION) {
@@ -107,7 +133,7 @@ export function decodeRecord(json: string, where: string): LogRecord {
     );
   }
   if (!isLoggedEvent(parsed) || !EVENT_TYPES.has(parsed.type)) {
-    throw new LogFormatError(`${where}: not a v1 record (needs cluster, resource, type, observedAt, object)`);
+    throw new LogFormatError(`${where}: not a v1 record (needs cluster, resource, type, observedAt, object)`, true);
   }
   const record = parsed as LoggedEvent & { resourceVersion?: unknown };
   return { ...record, v: LOG_FORMAT_VERSION, resourceVersion: String(record.resourceVersion ?? '') } as LogRecord;

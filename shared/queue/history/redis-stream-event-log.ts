@@ -8,7 +8,7 @@
 // observedAt instead). Entries are log format v1 records (log-record.ts), redacted.
 import type { Redis } from 'ioredis';
 import { DEFAULT_MAX_ENTRY_BYTES, type EventLog, type LoggedEvent } from './event-log.js';
-import { decodeRecord, encodeRecord, type LogRecord, type RedactionPolicy } from './log-record.js';
+import { decodeOrSkip, encodeRecord, type LogRecord, type OnMalformed, type RedactionPolicy } from './log-record.js';
 
 export type RedisStreamEventLogOptions = {
   readonly redis: Redis;
@@ -91,7 +91,7 @@ export class RedisStreamEventLog implements EventLog {
     return n;
   }
 
-  async *read(cluster: string, fromMs: number, toMs: number): AsyncIterable<LogRecord> {
+  async *read(cluster: string, fromMs: number, toMs: number, onMalformed?: OnMalformed): AsyncIterable<LogRecord> {
     const key = this.key(cluster);
     let start = String(Math.max(0, Math.floor(fromMs)));
     const end = String(Math.floor(toMs));
@@ -100,7 +100,8 @@ export class RedisStreamEventLog implements EventLog {
       for (const [id, fields] of entries) {
         const json = fieldValue(fields, 'e');
         if (json === undefined) continue;
-        yield decodeRecord(json, `${key} entry ${id}`);
+        const record = decodeOrSkip(json, `${key} entry ${id}`, onMalformed);
+        if (record) yield record;
       }
       const last = entries.at(-1);
       if (entries.length < READ_BATCH || last === undefined) return;
