@@ -26,7 +26,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const LEASE_MS = 1_500;
+const LEASE_MS = 2_000;
 const quiet = new Logger('test-pool', 'error', () => undefined);
 
 async function registryFile(dir: string, names: readonly string[]): Promise<string> {
@@ -104,7 +104,7 @@ describe('forwarder pool', () => {
       "C's clusters taken by A and B",
     );
     const takeoverMs = Date.now() - diedAt;
-    expect(takeoverMs).toBeLessThanOrEqual(LEASE_MS + LEASE_MS / 3 + 1_000);
+    expect(takeoverMs).toBeLessThanOrEqual(LEASE_MS + LEASE_MS / 3 + 2_000); // slack for a loaded CI machine
     expect([...(await perHolder()).values()].sort()).toEqual([3, 3]);
     // C's own view, once it runs again: every lease refused, nothing held.
     c['stopped'] = false;
