@@ -19,6 +19,8 @@ type Body = NonNullable<Response['body']>;
 
 export class BenchClient {
   private readonly server: string;
+  /** One connection pool for every request (client-node makes a new Agent, a TLS handshake, per request). */
+  private dispatcher: Dispatcher | undefined;
 
   constructor(private readonly kc: KubeConfig) {
     const c = kc.getCurrentCluster();
@@ -128,7 +130,7 @@ export class BenchClient {
       method,
       headers,
       body: o.body === undefined ? undefined : JSON.stringify(o.body),
-      dispatcher: ctx.getDispatcher() as Dispatcher | undefined,
+      dispatcher: (this.dispatcher ??= ctx.getDispatcher() as Dispatcher | undefined),
       signal: o.signal ?? AbortSignal.timeout(60_000),
     });
   }
