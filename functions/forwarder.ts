@@ -22,6 +22,7 @@ import { redisKeyPrefix } from '../shared/queue/redis/redis-keys.js';
 import { ForwarderMemory } from '../shared/forwarder/forwarder-memory.js';
 import { forwarderStores, loadForwarderConfig, type ForwarderConfig } from '../shared/forwarder/forwarder-deps.js';
 import { createQueue } from '../shared/queue/index.js';
+import type { WorkQueue } from '../shared/queue/work-queue.js';
 import { isLambda, loadConfig, readsMode, type FleetqConfig } from '../shared/runtime/config.js';
 import { queueConfig, redisCaches, registryFrom } from '../shared/runtime/deps.js';
 import { EmfExporter } from '../shared/runtime/emf.js';
@@ -41,6 +42,8 @@ type FleetDeps = {
   readonly newFleet: () => FleetForwarder;
   /** A pool member instead of a fleet (FLEETQ_FORWARDER_POOL). */
   readonly newPool: () => ForwarderPool;
+  /** The work queue the forwarders enqueue into (its enqueues tell of a Redis data loss: resyncOnRedisLoss). */
+  readonly queue: WorkQueue;
   close(): Promise<void>;
 };
 
@@ -109,6 +112,7 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
     registry,
     newFleet,
     newPool,
+    queue,
     close: async () => {
       await Promise.all([queue.close(), stores.close(), caches?.close()]);
       await poolRedis?.quit();
@@ -176,7 +180,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     ...(values.driver === undefined ? {} : { FLEETQ_DRIVER: values.driver }),
   });
   const fwd = loadForwarderConfig(process.env);
-  const { logger, registry, newFleet, newPool, close } = await makeFleetDeps(config, fwd);
+  const { logger, registry, newFleet, newPool, queue, close } = await makeFleetDeps(config, fwd);
   const fleet = values.pool === true || fwd.FLEETQ_FORWARDER_POOL ? newPool() : newFleet();
   const server =
     config.FLEETQ_METRICS_PORT === undefined
@@ -188,7 +192,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   const keepAlive = setInterval(() => undefined, 60_000);
   await fleet.start();
   // Redis is a cache that can vanish: on a data loss of the queue's Redis every forwarder resyncs (README).
-  const lossWatch = config.FLEETQ_DRIVER === 'redis' ? await resyncOnRedisLoss(fleet, config, logger) : undefined;
+  const lossWatch =
+    config.FLEETQ_DRIVER === 'redis' ? await resyncOnRedisLoss(fleet, config, logger, { queue }) : undefined;
   logger.info('Forwarder running', {
     driver: config.FLEETQ_DRIVER,
     pid: process.pid,

@@ -130,6 +130,7 @@ export function instrument(queue: WorkQueue, registry: Registry, name: string): 
   set.add(source);
   sources.set(registry, set);
   const labels = (key: ReconcileKey) => ({ name, cluster: key.cluster, kind: key.kind });
+  const onEpochMissing = queue.onEpochMissing?.bind(queue);
   const finish = (lease: Lease): void => {
     const w = source.inflight.get(lease.token);
     if (!w) return;
@@ -181,6 +182,7 @@ export function instrument(queue: WorkQueue, registry: Registry, name: string): 
     deadLetters: (): Promise<DeadLetter[]> => queue.deadLetters(),
     redrive: (match) => queue.redrive(match),
     depth: () => queue.depth(),
+    ...(onEpochMissing && { onEpochMissing }),
     async close() {
       set.delete(source);
       await queue.close();

@@ -114,6 +114,11 @@ export interface WorkQueue {
   redrive(match?: (d: DeadLetter) => boolean): Promise<number>;
   /** Keys waiting (ready or delayed), not held. */
   depth(): Promise<number>;
+  /**
+   * A queue whose store can lose its data (Redis) calls `listener` when an enqueue finds its data-loss marker
+   * gone (redis-loss.ts); returns what removes the listener. Absent on the other drivers.
+   */
+  onEpochMissing?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 

@@ -62,7 +62,9 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   loop.start();
   await fleet.start();
   // Redis is a cache that can vanish: on a data loss every forwarder resyncs (README "Configuration").
-  const lossWatch = withRedis ? await resyncOnRedisLoss(fleet, o.config, deps.logger) : undefined;
+  const lossWatch = withRedis
+    ? await resyncOnRedisLoss(fleet, o.config, deps.logger, { queue: deps.queue })
+    : undefined;
   deps.logger.info('fleetq running', {
     clusters: o.registry.clusters.map((c) => c.name),
     driver: o.config.FLEETQ_DRIVER,

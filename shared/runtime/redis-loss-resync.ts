@@ -3,6 +3,7 @@
 // plus one list of each cluster, instead of waiting for the next periodic resync (5 min by default).
 import type { Redis } from 'ioredis';
 import { connectRedis } from '../queue/redis/redis-connection.js';
+import type { WorkQueue } from '../queue/work-queue.js';
 import { epochKey, watchRedisLoss, type RedisLoss, type RedisLossWatcher } from '../queue/redis/redis-loss.js';
 import type { FleetqConfig } from './config.js';
 import { errorFields, type Logger } from './logger.js';
@@ -42,7 +43,16 @@ export async function resyncOnRedisLoss(
     'REDIS_URL' | 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX' | 'FLEETQ_REDIS_TLS_CA' | 'FLEETQ_REDIS_LOSS_CHECK_MS'
   >,
   logger: Logger,
-  o: { readonly redis?: Redis; readonly onResynced?: (loss: RedisLoss, keys: Map<string, number>) => void } = {},
+  o: {
+    readonly redis?: Redis;
+    readonly onResynced?: (loss: RedisLoss, keys: Map<string, number>) => void;
+    /**
+     * The queue the forwarders enqueue into: a Redis queue tells when an enqueue finds the loss marker gone, and
+     * the marker is checked then, not only every FLEETQ_REDIS_LOSS_CHECK_MS (keys enqueued just before a flush
+     * are lost until the resync; the sooner it comes, the shorter a rollout's stall).
+     */
+    readonly queue?: Pick<WorkQueue, 'onEpochMissing'>;
+  } = {},
 ): Promise<RedisLossResync> {
   const redis =
     o.redis ?? connectRedis(config.REDIS_URL, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { maxRetriesPerRequest: 1 });
@@ -66,9 +76,13 @@ export async function resyncOnRedisLoss(
       onError: (err) => logger.warn('Redis data-loss check failed', { error: errorFields(err) }),
     },
   );
+  const unlisten = o.queue?.onEpochMissing?.(() => {
+    watcher.check().catch((err: unknown) => logger.warn('Redis data-loss check failed', { error: errorFields(err) }));
+  });
   return {
     watcher,
     stop: async () => {
+      unlisten?.();
       watcher.stop();
       if (!o.redis) redis.disconnect();
     },

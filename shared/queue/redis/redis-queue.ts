@@ -68,6 +68,7 @@ export class RedisQueue implements WorkQueue {
   private readonly capArgs: [number, string];
   private readonly healEveryMs: number;
   private closed = false;
+  private readonly epochListeners = new Set<() => void>();
   /** Fencing tokens are `${instance}.${call}.${n}`: unique without a Redis counter. */
   private readonly instance = randomUUID();
   private calls = 0;
@@ -98,12 +99,27 @@ export class RedisQueue implements WorkQueue {
 
   async add(key: ReconcileKey): Promise<void> {
     const id = checkedKeyString(key);
-    await this.scripts.run('add', id, 0, this.signature(id));
+    this.noteEpoch(await this.scripts.run('add', id, 0, this.signature(id)));
   }
 
   async addAfter(key: ReconcileKey, delayMs: number): Promise<void> {
     const id = checkedKeyString(key);
-    await this.scripts.run('add', id, Math.max(0, Math.floor(delayMs)), this.signature(id));
+    this.noteEpoch(await this.scripts.run('add', id, Math.max(0, Math.floor(delayMs)), this.signature(id)));
+  }
+
+  /**
+   * `listener` is called when an enqueue finds the data-loss marker gone (redis-loss.ts): a loss is then seen at
+   * the next enqueue, within milliseconds on a busy cluster, not at the watcher's next periodic check. Returns
+   * what removes it.
+   */
+  onEpochMissing(listener: () => void): () => void {
+    this.epochListeners.add(listener);
+    return () => this.epochListeners.delete(listener);
+  }
+
+  private noteEpoch(present: unknown): void {
+    if (Number(present) !== 0) return;
+    for (const listener of this.epochListeners) listener();
   }
 
   async get(waitMs = 0): Promise<Lease | null> {

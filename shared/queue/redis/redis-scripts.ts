@@ -3,11 +3,14 @@
 import { LUA_PRELUDE } from './lua-common.js';
 
 const body = {
-  /** ARGV 7 id, 8 delayMs, 9 signature ('' when unsigned). */
+  /**
+   * ARGV 7 id, 8 delayMs, 9 signature ('' when unsigned). Returns whether the data-loss marker (epoch) is there:
+   * 0 tells the caller that this Redis lost its data (redis-loss.ts), at the first enqueue after the loss.
+   */
   add: `
 if ARGV[9] ~= '' then redis.call('HSET', P .. 'sig', ARGV[7], ARGV[9]) end
 schedule(ARGV[7], NOW + math.max(0, math.floor(tonumber(ARGV[8]))))
-return 1`,
+return redis.call('EXISTS', P .. 'epoch')`,
 
   /**
    * ARGV 7 max leases, 8 default cluster cap (-1 = none), 9 JSON cap overrides, 10 token prefix (unique per
