@@ -16,14 +16,17 @@ import { Redis } from 'ioredis';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
+import { startOwnRedis } from '../helpers/redis.js';
 import {
   benchDeployment,
+  commandCalls,
   createNamespace,
   deleteByPrefix,
   deleteNamespace,
   FLEET_REDIS_URL,
   FleetPipeline,
   kubeConfigOf,
+  parseMetric,
   redisFootprint,
   rollout,
   RssSampler,
@@ -43,6 +46,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     storm: { type: 'string', default: '2000' },
     json: { type: 'string' },
+    'shared-redis': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     'timeout-s': { type: 'string', default: '600' },
   },
@@ -67,13 +71,33 @@ type SizeResult = {
   updateMs: { median: number | null; max: number | null };
   wallMs: number;
   rssPeakMiB: Record<string, number>;
-  redis: { bytes: number; keys: number; usedMemoryDelta: number; byKind: Record<string, unknown> };
+  redis: {
+    bytes: number;
+    keys: number;
+    usedMemoryDelta: number;
+    byKind: Record<string, unknown>;
+    /** Commands from the rollouts' start to convergence (INFO commandstats, in-script calls included). */
+    calls: Record<string, number>;
+    /** Commands/s of the idle pipeline, and the rollouts' commands less that rate × their time. */
+    idleCallsPerS: number;
+    busyCalls: number;
+  };
   apiRequestsPerCluster: { median: number; min: number; max: number };
   reconcilesPerCluster: { median: number; min: number; max: number };
+  /** Over both workers: CPU ms (process_cpu_seconds_total) and wall ms (fleetq_reconcile_duration_seconds) per reconcile. */
+  workerCpuMsPerReconcile: number;
+  reconcileWallMsPerReconcile: number;
+  forwarderCpuS: number;
+  /** Watch events the forwarder saw and keys it enqueued, per cluster (median). */
+  forwarderEventsPerCluster: number;
+  forwarderKeysPerCluster: number;
   perCluster: Array<RolloutTimes & { requests: number; reconciles: number }>;
   load: string;
 };
 
+const IDLE_WINDOW_MS = 10_000;
+let idleCallsPerS = 0;
+const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
 const quantile = (xs: number[], q: number): number | null => {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -89,11 +113,17 @@ async function usedMemory(redis: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? 0);
 }
 
-async function runSize(clusters: ClusterState[], redis: Redis, stormRun: boolean): Promise<SizeResult> {
+async function runSize(
+  clusters: ClusterState[],
+  redis: Redis,
+  redisUrl: string,
+  stormRun: boolean,
+): Promise<SizeResult> {
   const n = clusters.length;
   const stormCluster = clusters[0]?.name ?? '';
   const pipeline = new FleetPipeline({
     clusters,
+    redisUrl,
     workers: Number(values.workers),
     concurrency: Number(values.concurrency),
   });
@@ -102,6 +132,18 @@ async function runSize(clusters: ClusterState[], redis: Redis, stormRun: boolean
   await pipeline.start();
   const rss = new RssSampler(() => pipeline.pids());
   const namespace = `fleet-${pipeline.queue}`;
+  const workerNames = [...pipeline.procs.keys()].filter((k) => k.startsWith('worker-'));
+  const sumOver = async (metric: string): Promise<number> =>
+    (await Promise.all(workerNames.map((w) => pipeline.total(w, metric)))).reduce((a, b) => a + b, 0);
+  // The commands an idle pipeline sends (blocked gets waking every 200 ms, heartbeats), measured over a
+  // window before the rollouts and subtracted from the per-reconcile figures.
+  await redis.config('RESETSTAT');
+  const idleStart = Date.now();
+  await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+  idleCallsPerS = (sum(await commandCalls(redis)) * 1000) / (Date.now() - idleStart);
+  await redis.config('RESETSTAT');
+  // Start-up (tsx compiling the sources) is not reconcile work.
+  const cpu0 = await sumOver('process_cpu_seconds_total');
   const t0 = Date.now();
   let results: RolloutTimes[] = [];
   let result: SizeResult;
@@ -112,7 +154,11 @@ async function runSize(clusters: ClusterState[], redis: Redis, stormRun: boolean
     const requests = await pipeline.workerSum('fleetq_kube_requests_total', 'cluster');
     const reconciles = await pipeline.workerSum('fleetq_reconcile_total', 'cluster');
     const footprint = await redisFootprint(redis, pipeline.prefix);
+    const cpuS = (await sumOver('process_cpu_seconds_total')) - cpu0;
+    const wallS = await sumOver('fleetq_reconcile_duration_seconds_sum');
+    const allReconciles = [...reconciles.values()].reduce((a, b) => a + b, 0);
     const used1 = await usedMemory(redis);
+    const calls = await commandCalls(redis);
     const perCluster = results.map((r) => ({
       ...r,
       requests: requests.get(r.cluster) ?? 0,
@@ -134,9 +180,22 @@ async function runSize(clusters: ClusterState[], redis: Redis, stormRun: boolean
       },
       wallMs,
       rssPeakMiB: Object.fromEntries([...rss.peak].map(([k, v]) => [k, MiB(v)])),
-      redis: { bytes: footprint.bytes, keys: footprint.keys, usedMemoryDelta: used1 - used0, byKind: footprint.byKind },
+      redis: {
+        bytes: footprint.bytes,
+        keys: footprint.keys,
+        usedMemoryDelta: used1 - used0,
+        byKind: footprint.byKind,
+        calls,
+        idleCallsPerS: Math.round(idleCallsPerS),
+        busyCalls: Math.round(sum(calls) - (idleCallsPerS * wallMs) / 1000),
+      },
       apiRequestsPerCluster: stats(perCluster.map((p) => p.requests)),
       reconcilesPerCluster: stats(perCluster.map((p) => p.reconciles)),
+      workerCpuMsPerReconcile: allReconciles > 0 ? Math.round((cpuS * 1000 * 10) / allReconciles) / 10 : 0,
+      reconcileWallMsPerReconcile: allReconciles > 0 ? Math.round((wallS * 1000 * 10) / allReconciles) / 10 : 0,
+      forwarderCpuS: Math.round((await pipeline.total('forwarder', 'process_cpu_seconds_total')) * 10) / 10,
+      forwarderEventsPerCluster: await perClusterMedian(pipeline, 'fleetq_forwarder_events_total'),
+      forwarderKeysPerCluster: await perClusterMedian(pipeline, 'fleetq_forwarder_keys_total'),
       perCluster,
       load: load(),
     };
@@ -144,7 +203,13 @@ async function runSize(clusters: ClusterState[], redis: Redis, stormRun: boolean
       `${n} clusters: ${result.converged}/${n} converged in ${(wallMs / 1000).toFixed(1)} s; RSS ${JSON.stringify(result.rssPeakMiB)} MiB; load ${result.load}`,
     );
     if (stormRun && STORM > 0 && clusters.length >= 2) {
-      (result as SizeResult & { storm?: unknown }).storm = await storm(pipeline, clusters, stormCluster);
+      (result as SizeResult & { storm?: unknown }).storm = await storm(
+        pipeline,
+        clusters,
+        stormCluster,
+        redis,
+        redisUrl,
+      );
     }
   } finally {
     rss.stop();
@@ -153,6 +218,15 @@ async function runSize(clusters: ClusterState[], redis: Redis, stormRun: boolean
     await deleteByPrefix(redis, pipeline.prefix);
   }
   return result;
+}
+
+async function perClusterMedian(pipeline: FleetPipeline, metric: string): Promise<number> {
+  const by = new Map<string, number>();
+  for (const x of parseMetric(await pipeline.scrape('forwarder'), metric)) {
+    const c = x.labels.cluster ?? '';
+    by.set(c, (by.get(c) ?? 0) + x.value);
+  }
+  return stats([...by.values()]).median;
 }
 
 function maxOf(xs: Array<number | null>): number | null {
@@ -168,12 +242,25 @@ function maxOf(xs: Array<number | null>): number | null {
  * that cluster's FIFO list: what a queue without per-cluster rotation does to every cluster; the driver has
  * no switch to turn the rotation off, so this is how "off" is measured).
  */
-async function storm(pipeline: FleetPipeline, clusters: ClusterState[], stormName: string) {
+async function storm(
+  pipeline: FleetPipeline,
+  clusters: ClusterState[],
+  stormName: string,
+  redis: Redis,
+  redisUrl: string,
+) {
   const stormC = clusters[0] as ClusterState;
   const quietC = clusters[1] as ClusterState;
   const ns = `quiet-${pipeline.queue}`;
-  const queue = new RedisQueue({ name: pipeline.queue, prefix: pipeline.prefix, redis: FLEET_REDIS_URL });
-  const cases: Array<{ case: string; waitMs: number | null; drainMs?: number | null; load: string }> = [];
+  const queue = new RedisQueue({ name: pipeline.queue, prefix: pipeline.prefix, redis: redisUrl });
+  const cases: Array<{
+    case: string;
+    waitMs: number | null;
+    drainMs?: number | null;
+    /** Redis commands per storm key, from the add to the end of the drain (INFO commandstats). */
+    callsPerKey?: number;
+    load: string;
+  }> = [];
   try {
     for (const c of [stormC, quietC]) {
       const kc = kubeConfigOf(c);
@@ -209,6 +296,7 @@ async function storm(pipeline: FleetPipeline, clusters: ClusterState[], stormNam
       (await pipeline.workerSum('fleetq_reconcile_total', 'cluster')).get(stormName) ?? 0;
     const addStorm = async (): Promise<() => Promise<number | null>> => {
       const before = await reconciled();
+      await redis.config('RESETSTAT');
       const t = Date.now();
       await Promise.all(
         Array.from({ length: STORM }, (_, i) =>
@@ -229,10 +317,13 @@ async function storm(pipeline: FleetPipeline, clusters: ClusterState[], stormNam
     for (let i = 0; i < 3; i++) {
       const drained = await addStorm();
       const waitMs = await change(quietC);
+      const drainMs = await drained();
+      const calls = sum(await commandCalls(redis)) - (idleCallsPerS * (drainMs ?? 0)) / 1000;
       cases.push({
         case: 'storm, quiet key in another cluster (rotation: on)',
         waitMs,
-        drainMs: await drained(),
+        drainMs,
+        callsPerKey: Math.round((calls / STORM) * 10) / 10,
         load: load(),
       });
     }
@@ -254,25 +345,57 @@ async function storm(pipeline: FleetPipeline, clusters: ClusterState[], stormNam
   return { keys: STORM, cases };
 }
 
-const redis = new Redis(FLEET_REDIS_URL);
+// A Redis of the bench's own, so that INFO memory and commandstats count this run only.
+const own = values['shared-redis'] ? undefined : await startOwnRedis();
+const redisUrl = own?.url ?? FLEET_REDIS_URL;
+const redis = new Redis(redisUrl);
 const out: SizeResult[] = [];
+let notStarted: { clusters: number; load: string; reason: string } | undefined;
+const writeJson = (): void => {
+  if (values.json) {
+    const doc = { at: new Date().toISOString(), replicas: REPLICAS, sizes: out, ...(notStarted && { notStarted }) };
+    writeFileSync(values.json, JSON.stringify(doc, null, 2));
+  }
+};
 let started: ClusterState[] = [];
 try {
   for (const [i, n] of SIZES.entries()) {
     const t = Date.now();
     log(`starting ${n} clusters (free memory ${(freemem() / 2 ** 30).toFixed(1)} GiB, load ${load()})`);
-    started = await startFleetClusters('fl', n, Number(values.nodes));
+    try {
+      started = await startFleetClusters('fl', n, Number(values.nodes));
+    } catch (err) {
+      // Reported, not thrown: the sizes already measured are kept (and written below).
+      notStarted = { clusters: n, load: load(), reason: err instanceof Error ? err.message : String(err) };
+      log(`${n} clusters could not start: ${notStarted.reason}`);
+      break;
+    }
     const startClustersS = (Date.now() - t) / 1000;
-    const r = await runSize(started, redis, i === 0);
+    const r = await runSize(started, redis, redisUrl, i === 0);
     r.startClustersS = startClustersS;
     r.freeMemGiBAfterStart = Math.round((freemem() / 2 ** 30) * 10) / 10;
     out.push(r);
+    writeJson();
   }
 } finally {
-  if (!values.keep && started.length > 0) await stopFleetClusters(started);
+  writeJson();
+  // After a failed start, stop every fl-<i> the state file records. Clusters of the failed batch that did come up
+  // are not in it (up() records a batch only when all of it started): their processes must be stopped by hand.
+  const names = Array.from({ length: Math.max(0, ...SIZES) }, (_, i) => ({ name: `fl-${i + 1}` }));
+  if (!values.keep) await stopFleetClusters(notStarted ? (names as ClusterState[]) : started);
   redis.disconnect();
+  await own?.stop();
 }
 
+function perReconcile(r: SizeResult): string {
+  const calls = r.redis.busyCalls;
+  const reconciles = r.perCluster.reduce((a, p) => a + p.reconciles, 0);
+  return reconciles > 0 ? (calls / reconciles).toFixed(1) : '—';
+}
+function cacheBytesPerObject(r: SizeResult): string {
+  const e = r.redis.byKind['cache:e'] as { bytes: number; items: number } | undefined;
+  return e && e.items > 0 ? String(Math.round(e.bytes / e.items)) : '—';
+}
 const s = (ms: number | null): string => (ms === null ? '—' : `${(ms / 1000).toFixed(1)}`);
 console.log(`fleet bench: ${REPLICAS}-replica Deployment created then rolled, every cluster at once; 1 forwarder,`);
 console.log(`${values.workers} workers × concurrency ${values.concurrency}, Redis driver`);
@@ -284,9 +407,13 @@ console.log(
     'update s (med/max)',
     'forwarder RSS MiB',
     'worker RSS MiB',
-    'Redis MiB (keys)',
+    'Redis KiB (keys)',
     'API req/cluster (med)',
     'reconciles/cluster',
+    'Redis cmds/reconcile (idle cmds/s)',
+    'worker CPU ms/reconcile',
+    'reconcile wall ms',
+    'cache B/object',
     'load',
   ].join('\t'),
 );
@@ -302,9 +429,13 @@ for (const r of out) {
       `${s(r.updateMs.median)}/${s(r.updateMs.max)}`,
       r.rssPeakMiB.forwarder ?? '—',
       workers.join(', '),
-      `${MiB(r.redis.bytes)} (${r.redis.keys})`,
+      `${Math.round(r.redis.bytes / 1024)} (${r.redis.keys})`,
       r.apiRequestsPerCluster.median,
       r.reconcilesPerCluster.median,
+      `${perReconcile(r)} (${r.redis.idleCallsPerS})`,
+      r.workerCpuMsPerReconcile,
+      r.reconcileWallMsPerReconcile,
+      cacheBytesPerObject(r),
       r.load,
     ].join('\t'),
   );
@@ -317,6 +448,6 @@ if (stormResult) {
       `  ${String(c.case)}\t${String(c.waitMs)} ms\tdrain ${String(c.drainMs ?? '—')} ms\tload ${String(c.load)}`,
     );
 }
-if (values.json)
-  writeFileSync(values.json, JSON.stringify({ at: new Date().toISOString(), replicas: REPLICAS, sizes: out }, null, 2));
+if (notStarted)
+  console.log(`${notStarted.clusters} clusters could not start (load ${notStarted.load}): ${notStarted.reason}`);
 process.exit(0);

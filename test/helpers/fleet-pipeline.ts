@@ -90,6 +90,8 @@ export function parseMetric(text: string, name: string): Array<{ labels: Record<
 
 export type FleetPipelineOptions = {
   readonly clusters: readonly ClusterState[];
+  /** Default FLEET_REDIS_URL (the shared one; the run's keys are under its own prefix). */
+  readonly redisUrl?: string;
   readonly workers: number;
   /** Reconciles in flight per worker process (FLEETQ_CONCURRENCY). */
   readonly concurrency?: number;
@@ -130,7 +132,7 @@ export class FleetPipeline {
       FLEETQ_DRIVER: 'redis',
       FLEETQ_QUEUE: this.queue,
       FLEETQ_REDIS_PREFIX: this.prefix,
-      REDIS_URL: FLEET_REDIS_URL,
+      REDIS_URL: this.o.redisUrl ?? FLEET_REDIS_URL,
       FLEETQ_CONCURRENCY: String(this.o.concurrency ?? 8),
       FLEETQ_METRICS_PORT: String(metricsPort),
       LOG_LEVEL: this.o.logLevel ?? 'warn',
@@ -146,7 +148,8 @@ export class FleetPipeline {
       // The logs are at warn: wait for /healthz instead of the start line.
       await waitFor(
         async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok,
-        180_000,
+        // tsx compiles the sources at start: minutes at a load of 20+ on 2 cores.
+        360_000,
         250,
         `${name} serving /healthz`,
       ).catch((err: unknown) => {
@@ -180,6 +183,11 @@ export class FleetPipeline {
       }
     }
     return out;
+  }
+
+  /** A metric summed over every label set, for one process. */
+  async total(name: string, metric: string): Promise<number> {
+    return parseMetric(await this.scrape(name), metric).reduce((a, s) => a + s.value, 0);
   }
 
   /**
@@ -256,6 +264,15 @@ function keyKind(key: string, prefix: string): string {
     .replace(/^\{[^}]*\}:/, 'queue:')
     .replace(/(apibucket|ready|i:[^:]+|w):.*$/, '$1')
     .replace(/:(fl|fc)[-\w]*$/, '');
+}
+
+/** INFO commandstats: calls per command (resettable with CONFIG RESETSTAT). */
+export async function commandCalls(redis: Redis): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    out[m[1] as string] = Number(m[2]);
+  }
+  return out;
 }
 
 export async function deleteByPrefix(redis: Redis, prefix: string): Promise<number> {

@@ -1,0 +1,277 @@
+// Issue 14 §3: the cost model's tables, regenerated from measured figures. Reads the fleet bench's JSON
+// (`npx tsx test/bench/fleet.ts --json fleet.json`) and docs/cost-model-inputs.json (the figures other benches
+// printed, each with its command, date and load, and the prices and fleet shape assumed), and prints the
+// markdown tables of docs/cost-model.md; --write replaces the part of docs/cost-model.md between the
+// `<!-- tables:begin -->` and `<!-- tables:end -->` markers.
+//   npx tsx test/bench/cost-model.ts --fleet fleet.json [--inputs docs/cost-model-inputs.json] [--write]
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    fleet: { type: 'string' },
+    inputs: { type: 'string', default: 'docs/cost-model-inputs.json' },
+    doc: { type: 'string', default: 'docs/cost-model.md' },
+    write: { type: 'boolean', default: false },
+  },
+});
+
+type FleetSize = {
+  clusters: number;
+  rssPeakMiB: Record<string, number>;
+  redis: { bytes: number; keys: number; byKind: Record<string, { bytes: number; keys: number; items: number }> };
+  redisCalls: number;
+  apiRequestsPerCluster: { median: number };
+  reconcilesPerCluster: { median: number };
+  workerCpuMsPerReconcile: number;
+  reconcileWallMsPerReconcile: number;
+  forwarderEventsPerCluster: number;
+  storm?: { keys: number; cases: Array<{ case: string; waitMs: number | null; callsPerKey?: number }> };
+};
+type Fleet = {
+  at: string;
+  replicas: number;
+  sizes: Array<FleetSize & { redis: { calls: Record<string, number>; busyCalls: number; idleCallsPerS: number } }>;
+};
+type Inputs = {
+  fleet: { clusters: number; workloadsPerCluster: number; podsPerWorkload: number; nodesPerCluster: number };
+  assume: {
+    rolloutsPerWorkloadPerDay: number;
+    resyncSeconds: number;
+    replicaSetsPerWorkload: number;
+    redisHeadroom: number;
+    forwarderClustersPerProcessByMemoryGiB: number;
+    workerVcpuUtilization: number;
+    lambdaMemoryMb: number;
+    sqsRequestsPerKey: number;
+  };
+  measured: {
+    queueKeysPerSecondOneRedis: { value: number; source: string };
+    apiRequestsPerReconcileByKind: Record<string, { value: number; source: string }>;
+  };
+  prices: { asOf: string; note: string; [k: string]: number | string };
+};
+
+const inputs = JSON.parse(readFileSync(values.inputs as string, 'utf8')) as Inputs;
+if (!values.fleet) throw new Error('--fleet <fleet bench JSON> is required');
+const fleet = JSON.parse(readFileSync(values.fleet, 'utf8')) as Fleet;
+// Commands of the rollouts less what the idle pipeline sends in the same time (fleet.ts measures both).
+const sizes = fleet.sizes.map((s) => ({ ...s, redisCalls: s.redis.busyCalls }));
+const largest = sizes.reduce((a, b) => (b.clusters > a.clusters ? b : a));
+const price = (k: string): number => Number(inputs.prices[k]);
+const f = (x: number, d = 0): string =>
+  x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const lines: string[] = [];
+const table = (head: string[], rows: Array<Array<string | number>>): void => {
+  lines.push(`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`);
+  for (const r of rows) lines.push(`| ${r.join(' | ')} |`);
+  lines.push('');
+};
+
+// --- measured, per unit -------------------------------------------------------------------------------------
+const totalReconciles = (s: FleetSize): number => s.reconcilesPerCluster.median * s.clusters;
+const cmdsPerReconcile = largest.redisCalls / totalReconciles(largest);
+const apiPerReconcile = largest.apiRequestsPerCluster.median / largest.reconcilesPerCluster.median;
+const cacheE = largest.redis.byKind['cache:e'];
+const cacheBytesAll = Object.entries(largest.redis.byKind)
+  .filter(([k]) => k.startsWith('cache:'))
+  .reduce((a, [, v]) => a + v.bytes, 0);
+const cacheObjects = cacheE?.items ?? 0;
+const bytesPerObject = cacheObjects > 0 ? cacheBytesAll / cacheObjects : 0;
+const queueKinds = Object.entries(largest.redis.byKind).filter(([k]) => k.startsWith('queue:'));
+const stormCase = sizes[0]?.storm?.cases.find((c) => c.callsPerKey !== undefined);
+const cmdsPerIdleKey = stormCase?.callsPerKey ?? cmdsPerReconcile;
+// Reconciles of one rollout of a 20-pod workload: the bench's per-cluster count covers a create and a rolling
+// update of a `replicas`-pod Deployment; a rollout is taken as half of it, scaled linearly to the pod count.
+const reconcilesPerRollout =
+  (largest.reconcilesPerCluster.median / 2) * (inputs.fleet.podsPerWorkload / fleet.replicas);
+const eventsPerRollout = (largest.forwarderEventsPerCluster / 2) * (inputs.fleet.podsPerWorkload / fleet.replicas);
+
+lines.push(`Fleet bench of ${fleet.at} (${fleet.replicas}-replica Deployment created and rolled on every cluster):`);
+lines.push('');
+table(
+  [
+    'clusters',
+    'forwarder RSS MiB',
+    'worker RSS MiB (each)',
+    'Redis MiB',
+    'Redis cmds/reconcile',
+    'API req/reconcile',
+    'worker CPU ms/reconcile',
+    'reconcile wall ms',
+  ],
+  sizes.map((s) => [
+    s.clusters,
+    f(s.rssPeakMiB.forwarder ?? 0),
+    Object.entries(s.rssPeakMiB)
+      .filter(([k]) => k.startsWith('worker'))
+      .map(([, v]) => f(v))
+      .join(', '),
+    f(s.redis.bytes / 2 ** 20, 1),
+    f(s.redisCalls / totalReconciles(s), 1),
+    f(s.apiRequestsPerCluster.median / s.reconcilesPerCluster.median, 2),
+    f(s.workerCpuMsPerReconcile, 1),
+    f(s.reconcileWallMsPerReconcile, 1),
+  ]),
+);
+table(
+  ['unit cost', 'value', 'from'],
+  [
+    [
+      'Redis commands per reconcile (queue + cache + API budget + forwarder writes)',
+      f(cmdsPerReconcile, 1),
+      `fleet bench, ${largest.clusters} clusters (INFO commandstats)`,
+    ],
+    [
+      'Redis commands per idle key (resync: add, get, cache read, done)',
+      f(cmdsPerIdleKey, 1),
+      'fleet bench storm phase',
+    ],
+    [
+      'cache bytes per object (entries + indexes)',
+      f(bytesPerObject),
+      `MEMORY USAGE of {cache:*} keys, ${cacheObjects} objects`,
+    ],
+    [
+      'queue bytes at rest',
+      f(queueKinds.reduce((a, [, v]) => a + v.bytes, 0)),
+      'MEMORY USAGE of the queue keys after convergence',
+    ],
+    [
+      'API requests per Deployment/ReplicaSet reconcile',
+      f(apiPerReconcile, 2),
+      'fleetq_kube_requests_total / fleetq_reconcile_total',
+    ],
+    ...Object.entries(inputs.measured.apiRequestsPerReconcileByKind).map(([k, v]) => [
+      `API requests per ${k} reconcile`,
+      f(v.value, 2),
+      v.source,
+    ]),
+    ['reconciles per 20-pod rollout', f(reconcilesPerRollout, 1), 'fleet bench, scaled from its replicas'],
+    ['watch events per 20-pod rollout', f(eventsPerRollout, 1), 'fleetq_forwarder_events_total, scaled'],
+  ],
+);
+
+// --- the fleet -----------------------------------------------------------------------------------------------
+const { clusters, workloadsPerCluster, podsPerWorkload, nodesPerCluster } = inputs.fleet;
+const a = inputs.assume;
+const workloads = clusters * workloadsPerCluster;
+const resyncKeysPerS = workloads / a.resyncSeconds;
+const rolloutsPerS = (workloads * a.rolloutsPerWorkloadPerDay) / 86_400;
+const churnKeysPerS = rolloutsPerS * reconcilesPerRollout;
+const keysPerS = resyncKeysPerS + churnKeysPerS;
+const redisLimit = inputs.measured.queueKeysPerSecondOneRedis.value;
+const queueShards = Math.ceil(keysPerS / (redisLimit * a.redisHeadroom));
+const objects = clusters * (workloadsPerCluster * (1 + a.replicaSetsPerWorkload + podsPerWorkload) + nodesPerCluster);
+const cacheGiB = (objects * bytesPerObject) / 2 ** 30;
+const eventsPerS = rolloutsPerS * eventsPerRollout;
+const rssSlopeMiB =
+  sizes.length >= 2
+    ? ((largest.rssPeakMiB.forwarder ?? 0) - (sizes[0]?.rssPeakMiB.forwarder ?? 0)) /
+      (largest.clusters - (sizes[0]?.clusters ?? 0))
+    : 0;
+const clustersPerForwarder =
+  rssSlopeMiB > 0 ? Math.floor((a.forwarderClustersPerProcessByMemoryGiB * 1024) / rssSlopeMiB) : NaN;
+const forwarders = Math.ceil(clusters / clustersPerForwarder);
+const apiPerS = churnKeysPerS * apiPerReconcile;
+
+lines.push(
+  `The fleet: ${f(clusters)} clusters × ${workloadsPerCluster} workloads × ${podsPerWorkload} pods (${f(workloads)} workloads, ${f(objects / 1e6, 1)} M cached objects).`,
+);
+lines.push('');
+table(
+  ['need', 'value', 'how'],
+  [
+    [
+      'keys/s from the periodic resync',
+      f(resyncKeysPerS),
+      `${f(workloads)} workloads / ${a.resyncSeconds} s (FLEETQ_RESYNC_MS)`,
+    ],
+    [
+      'keys/s from rollouts',
+      f(churnKeysPerS),
+      `${a.rolloutsPerWorkloadPerDay} rollout/workload/day × ${f(reconcilesPerRollout, 1)} reconciles`,
+    ],
+    ['keys/s total', f(keysPerS), ''],
+    ['one Redis, measured', f(redisLimit), inputs.measured.queueKeysPerSecondOneRedis.source],
+    [
+      'queue shards (one queue name = one hash tag = one slot)',
+      f(queueShards),
+      `at ${a.redisHeadroom * 100}% of the measured rate`,
+    ],
+    [
+      'Redis commands/s (all)',
+      f(resyncKeysPerS * cmdsPerIdleKey + churnKeysPerS * cmdsPerReconcile),
+      'per-key figures above',
+    ],
+    ['cache memory', `${f(cacheGiB, 0)} GiB`, `${f(objects / 1e6, 1)} M objects × ${f(bytesPerObject)} B`],
+    ['watch events/s into forwarders (rollouts only)', f(eventsPerS), `${f(eventsPerRollout, 0)} events per rollout`],
+    ['forwarder RSS per cluster watched', `${f(rssSlopeMiB, 1)} MiB`, 'slope of the fleet bench curve'],
+    [
+      'forwarders',
+      f(forwarders),
+      `${f(clustersPerForwarder)} clusters each at ${a.forwarderClustersPerProcessByMemoryGiB} GiB`,
+    ],
+    ['API requests/s over the fleet (rollouts)', f(apiPerS), `${f(apiPerS / clusters, 2)} per cluster`],
+  ],
+);
+
+// --- monthly cost ----------------------------------------------------------------------------------------------
+const month = 730 * 3600;
+const reconcilesPerMonth = keysPerS * month;
+const wallS = largest.reconcileWallMsPerReconcile / 1000;
+const cpuS = largest.workerCpuMsPerReconcile / 1000;
+const lambdaGbS = reconcilesPerMonth * wallS * (a.lambdaMemoryMb / 1024);
+const lambdaCompute = lambdaGbS * price('lambdaArmPerGbSecond');
+const lambdaRequests = ((reconcilesPerMonth / price('sqsBatchSize')) * price('lambdaPerMillionRequests')) / 1e6;
+const sqs = (reconcilesPerMonth * a.sqsRequestsPerKey * price('sqsFifoPerMillionRequests')) / 1e6;
+const vcpus = Math.ceil((keysPerS * cpuS) / a.workerVcpuUtilization);
+const workerInstances = Math.ceil(vcpus / price('workerInstanceVcpus'));
+const workers = workerInstances * price('workerInstancePerHour') * 730;
+const redisNodes = Math.max(queueShards, Math.ceil(cacheGiB / price('redisNodeGiB')));
+const redisCost = redisNodes * 2 * price('redisNodePerHour') * 730;
+const forwarderCost =
+  Math.ceil((forwarders * a.forwarderClustersPerProcessByMemoryGiB) / price('workerInstanceGiB')) *
+  price('workerInstancePerHour') *
+  730;
+table(
+  ['monthly (USD)', 'Lambda + SQS', 'long-running workers'],
+  [
+    ['reconciles', `${f(reconcilesPerMonth / 1e9, 2)} G`, `${f(reconcilesPerMonth / 1e9, 2)} G`],
+    [
+      'compute',
+      `${f(lambdaCompute)} (${f(lambdaGbS / 1e6, 1)} M GB-s at ${f(wallS * 1000, 1)} ms × ${a.lambdaMemoryMb} MB)`,
+      `${f(workers)} (${workerInstances} × ${price('workerInstanceVcpus')} vCPU at ${f(cpuS * 1000, 1)} CPU-ms/reconcile, ${a.workerVcpuUtilization * 100}% busy)`,
+    ],
+    [
+      'invocations / queue requests',
+      `${f(lambdaRequests + sqs)} (Lambda ${f(lambdaRequests)}, SQS FIFO ${f(sqs)} at ${a.sqsRequestsPerKey} requests/key)`,
+      'in Redis (below)',
+    ],
+    [
+      'Redis (primary + replica)',
+      `${f(redisCost)} (${redisNodes} × 2 nodes: cache, budget, checkpoints)`,
+      `${f(redisCost)} (${redisNodes} × 2 nodes)`,
+    ],
+    ['forwarders', f(forwarderCost), f(forwarderCost)],
+    [
+      'total',
+      f(lambdaCompute + lambdaRequests + sqs + redisCost + forwarderCost),
+      f(workers + redisCost + forwarderCost),
+    ],
+  ],
+);
+lines.push(`Prices (${inputs.prices.asOf}): ${inputs.prices.note}`);
+
+const out = lines.join('\n');
+if (values.write) {
+  const doc = readFileSync(values.doc as string, 'utf8');
+  const begin = '<!-- tables:begin -->';
+  const end = '<!-- tables:end -->';
+  const i = doc.indexOf(begin);
+  const j = doc.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`${values.doc} has no ${begin} … ${end} section`);
+  writeFileSync(values.doc as string, `${doc.slice(0, i + begin.length)}\n${out}\n${doc.slice(j)}`);
+} else {
+  console.log(out);
+}
