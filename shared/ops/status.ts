@@ -200,7 +200,8 @@ async function readSqsQueue(config: StatusConfig, row: (c: string) => Row, notes
     all.deadLetters = n(dead, 'ApproximateNumberOfMessages') + n(dead, 'ApproximateNumberOfMessagesNotVisible');
     notes.push(
       'sqs: approximate message counts of the whole queue (row *): depth = work visible + delayed + delay queue, ' +
-        'in flight = work not visible (held or backing off), dead = dead-letter queue; none per cluster',
+        'in flight = work not visible (held, buffered by a consumer, or backing off), dead = dead-letter queue; ' +
+        'none per cluster',
     );
   } finally {
     client.destroy();
