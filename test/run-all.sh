@@ -94,10 +94,7 @@ jest_step e2e 1200 node --selectProjects e2e --runInBand
 jest_step conformance 2400 node --selectProjects conformance --runInBand
 FLEETQ_READS=live jest_step conformance-live 1800 node --selectProjects conformance --runInBand \
   --testPathIgnorePatterns 'cronjob|daemonset|statefulset'
-# redis-flush is left out (run it by hand: npm run jest -- --selectProjects chaos --runInBand --testPathPatterns
-# redis-flush): in the clean-clone rehearsal of 2026-12-03 it broke the surge bound once (52 active pods > 50 for
-# 3.6 s after FLUSHALL mid-rollout; 0 overlaps), a spine bug still to be found, not a flake to retry past.
-jest_step chaos 1800 node --selectProjects chaos --runInBand --testPathIgnorePatterns redis-flush
+jest_step chaos 1800 node --selectProjects chaos --runInBand
 
 node -e '
 const fs = require("fs"); let p = 0, f = 0;

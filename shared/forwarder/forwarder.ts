@@ -489,8 +489,11 @@ export class Forwarder {
       const kind = kindOfResource(resource);
       await Promise.all(events.map(({ type, object }) => applyEvent(cache, { type, kind, object })));
     }
-    await this.logEvents(resource, events);
-    await this.addAll([...keys.values()]);
+    // The log and the queue together: a worker needs the cache to hold the events before it runs their keys
+    // (above), not the log. A failure of either fails the batch (its checkpoint stays; it is handled again, and
+    // the queue deduplicates), so nothing is lost by not waiting for the log first: one Redis round trip less
+    // between an event and its reconcile.
+    await Promise.all([this.logEvents(resource, events), this.addAll([...keys.values()])]);
     for (const problem of problems) await problem();
   }
 
