@@ -73,11 +73,56 @@ const SKIP_BUT_SERIAL = [
   String.raw`\[Flaky\]`,
   String.raw`\[Feature:[^\]]+\]`,
   String.raw`\[Alpha\]`,
-  ...UNRUNNABLE,
 ];
-export const SKIP = [String.raw`\[Serial\]`, ...SKIP_BUT_SERIAL].join('|');
+export const SKIP = [String.raw`\[Serial\]`, ...SKIP_BUT_SERIAL, ...UNRUNNABLE].join('|');
 /** The skip expression of the serial pass (GateEntry.serialFocus): SKIP without [Serial]. */
-export const SERIAL_SKIP = SKIP_BUT_SERIAL.join('|');
+export const SERIAL_SKIP = [...SKIP_BUT_SERIAL, ...UNRUNNABLE].join('|');
+
+/**
+ * NOT YET RUN on either side (e2e.test was still building when the session that wrote it ended): what the gate
+ * should add for issues 11 and 12, behind `npm run e2e:upstream -- --candidates`. Rows that pass on both sides move
+ * to GATE (and their specs that fail on both to UNRUNNABLE with the reason); until then CI runs GATE alone.
+ * Read from test/e2e/apps/{job,cronjob,statefulset,daemon_set}.go at 1.37.2.
+ */
+export const CANDIDATES = {
+  entries: [
+    { kind: 'Job', focus: [String.raw`\[sig-apps\] Job `] },
+    // The specs that need a default StorageClass (basic identity, orphans, predecessor fails, PVC retention…)
+    // skip themselves on both sides (e2epv.SkipIfNoDefaultStorageClass): the sandbox has no provisioner.
+    { kind: 'StatefulSet', focus: [String.raw`\[sig-apps\] StatefulSet `] },
+    // Every DaemonSet spec is [Serial]: they run in the serial pass, after the others, alone on each side's
+    // cluster. "should rollback without unnecessary restarts" uses image foo:non-existent (pod-image-pull-failure).
+    { kind: 'DaemonSet', focus: [], serialFocus: [String.raw`\[sig-apps\] Daemon set \[Serial\] `] },
+  ] satisfies GateEntry[] as readonly GateEntry[],
+  /** Taken out of UNRUNNABLE: pod-exit-by-command.yaml should now end their pods (/bin/true, /bin/false, busybox). */
+  retry: [
+    String.raw`\[sig-apps\] CronJob should delete failed finished jobs with limit of one job`,
+    String.raw`\[sig-apps\] CronJob should delete successful finished jobs with limit of one successful job`,
+    String.raw`\[sig-apps\] CronJob should not emit unexpected warnings`,
+  ],
+  unrunnable: [
+    // rollbackTest breaks and restores a pod's readiness probe with `kubectl exec`: kwok runs no container.
+    String.raw`\[sig-apps\] StatefulSet Basic StatefulSet functionality \[StatefulSetBasic\] should perform rolling updates and roll backs of template modifications \[Conformance\]`,
+    // A pod whose hostPort conflicts on its node must be rejected by the kubelet (phase Failed); kwok admits it.
+    String.raw`\[sig-apps\] StatefulSet Basic StatefulSet functionality \[StatefulSetBasic\] Should recreate evicted statefulset`,
+  ],
+} as const;
+
+/** GATE with the candidates: their entries replace or join GATE's, their skips replace the ones they retry. */
+export function withCandidates(): { entries: GateEntry[]; skip: string; serialSkip: string } {
+  const added = new Map(CANDIDATES.entries.map((e) => [e.kind, e]));
+  const entries = [
+    ...GATE.map((e) => added.get(e.kind) ?? e),
+    ...CANDIDATES.entries.filter((e) => !GATE.some((g) => g.kind === e.kind)),
+  ];
+  const retry = new Set<string>(CANDIDATES.retry);
+  const unrunnable = [...UNRUNNABLE.filter((u) => !retry.has(u)), ...CANDIDATES.unrunnable];
+  return {
+    entries,
+    skip: [String.raw`\[Serial\]`, ...SKIP_BUT_SERIAL, ...unrunnable].join('|'),
+    serialSkip: [...SKIP_BUT_SERIAL, ...unrunnable].join('|'),
+  };
+}
 
 /** One e2e.test process per side: what it focuses on and skips. */
 export type Pass = { readonly name: string; readonly focus: readonly string[]; readonly skip: string };
@@ -90,16 +135,18 @@ export type Pass = { readonly name: string; readonly focus: readonly string[]; r
 export function planPasses(
   lanes: number,
   entries: readonly GateEntry[] = GATE,
+  skip = SKIP,
+  serialSkip = SERIAL_SKIP,
 ): { parallel: Pass[]; serial: Pass | undefined } {
   const withFocus = entries.filter((e) => e.focus.length > 0);
   const n = Math.max(1, Math.min(lanes, withFocus.length));
   const focus: string[][] = Array.from({ length: n }, () => []);
   withFocus.forEach((e, i) => focus[i % n]?.push(...e.focus));
-  const parallel = focus.map((f, i) => ({ name: `lane${i + 1}`, focus: f, skip: SKIP }));
+  const parallel = focus.map((f, i) => ({ name: `lane${i + 1}`, focus: f, skip }));
   const serialFocus = entries.flatMap((e) => e.serialFocus ?? []);
   return {
     parallel,
-    serial: serialFocus.length > 0 ? { name: 'serial', focus: serialFocus, skip: SERIAL_SKIP } : undefined,
+    serial: serialFocus.length > 0 ? { name: 'serial', focus: serialFocus, skip: serialSkip } : undefined,
   };
 }
 

@@ -4,7 +4,8 @@
 //                                             fewer is how to see the gate fail on purpose.)
 //   --focus   instead of the gate's table: one e2e.test per side with these expressions (--serial: [Serial]
 //             specs are not skipped)
-//   --lanes   e2e.test processes at once per side for the table's non-[Serial] specs (default 3); the table's
+//   --candidates  the gate's table with gate.ts CANDIDATES (Job, StatefulSet, DaemonSet rows not yet run)
+//   --lanes   e2e.test processes at once per side for the table's non-[Serial] specs (default 1: not yet measured with more); the table's
 //             [Serial] specs run after them, alone (gate.ts planPasses)
 //
 // Kubernetes' own e2e specs for the kinds fleetq owns (gate.ts), run side by side against two dedicated
@@ -25,7 +26,7 @@ import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { isKind, type Kind } from '../../shared/kube/kinds.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { REPO_ROOT, down, up } from '../../infra/sandbox/sandbox.js';
-import { ownedKinds, planPasses, SERIAL_SKIP, SKIP, type Pass } from './gate.js';
+import { ownedKinds, planPasses, SERIAL_SKIP, SKIP, withCandidates, type Pass } from './gate.js';
 import { parseJUnit } from './junit.js';
 import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
 
@@ -49,7 +50,8 @@ function parseOptions(argv: string[]): Options {
     options: {
       focus: { type: 'string', multiple: true },
       serial: { type: 'boolean', default: false },
-      lanes: { type: 'string', default: '3' },
+      lanes: { type: 'string', default: '1' },
+      candidates: { type: 'boolean', default: false },
       side: { type: 'string', default: 'both' },
       reports: { type: 'string', default: join(REPO_ROOT, 'test', 'upstream-e2e', '.reports') },
       nodes: { type: 'string', default: '2' },
@@ -66,13 +68,22 @@ function parseOptions(argv: string[]): Options {
   const lanes = Number(values.lanes);
   if (!Number.isInteger(lanes) || lanes < 1) throw new Error(`--lanes must be a positive integer`);
   if (values.serial && !values.focus) throw new Error('--serial goes with --focus');
+  const table = values.candidates ? withCandidates() : undefined;
   const plan = values.focus
     ? {
-        parallel: [{ name: 'focus', focus: values.focus, skip: values.serial ? SERIAL_SKIP : SKIP }],
+        parallel: [
+          {
+            name: 'focus',
+            focus: values.focus,
+            skip: values.serial ? (table?.serialSkip ?? SERIAL_SKIP) : (table?.skip ?? SKIP),
+          },
+        ],
         serial: undefined,
       }
-    : planPasses(lanes);
-  const owns = values.owns === undefined ? ownedKinds() : values.owns.split(',').filter(Boolean);
+    : table
+      ? planPasses(lanes, table.entries, table.skip, table.serialSkip)
+      : planPasses(lanes);
+  const owns = values.owns === undefined ? ownedKinds(table?.entries) : values.owns.split(',').filter(Boolean);
   const unknown = owns.filter((k) => !isKind(k));
   if (unknown.length > 0) throw new Error(`--owns: unknown kind(s) ${unknown.join(', ')}`);
   return {

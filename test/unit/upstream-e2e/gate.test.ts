@@ -2,7 +2,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { focusOf, GATE, ownedKinds, planPasses, SERIAL_SKIP, SKIP, type GateEntry } from '../../upstream-e2e/gate.js';
+import {
+  focusOf,
+  GATE,
+  ownedKinds,
+  planPasses,
+  SERIAL_SKIP,
+  SKIP,
+  withCandidates,
+  type GateEntry,
+} from '../../upstream-e2e/gate.js';
 import { Outcome, parseJUnit, type JUnitReport, type SpecResult } from '../../upstream-e2e/junit.js';
 import { decide, formatReport, mergeRuns, rowVerdict, RowVerdict, type SideRun } from '../../upstream-e2e/verdict.js';
 import { parseXml, XmlError } from '../../upstream-e2e/xml.js';
@@ -311,5 +320,34 @@ describe('the passes of a side', () => {
     expect(mergeRuns([{ report: { specs: [spec('a')], suiteFailures: [] } }, { error: 'no junit' }])).toEqual({
       error: 'no junit',
     });
+  });
+});
+
+describe('the candidate rows (--candidates)', () => {
+  const t = withCandidates();
+  const runs = (name: string, serial = false): boolean => {
+    const p = planPasses(4, t.entries, t.skip, t.serialSkip);
+    const passes = serial ? (p.serial ? [p.serial] : []) : p.parallel;
+    return passes.some((x) => new RegExp(x.focus.join('|')).test(name) && !new RegExp(x.skip).test(name));
+  };
+  it('owns StatefulSet and DaemonSet too, and focuses Job', () => {
+    expect(ownedKinds(t.entries)).toEqual(['Deployment', 'ReplicaSet', 'Job', 'CronJob', 'StatefulSet', 'DaemonSet']);
+    expect(runs('[sig-apps] Job should run a job to completion when tasks succeed')).toBe(true);
+  });
+  it('retries the CronJob specs, leaves the failOnce Job and exec StatefulSet ones out', () => {
+    expect(runs('[sig-apps] CronJob should not emit unexpected warnings')).toBe(true);
+    expect(
+      runs('[sig-apps] Job should run a job to completion when tasks sometimes fail and are locally restarted'),
+    ).toBe(false);
+    const sts = '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] ';
+    expect(runs(`${sts}should perform rolling updates and roll backs of template modifications [Conformance]`)).toBe(
+      false,
+    );
+    expect(runs(`${sts}should perform rolling updates and roll backs of template modifications with PVCs`)).toBe(true);
+  });
+  it('runs the DaemonSet [Serial] specs in the serial pass only', () => {
+    const ds = '[sig-apps] Daemon set [Serial] should run and stop simple daemon [Conformance]';
+    expect(runs(ds, true)).toBe(true);
+    expect(runs(ds)).toBe(false);
   });
 });
