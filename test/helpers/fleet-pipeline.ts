@@ -18,9 +18,23 @@ import { kwokPodTemplate } from './sandbox.js';
 export const FLEET_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Starts (or reuses) fleetq-mode clusters `${prefix}-1..n` with `nodes` kwok nodes each. */
-export async function startFleetClusters(prefix: string, n: number, nodes: number): Promise<ClusterState[]> {
+/**
+ * Starts `<prefix>-1..n`, `batch` at a time: five apiservers starting at once on 2 cores missed their 90 s
+ * readiness deadline at load ~20 (fl-ci-3, 2026-12-03). If a batch fails, every cluster of the prefix is stopped
+ * (up() records none of a failed batch) and the error is thrown.
+ */
+export async function startFleetClusters(prefix: string, n: number, nodes: number, batch = 2): Promise<ClusterState[]> {
   const clusters = Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i + 1}`, mode: SandboxMode.Fleetq }));
-  return up({ clusters, nodes });
+  const started: ClusterState[] = [];
+  try {
+    for (let i = 0; i < clusters.length; i += batch) {
+      started.push(...(await up({ clusters: clusters.slice(i, i + batch), nodes })));
+    }
+    return started;
+  } catch (err) {
+    await down(clusters.map((c) => c.name)).catch(() => undefined);
+    throw err;
+  }
 }
 
 export async function stopFleetClusters(clusters: readonly ClusterState[]): Promise<void> {
