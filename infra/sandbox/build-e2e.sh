@@ -30,7 +30,18 @@ dir="$(dirname "$bin")"
 out="$bin/e2e.test"
 stamp="$bin/e2e.test.source"
 want="k8s v$K8S_VERSION $(sha256sum "$suite_src" | cut -d' ' -f1)"
-if [ -z "${E2E_FORCE_REBUILD:-}" ] && [ -x "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+built() { [ -z "${E2E_FORCE_REBUILD:-}" ] && [ -x "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; }
+if built; then
+  echo "$out"
+  exit 0
+fi
+# One build at a time (as build.sh): a second caller waits for the first and then finds e2e.test built.
+exec 8>"$dir/.build-e2e.lock"
+if ! flock -n 8; then
+  echo "build-e2e.sh: another build of e2e.test is running; waiting for it" >&2
+  flock 8
+fi
+if built; then
   echo "$out"
   exit 0
 fi
