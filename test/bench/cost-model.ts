@@ -172,8 +172,16 @@ const rssSlopeMiB =
     ? ((largest.rssPeakMiB.forwarder ?? 0) - (sizes[0]?.rssPeakMiB.forwarder ?? 0)) /
       (largest.clusters - (sizes[0]?.clusters ?? 0))
     : 0;
-const clustersPerForwarder =
-  rssSlopeMiB > 0 ? Math.floor((a.forwarderClustersPerProcessByMemoryGiB * 1024) / rssSlopeMiB) : NaN;
+// One fleet size (or a flat or falling curve, which noise gives at 2 and 5 clusters) gives no slope: then a stated
+// upper bound, a forwarder holding every object of a cluster at its cached size (it holds the workload index and
+// previous state, far less), and the table says which of the two it is.
+const objectsPerCluster = objects / clusters;
+const forwarderMiBPerCluster = rssSlopeMiB > 0 ? rssSlopeMiB : (objectsPerCluster * bytesPerObject) / 2 ** 20;
+const forwarderMiBHow =
+  rssSlopeMiB > 0
+    ? 'slope of the fleet bench curve'
+    : `not measured (no slope over ${sizes.length} fleet size(s)): upper bound, ${f(objectsPerCluster)} objects × ${f(bytesPerObject)} B held per cluster`;
+const clustersPerForwarder = Math.floor((a.forwarderClustersPerProcessByMemoryGiB * 1024) / forwarderMiBPerCluster);
 const forwarders = Math.ceil(clusters / clustersPerForwarder);
 const apiPerS = churnKeysPerS * apiPerReconcile;
 
@@ -208,7 +216,7 @@ table(
     ],
     ['cache memory', `${f(cacheGiB, 0)} GiB`, `${f(objects / 1e6, 1)} M objects × ${f(bytesPerObject)} B`],
     ['watch events/s into forwarders (rollouts only)', f(eventsPerS), `${f(eventsPerRollout, 0)} events per rollout`],
-    ['forwarder RSS per cluster watched', `${f(rssSlopeMiB, 1)} MiB`, 'slope of the fleet bench curve'],
+    ['forwarder RSS per cluster watched', `${f(forwarderMiBPerCluster, 1)} MiB`, forwarderMiBHow],
     [
       'forwarders',
       f(forwarders),
