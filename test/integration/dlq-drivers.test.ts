@@ -17,6 +17,8 @@ const key = (cluster: string, kind: string, name: string): ReconcileKey => ({ cl
 const A = key('c1', 'Deployment', 'a');
 const B = key('c1', 'Job', 'b');
 const C = key('c2', 'Deployment', 'c');
+/** More than one page of any reader. */
+const MANY = 520;
 
 async function mustGet(queue: WorkQueue, ms = 10_000): Promise<Lease> {
   const lease = await queue.get(ms);
@@ -72,6 +74,24 @@ describe.each(allDrivers())('dead letters: $name', (h) => {
     expect(await redriveDeadLetters(q, { olderThanMs: 3_600_000 }, Date.now())).toBe(0);
     expect(await redriveDeadLetters(q, { kind: 'Deployment' }, Date.now())).toBe(2);
     expect(names(await listDeadLetters(q, {}, now))).toEqual(['(raw)']);
+  });
+
+  // More than a page of anything (the Redis stream reader's 500, SQS's 10 per receive): none is left out.
+  it(`lists and redrives ${MANY} dead letters, every one`, async () => {
+    tq = await h.create({ leaseMs: 30_000, baseDelayMs: h.baseDelayMs });
+    const q = tq.queue;
+    for (let i = 0; i < MANY; i++) await q.add(key(i % 2 === 0 ? 'c1' : 'c2', 'Deployment', `d-${i}`));
+    for (let i = 0; i < MANY; i++) {
+      const lease = await mustGet(q);
+      await q.deadLetter(lease, `terminal: ${lease.key.name}`);
+    }
+    const now = Date.now();
+    const all = await listDeadLetters(q, {}, now);
+    expect(new Set(names(all)).size).toBe(MANY);
+    expect(await listDeadLetters(q, { cluster: 'c1' }, now)).toHaveLength(MANY / 2);
+    expect(await redriveDeadLetters(q, { cluster: 'c2' }, now)).toBe(MANY / 2);
+    expect(await listDeadLetters(q, {}, now)).toHaveLength(MANY / 2);
+    expect(await q.depth()).toBe(MANY / 2);
   });
 });
 

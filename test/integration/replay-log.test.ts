@@ -108,6 +108,44 @@ describe('log format v1 on Redis and files', () => {
     });
   });
 
+  // Far more than one XRANGE page (500): a window that starts and ends inside pages is exported whole, in order.
+  // The stream is filled by an import (entry ids from the records' time), so a window selects by observedAt.
+  it('exports, imports and counts a window of a stream several pages long, every record once', async () => {
+    const many: LogRecord[] = Array.from({ length: 1_234 }, (_, i) => ({
+      v: 1,
+      type: i === 0 ? 'ADDED' : 'MODIFIED',
+      cluster: 'c1',
+      resource: 'pods',
+      observedAt: T0 + i * 1000,
+      resourceVersion: String(i + 1),
+      object: obj('Pod', 'p', String(i + 1)),
+    }));
+    const source = join(dir, 'many.jsonl');
+    expect(
+      await writeLogFile(
+        source,
+        (async function* () {
+          yield* many;
+        })(),
+      ),
+    ).toBe(1_234);
+    const config = loadConfig({ FLEETQ_QUEUE: `${prefix}-m` });
+    const stream = openLogStore('redis', config);
+    expect([...(await importLog(readLogFile(source), stream))]).toEqual([['c1', 1_234]]);
+    const [from, to] = [T0 + 250_000, T0 + 1_149_000]; // records 251..1150: 900 of them, across three pages
+    const exported = join(dir, 'window.jsonl');
+    expect(await writeLogFile(exported, stream.read('c1', from, to))).toBe(900);
+    const records = await collect(readLogFile(exported));
+    expect(records.map((r) => r.resourceVersion)).toEqual(Array.from({ length: 900 }, (_, i) => String(i + 251)));
+    const files = openLogStore(`jsonl:${join(dir, 'imported-window')}`, config);
+    expect([...(await importLog(readLogFile(exported), files))]).toEqual([['c1', 900]]);
+    expect(await collect(files.read('c1', 0, Number.MAX_SAFE_INTEGER))).toEqual(records);
+    expect((await logStats(stream.read('c1', 0, Number.MAX_SAFE_INTEGER))).counts).toEqual({
+      pods: { ADDED: 1, MODIFIED: 1_233 },
+    });
+    await Promise.all([files.close(), stream.close()]);
+  });
+
   it('refuses a record of an unknown version in a stream, a file log and an exported file, naming where', async () => {
     const stream = new RedisStreamEventLog({ redis, prefix, maxLen: 0 });
     await stream.append('c1', EVENTS.slice(0, 1));
