@@ -303,7 +303,7 @@ describe('the passes of a side', () => {
     });
   });
   it('skips [Serial] in the lanes only', () => {
-    const spec = '[sig-apps] Daemon set [Serial] should run and stop simple daemon [Conformance]';
+    const spec = '[sig-apps] Daemon set should run and stop simple daemon [Conformance] [Serial]';
     expect(new RegExp(SKIP).test(spec)).toBe(true);
     expect(new RegExp(SERIAL_SKIP).test(spec)).toBe(false);
     expect(new RegExp(SERIAL_SKIP).test('[sig-apps] x [Slow]')).toBe(true);
@@ -346,7 +346,7 @@ describe('the candidate rows (--candidates)', () => {
     expect(runs(`${sts}should perform rolling updates and roll backs of template modifications with PVCs`)).toBe(true);
   });
   it('runs the DaemonSet [Serial] specs in the serial pass only', () => {
-    const ds = '[sig-apps] Daemon set [Serial] should run and stop simple daemon [Conformance]';
+    const ds = '[sig-apps] Daemon set should run and stop simple daemon [Conformance] [Serial]';
     expect(runs(ds, true)).toBe(true);
     expect(runs(ds)).toBe(false);
   });
