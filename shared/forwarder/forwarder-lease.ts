@@ -17,6 +17,7 @@
 import type { Redis } from 'ioredis';
 import { checkpointField } from '../queue/history/checkpoint-store.js';
 import { LUA_PRELUDE } from '../queue/redis/lua-common.js';
+import { ADD_BODY } from '../queue/redis/redis-scripts.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
 import { ScriptRunner } from '../queue/redis/script-runner.js';
 import { safetyMarginMs } from '../runtime/lease-fence.js';
@@ -166,9 +167,7 @@ end
  * The queue's own add (lua-common.ts `schedule`, the Redis driver's add script body), behind the fence.
  * ARGV 1–6 the queue's header, 7 id, 8 delayMs, 9 signature, 10–13 fence. → 1 added | -1 fenced off
  */
-const FENCED_ADD = `${LUA_PRELUDE}${fenceLua(10)}
-if ARGV[9] ~= '' then redis.call('HSET', P .. 'sig', ARGV[7], ARGV[9]) end
-schedule(ARGV[7], NOW + math.max(0, math.floor(tonumber(ARGV[8]))))
+const FENCED_ADD = `${LUA_PRELUDE}${fenceLua(10)}${ADD_BODY}
 return 1`;
 
 /** ARGV 1–4 fence, 5 checkpoints hash, 6.. field, value pairs. → 1 saved | -1 fenced off */

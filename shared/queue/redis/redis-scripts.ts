@@ -2,14 +2,20 @@
 // arguments start at ARGV[7]. KEYS[1] is only a routing key (the pending hash) for Redis Cluster.
 import { LUA_PRELUDE } from './lua-common.js';
 
+/**
+ * What an enqueue does (ARGV 7 id, 8 delayMs, 9 signature), shared by the add script below and the forwarder
+ * pool's fenced add (shared/forwarder/forwarder-lease.ts), which runs it behind the lease compare.
+ */
+export const ADD_BODY = `
+if ARGV[9] ~= '' then redis.call('HSET', P .. 'sig', ARGV[7], ARGV[9]) end
+schedule(ARGV[7], NOW + math.max(0, math.floor(tonumber(ARGV[8]))))`;
+
 const body = {
   /**
    * ARGV 7 id, 8 delayMs, 9 signature ('' when unsigned). Returns whether the data-loss marker (epoch) is there:
    * 0 tells the caller that this Redis lost its data (redis-loss.ts), at the first enqueue after the loss.
    */
-  add: `
-if ARGV[9] ~= '' then redis.call('HSET', P .. 'sig', ARGV[7], ARGV[9]) end
-schedule(ARGV[7], NOW + math.max(0, math.floor(tonumber(ARGV[8]))))
+  add: `${ADD_BODY}
 return redis.call('EXISTS', P .. 'epoch')`,
 
   /**
