@@ -88,10 +88,12 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
       { tlsCaFile: config.FLEETQ_REDIS_TLS_CA },
       { maxRetriesPerRequest: 3 },
     );
+    // The workers' queue options (caps from the registry included): the fenced add runs the queue's own Lua.
+    const queueOptions = queueConfig(config, undefined, undefined, clusters).options;
     return new ForwarderPool({
       redis: poolRedis,
       queuePrefix: redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX),
-      ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
+      ...(queueOptions && { queueOptions }),
       queue,
       checkpoints: stores.checkpoints,
       registry: new RegistryReload(config.FLEETQ_REGISTRY, clusters, logger),

@@ -8,7 +8,8 @@ import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
 import { signKey } from '../queue/message-signing.js';
 import { checkedKeyString } from '../queue/queue-options.js';
 import { ScriptRunner } from '../queue/redis/script-runner.js';
-import type { WorkQueue } from '../queue/work-queue.js';
+import { queueScriptHeader } from '../queue/redis/redis-queue.js';
+import type { QueueOptions, WorkQueue } from '../queue/work-queue.js';
 import { FENCED_ADD_SCRIPT, ForwarderLeaseLost, type ForwarderLease } from './forwarder-lease.js';
 
 export type FenceRefusals = (operation: 'enqueue' | 'checkpoint', where: 'local' | 'redis') => void;
@@ -22,17 +23,20 @@ export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
       readonly redis: Redis;
       /** The Redis queue's prefix (RedisQueue.prefix). */
       readonly queuePrefix: string;
-      readonly signingSecret?: string;
+      /** The queue's options (its lease, backoff, caps and signing secret), as the queue itself was given them. */
+      readonly queueOptions?: QueueOptions;
       readonly lease: ForwarderLease;
       /** Where invalid objects are parked (the queue itself; not fenced: a dead letter is a record, not work). */
       readonly parkInvalid: WorkQueue['parkInvalid'];
       readonly onRefused?: FenceRefusals;
     },
   ) {
-    const signed = o.signingSecret === undefined ? '0' : '1';
-    // The queue's ARGV header (lua-common.ts): only the prefix and `signed` matter to schedule().
-    const header = [o.queuePrefix, 30_000, signed, 5, 1_000_000, '0'];
-    this.scripts = new ScriptRunner(o.redis, o.lease.key, header, FENCED_ADD_SCRIPT);
+    this.scripts = new ScriptRunner(
+      o.redis,
+      o.lease.key,
+      queueScriptHeader(o.queuePrefix, o.queueOptions ?? {}),
+      FENCED_ADD_SCRIPT,
+    );
   }
 
   async add(key: ReconcileKey): Promise<void> {
@@ -44,7 +48,8 @@ export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
       this.o.onRefused?.('enqueue', 'local');
       throw err;
     }
-    const signature = this.o.signingSecret === undefined ? '' : signKey(this.o.signingSecret, id);
+    const secret = this.o.queueOptions?.signingSecret;
+    const signature = secret === undefined ? '' : signKey(secret, id);
     const reply = Number(await this.scripts.run('fencedAdd', id, 0, signature, ...lease.fenceArgs()));
     if (reply !== 1) {
       this.o.onRefused?.('enqueue', 'redis');

@@ -19,7 +19,7 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { CacheStore } from '../cache/cache-store.js';
 import type { RedisCheckpointStore } from '../queue/history/checkpoint-store.js';
-import type { WorkQueue } from '../queue/work-queue.js';
+import type { QueueOptions, WorkQueue } from '../queue/work-queue.js';
 import { ScriptRunner } from '../queue/redis/script-runner.js';
 import { Logger } from '../runtime/logger.js';
 import { assignClusters } from './cluster-assignment.js';
@@ -40,7 +40,8 @@ export type ForwarderPoolOptions = {
   readonly redis: Redis;
   /** The Redis queue's prefix (RedisQueue.prefix). */
   readonly queuePrefix: string;
-  readonly signingSecret?: string;
+  /** The queue's options (lease, backoff, caps, signing secret) as the queue was built with them: fenced enqueues run its Lua. */
+  readonly queueOptions?: QueueOptions;
   /** The queue itself, for parkInvalid (not fenced). */
   readonly queue: Pick<WorkQueue, 'parkInvalid'>;
   /** Checkpoints in the same Redis: saves go through the fence. */
@@ -231,7 +232,7 @@ export class ForwarderPool {
         queue: new FencedQueue({
           redis: this.o.redis,
           queuePrefix: this.o.queuePrefix,
-          ...(this.o.signingSecret === undefined ? {} : { signingSecret: this.o.signingSecret }),
+          ...(this.o.queueOptions && { queueOptions: this.o.queueOptions }),
           lease: h.lease,
           parkInvalid: (raw, reason) => this.o.queue.parkInvalid(raw, reason),
           onRefused,

@@ -338,7 +338,17 @@ export function summaryLine(s: Summary): string {
     .map(([k, v]) => `${k} ${v.passed}/${v.total} (${v.percent}%)`)
     .join(', ');
   const events = s.eventsDiffer.length > 0 ? `; events differ in ${s.eventsDiffer.length} scenarios` : '';
-  return `conformance ${s.suite} [${s.sides[0]} vs ${s.sides[1]}]: ${s.passed} passed, ${s.failed} failed; agreement: ${kinds}${events}`;
+  // The failed scenarios, each with its first failure, on the line itself: CI shows only an excerpt of the log.
+  const failed = s.scenarios
+    .filter((r) => !r.ok)
+    .map((r) => `\n  failed: ${r.kind} ${r.name}: ${oneLine(r.failures[0] ?? 'no failure recorded', 400)}`)
+    .join('');
+  return `conformance ${s.suite} [${s.sides[0]} vs ${s.sides[1]}]: ${s.passed} passed, ${s.failed} failed; agreement: ${kinds}${events}${failed}`;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
 export function writeSummary(s: Summary, dir = join(process.cwd(), 'test', 'conformance', '.results')): string {

@@ -12,6 +12,7 @@ import {
   readWriterTokens,
 } from '../../shared/forwarder/forwarder-lease.js';
 import { FencedCheckpoints, FencedQueue } from '../../shared/forwarder/fenced-writes.js';
+import type { QueueOptions } from '../../shared/queue/work-queue.js';
 import { redisClient, testQueueName } from '../helpers/redis.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 
@@ -22,9 +23,9 @@ afterAll(async () => {
   await redis.quit();
 });
 
-function fixture(leaseMs = 1_500) {
+function fixture(leaseMs = 1_500, queueOptions: QueueOptions = {}) {
   const name = testQueueName();
-  const queue = new RedisQueue({ name, redis });
+  const queue = new RedisQueue({ ...queueOptions, name, redis });
   const checkpoints = new RedisCheckpointStore(redis, name);
   cleanups.push(
     () => deleteQueueKeys(redis, queue.prefix),
@@ -36,6 +37,7 @@ function fixture(leaseMs = 1_500) {
     queue: new FencedQueue({
       redis,
       queuePrefix: queue.prefix,
+      queueOptions,
       lease: l,
       parkInvalid: (raw, reason) => queue.parkInvalid(raw, reason),
     }),
@@ -104,5 +106,29 @@ describe('forwarder lease', () => {
     expect(await f.queue.get(0)).toBeNull();
     await f.queue.done(lease!);
     expect((await f.queue.get(1_000))?.id).toBe('c1/Deployment/ns/x');
+  });
+
+  it("a fenced add on a signed queue carries the queue's signature: the worker takes it, a wrong secret is dead-lettered", async () => {
+    const f = fixture(1_500, { signingSecret: 'pool-secret' });
+    const a = f.lease('A');
+    await a.acquire();
+    await f.writes(a).queue.add(key('signed'));
+    const lease = await f.queue.get(1_000);
+    expect(lease?.id).toBe('c1/Deployment/ns/signed');
+    await f.queue.done(lease!);
+    // A fenced queue given another secret signs differently: the worker refuses the key, as any forged entry.
+    const forged = new FencedQueue({
+      redis,
+      queuePrefix: f.queue.prefix,
+      queueOptions: { signingSecret: 'another-secret' },
+      lease: a,
+      parkInvalid: (raw, reason) => f.queue.parkInvalid(raw, reason),
+    });
+    await forged.add(key('forged'));
+    expect(await f.queue.get(200)).toBeNull();
+    // Parked as raw text (a key whose signature fails is not trusted as a key).
+    expect((await f.queue.deadLetters()).map((d) => (d.key === null ? [d.raw, d.reason] : d.key))).toEqual([
+      ['c1/Deployment/ns/forged', 'bad signature'],
+    ]);
   });
 });

@@ -53,6 +53,18 @@ export type RedisQueueOptions = QueueOptions & {
 
 const MAX_BLOCK_MS = 200;
 
+/**
+ * The ARGV header every queue script starts with (lua-common.ts: prefix, lease, signed, backoff, caps). Scripts
+ * outside this class that run the queue's Lua (the forwarder pool's fenced add) build it here too, from the same
+ * options, so both read the queue alike.
+ */
+export function queueScriptHeader(prefix: string, options: QueueOptions): (string | number)[] {
+  const o = resolveQueueOptions(options);
+  const hasCaps = Number.isFinite(o.clusterConcurrency) || Object.keys(o.clusterConcurrencyOverrides).length > 0;
+  const signed = o.signingSecret === undefined ? '0' : '1';
+  return [prefix, o.leaseMs, signed, o.baseDelayMs, o.maxDelayMs, hasCaps ? '1' : '0'];
+}
+
 export class RedisQueue implements WorkQueue {
   readonly driver = 'redis' as const;
   private readonly onMalformed: ((raw: string, reason: string) => void) | undefined;
@@ -87,9 +99,7 @@ export class RedisQueue implements WorkQueue {
             enableAutoPipelining: true,
           });
     const o = this.options;
-    const hasCaps = Number.isFinite(o.clusterConcurrency) || Object.keys(o.clusterConcurrencyOverrides).length > 0;
-    const signed = o.signingSecret === undefined ? '0' : '1';
-    const header = [this.prefix, o.leaseMs, signed, o.baseDelayMs, o.maxDelayMs, hasCaps ? '1' : '0'];
+    const header = queueScriptHeader(this.prefix, o);
     this.healEveryMs = Math.max(1, Math.floor(options.healEveryMs ?? 5_000));
     this.scripts = new ScriptRunner(this.redis, this.keys.pending, header);
     const cap = Number.isFinite(o.clusterConcurrency) ? o.clusterConcurrency : -1;
