@@ -14,6 +14,11 @@ export type RequestOptions = {
   readonly body?: unknown;
   readonly contentType?: string;
   readonly timeoutMs?: number;
+  /**
+   * Awaited after the rate limiter's wait, before beforeSend: the writer's lease confirmation, whose round trip
+   * overlaps the limiter's; a rejection stops the request unsent.
+   */
+  readonly sendAfter?: Promise<unknown>;
   /** Called right before the request is sent (after the rate limiter's wait); throwing stops it (fencing). */
   readonly beforeSend?: () => void;
 };
@@ -70,6 +75,7 @@ export class KubeRest {
     progress: { sent: boolean; answered: boolean },
   ): Promise<T> {
     await this.limiter.take();
+    if (o.sendAfter) await o.sendAfter;
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const ctx = new RequestContext(url.toString(), method as HttpMethod);

@@ -8,8 +8,11 @@
 //   or the lease's local deadline (monotonic clock, counted from the request that last granted or renewed
 //   it; see runtime/lease-fence.ts) has passed. A process paused past its lease (SIGSTOP, a long GC) fails
 //   this check on resume, before it sends anything.
-// - fence.confirm(), a round trip to the queue (a renewal), before each batch: the lease is still ours
-//   fleet-wide, not only by our clock.
+// - fence.confirm(), a round trip to the queue (a renewal), for each batch: the lease is still ours
+//   fleet-wide, not only by our clock. It is started as the batch starts and each request of the batch waits
+//   for its answer after the rate limiter's take and before it is sent (KubeRest's beforeSend), so the queue's
+//   round trip and the API budget's (Redis, fleet-wide) overlap instead of adding up; nothing is sent unconfirmed.
+//   A refused confirm fails every request of the batch before its send (the tokens they took are spent).
 // What remains: the apiserver cannot check our token, so a request that passed held() can still be sent
 // and applied after the lease is gone if the process stalls between the check and the send, or the request
 // is slow in flight (bounded by the local deadline's safety margin plus network/apiserver latency). Updates
@@ -77,9 +80,12 @@ export async function applyActions(
   try {
     const creates = ofType('create');
     for (let start = 0, size = SLOW_START_INITIAL; start < creates.length; start += size, size *= 2) {
-      await checkFence(fence);
+      const confirmed = confirmFence(fence);
       const batch = creates.slice(start, start + size);
-      const outcomes = await Promise.allSettled(batch.map(({ action }) => create(rest, action.object, fence)));
+      const outcomes = await Promise.allSettled(
+        batch.map(({ action }) => create(rest, action.object, fence, confirmed)),
+      );
+      await confirmed;
       outcomes.forEach((out, j) => {
         const { action, i } = batch[j]!;
         if (out.status === 'fulfilled') result.created++;
@@ -90,8 +96,9 @@ export async function applyActions(
     }
     const others = ofType('update', 'patch', 'delete');
     if (others.length > 0) {
-      await checkFence(fence);
-      const outcomes = await Promise.allSettled(others.map(({ action }) => applyOne(rest, action, fence)));
+      const confirmed = confirmFence(fence);
+      const outcomes = await Promise.allSettled(others.map(({ action }) => applyOne(rest, action, fence, confirmed)));
+      await confirmed;
       outcomes.forEach((out, j) => {
         const { action, i } = others[j]!;
         if (out.status === 'fulfilled') {
@@ -105,8 +112,9 @@ export async function applyActions(
       if (failed) throw failed.reason;
     }
     for (const { action, i } of ofType('updateStatus')) {
-      await checkFence(fence);
-      await applyOne(rest, action, fence);
+      const confirmed = confirmFence(fence);
+      await applyOne(rest, action, fence, confirmed);
+      await confirmed;
       result.statusWritten = true;
       recorded[i] = (action.events?.onSuccess ?? []).map((e) => resolveEvent(e));
     }
@@ -153,8 +161,18 @@ function leaseLost(): ReconcileError {
   return new ReconcileError('LeaseLost', 'the lease on this key was lost; not writing', false);
 }
 
-async function checkFence(fence: Fence): Promise<void> {
-  if (!fence.held() || !(await fence.confirm())) throw leaseLost();
+/**
+ * Checks the lease locally (throws at once when it is gone) and starts its confirmation round trip: the returned
+ * promise rejects with LeaseLost when the queue refuses. A batch's requests wait for it before they are sent.
+ */
+function confirmFence(fence: Fence): Promise<void> {
+  guard(fence);
+  const confirmed = fence.confirm().then((ok) => {
+    if (!ok) throw leaseLost();
+  });
+  // Awaited by the batch after its requests; a request that failed before its send never awaits it.
+  confirmed.catch(() => undefined);
+  return confirmed;
 }
 
 /** The local check before a request is issued. */
@@ -162,25 +180,33 @@ function guard(fence: Fence): void {
   if (!fence.held()) throw leaseLost();
 }
 
-/** The same check once more inside KubeRest, after its rate limiter's wait, right before the send. */
-function guarded(fence: Fence): () => void {
-  return () => guard(fence);
+/**
+ * What KubeRest waits for and checks after its rate limiter's wait: the batch's confirmation, then, synchronously
+ * right before the send, the local check once more.
+ */
+function guarded(fence: Fence, confirmed: Promise<void>): { sendAfter: Promise<void>; beforeSend: () => void } {
+  return { sendAfter: confirmed, beforeSend: () => guard(fence) };
 }
 
-async function create(rest: KubeRest, object: ApiObject, fence: Fence): Promise<ApiObject> {
+async function create(rest: KubeRest, object: ApiObject, fence: Fence, confirmed: Promise<void>): Promise<ApiObject> {
   const info = resourceOf(object.kind ?? '');
   guard(fence);
   return rest.request<ApiObject>('POST', resourcePath(info, object.metadata?.namespace), {
     body: object,
-    beforeSend: guarded(fence),
+    ...guarded(fence, confirmed),
   });
 }
 
 /** 'absent': a delete found the object already gone (the goal is met, nothing was written). */
-async function applyOne(rest: KubeRest, action: Action, fence: Fence): Promise<'written' | 'absent'> {
+async function applyOne(
+  rest: KubeRest,
+  action: Action,
+  fence: Fence,
+  confirmed: Promise<void>,
+): Promise<'written' | 'absent'> {
   switch (action.type) {
     case 'create':
-      await create(rest, action.object, fence);
+      await create(rest, action.object, fence, confirmed);
       return 'written';
     case 'update': {
       const { object } = action;
@@ -189,7 +215,7 @@ async function applyOne(rest: KubeRest, action: Action, fence: Fence): Promise<'
       guard(fence);
       await rest.request('PUT', resourcePath(info, object.metadata?.namespace, object.metadata?.name), {
         body: object,
-        beforeSend: guarded(fence),
+        ...guarded(fence, confirmed),
       });
       return 'written';
     }
@@ -201,7 +227,7 @@ async function applyOne(rest: KubeRest, action: Action, fence: Fence): Promise<'
         await rest.request('PATCH', resourcePath(info, target.namespace, target.name), {
           body: action.patch,
           contentType: 'application/strategic-merge-patch+json',
-          beforeSend: guarded(fence),
+          ...guarded(fence, confirmed),
         });
       } catch (err) {
         const refusal = isNotFound(err)
@@ -221,7 +247,7 @@ async function applyOne(rest: KubeRest, action: Action, fence: Fence): Promise<'
       guard(fence);
       await rest.request('PUT', resourcePath(info, object.metadata?.namespace, object.metadata?.name, 'status'), {
         body: object,
-        beforeSend: guarded(fence),
+        ...guarded(fence, confirmed),
       });
       return 'written';
     }
@@ -233,7 +259,7 @@ async function applyOne(rest: KubeRest, action: Action, fence: Fence): Promise<'
       try {
         await rest.request('DELETE', resourcePath(info, target.namespace, target.name), {
           body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid }, propagationPolicy },
-          beforeSend: guarded(fence),
+          ...guarded(fence, confirmed),
         });
       } catch (err) {
         if (isNotFound(err)) return 'absent'; // already gone: the goal is met

@@ -13,6 +13,7 @@ function recordingRest(answer: (path: string) => unknown = () => ({})) {
   const rest = {
     async request(method: string, path: string, o: RequestOptions = {}) {
       await Promise.resolve();
+      if (o.sendAfter) await o.sendAfter;
       o.beforeSend?.();
       sent.push({ method, path, body: o.body });
       const out = answer(path);
@@ -73,5 +74,51 @@ describe('writer: delete', () => {
     ).rejects.toMatchObject({
       code: 409,
     });
+  });
+});
+
+describe('writer: the fence confirmation overlaps the rate limiter', () => {
+  it("a batch's requests take their tokens while the confirmation is in flight, and none is sent before it", async () => {
+    const log: string[] = [];
+    let answer: (ok: boolean) => void = () => undefined;
+    const slowFence = {
+      held: () => true,
+      confirm: () => {
+        log.push('confirm asked');
+        return new Promise<boolean>((r) => (answer = r));
+      },
+    };
+    const rest = {
+      async request(method: string, path: string, o: RequestOptions = {}) {
+        log.push(`take ${path}`); // the limiter's take, before KubeRest awaits sendAfter
+        if (o.sendAfter) await o.sendAfter;
+        o.beforeSend?.();
+        log.push(`send ${path}`);
+        return {};
+      },
+    } as unknown as KubeRest;
+    const done = applyActions(rest, [del('Pod', 'a'), del('Pod', 'b')], slowFence);
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(['confirm asked', 'take /api/v1/namespaces/ns/pods/a', 'take /api/v1/namespaces/ns/pods/b']);
+    answer(true);
+    await expect(done).resolves.toMatchObject({ deleted: 2 });
+    expect(log.slice(3)).toEqual(['send /api/v1/namespaces/ns/pods/a', 'send /api/v1/namespaces/ns/pods/b']);
+  });
+
+  it('a refused confirmation fails the batch as LeaseLost with nothing sent', async () => {
+    const sent: string[] = [];
+    const refusing = { held: () => true, confirm: async () => Promise.resolve(false) };
+    const rest = {
+      async request(_method: string, path: string, o: RequestOptions = {}) {
+        if (o.sendAfter) await o.sendAfter;
+        o.beforeSend?.();
+        sent.push(path);
+        return {};
+      },
+    } as unknown as KubeRest;
+    await expect(applyActions(rest, [del('Pod', 'a'), del('Pod', 'b')], refusing)).rejects.toMatchObject({
+      code: 'LeaseLost',
+    });
+    expect(sent).toEqual([]);
   });
 });

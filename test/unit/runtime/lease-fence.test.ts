@@ -35,6 +35,7 @@ function recordingRest(onSend: (method: string) => void = () => undefined) {
   const rest = {
     async request(method: string, path: string, o: RequestOptions = {}) {
       await Promise.resolve(); // the rate limiter's wait
+      if (o.sendAfter) await o.sendAfter;
       o.beforeSend?.();
       sent.push(`${method} ${path}`);
       onSend(method);
