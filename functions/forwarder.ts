@@ -195,7 +195,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   await fleet.start();
   // Redis is a cache that can vanish: on a data loss of the queue's Redis every forwarder resyncs (README).
   const lossWatch =
-    config.FLEETQ_DRIVER === 'redis' ? await resyncOnRedisLoss(fleet, config, logger, { queue }) : undefined;
+    config.FLEETQ_DRIVER === 'redis'
+      ? // A pool member enqueues through its fenced script, which tells the pool (not the queue) of a loss.
+        await resyncOnRedisLoss(fleet, config, logger, { queue: fleet instanceof ForwarderPool ? fleet : queue })
+      : undefined;
   logger.info('Forwarder running', {
     driver: config.FLEETQ_DRIVER,
     pid: process.pid,

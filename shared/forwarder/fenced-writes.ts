@@ -29,6 +29,8 @@ export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
       /** Where invalid objects are parked (the queue itself; not fenced: a dead letter is a record, not work). */
       readonly parkInvalid: WorkQueue['parkInvalid'];
       readonly onRefused?: FenceRefusals;
+      /** Called when an add finds the queue's data-loss marker gone (as RedisQueue.onEpochMissing's listeners). */
+      readonly onEpochMissing?: () => void;
     },
   ) {
     this.scripts = new ScriptRunner(
@@ -51,7 +53,8 @@ export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
     const secret = this.o.queueOptions?.signingSecret;
     const signature = secret === undefined ? '' : signKey(secret, id);
     const reply = Number(await this.scripts.run('fencedAdd', id, 0, signature, ...lease.fenceArgs()));
-    if (reply !== 1) {
+    if (reply === 2) this.o.onEpochMissing?.();
+    if (reply !== 1 && reply !== 2) {
       this.o.onRefused?.('enqueue', 'redis');
       lease.markLost('enqueue refused by the fence');
       throw new ForwarderLeaseLost(lease.cluster, 'enqueue refused by the fence');

@@ -165,10 +165,12 @@ end
 
 /**
  * The queue's own add (lua-common.ts `schedule`, the Redis driver's add script body), behind the fence.
- * ARGV 1–6 the queue's header, 7 id, 8 delayMs, 9 signature, 10–13 fence. → 1 added | -1 fenced off
+ * ARGV 1–6 the queue's header, 7 id, 8 delayMs, 9 signature, 10–13 fence. → 1 added | 2 added, and the queue's
+ * data-loss marker (epoch, redis-loss.ts) is gone: this Redis lost its data | -1 fenced off
  */
 const FENCED_ADD = `${LUA_PRELUDE}${fenceLua(10)}${ADD_BODY}
-return 1`;
+if redis.call('EXISTS', P .. 'epoch') == 1 then return 1 end
+return 2`;
 
 /** ARGV 1–4 fence, 5 checkpoints hash, 6.. field, value pairs. → 1 saved | -1 fenced off */
 const FENCED_SAVE = `${fenceLua(1)}

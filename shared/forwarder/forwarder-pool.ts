@@ -100,6 +100,7 @@ export class ForwarderPool {
   private members: string[] = [];
   /** Since when (Date.now) each registered cluster was seen with no lease, for the unheld warning. */
   private readonly unheldSince = new Map<string, number>();
+  private readonly epochListeners = new Set<() => void>();
 
   constructor(private readonly o: ForwarderPoolOptions) {
     this.holder = o.holder ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
@@ -107,6 +108,16 @@ export class ForwarderPool {
     this.logger = (o.logger ?? new Logger('fleetq-forwarder')).child({ forwarder: this.holder });
     this.metrics = poolMetrics(o.metrics);
     this.membership = new ScriptRunner(o.redis, forwarderMembersKey(o.queuePrefix), [], { heartbeat: HEARTBEAT });
+  }
+
+  /**
+   * `listener` is called when one of this pool's fenced enqueues finds the queue's data-loss marker gone, as
+   * RedisQueue.onEpochMissing does for its own adds (this pool's enqueues do not go through the queue's add):
+   * resyncOnRedisLoss then checks at once instead of at its next periodic check. Returns what removes it.
+   */
+  onEpochMissing(listener: () => void): () => void {
+    this.epochListeners.add(listener);
+    return () => this.epochListeners.delete(listener);
   }
 
   get tickMs(): number {
@@ -236,6 +247,7 @@ export class ForwarderPool {
           lease: h.lease,
           parkInvalid: (raw, reason) => this.o.queue.parkInvalid(raw, reason),
           onRefused,
+          onEpochMissing: () => this.epochListeners.forEach((listener) => listener()),
         }),
         checkpoints: new FencedCheckpoints(this.o.checkpoints, h.lease, onRefused),
         logger: this.logger,

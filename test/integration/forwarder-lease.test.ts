@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { RedisCheckpointStore, checkpointField } from '../../shared/queue/history/checkpoint-store.js';
 import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
-import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
+import { deleteQueueKeys, redisKeys } from '../../shared/queue/redis/redis-keys.js';
 import {
   ForwarderLease,
   ForwarderLeaseLost,
@@ -129,6 +129,32 @@ describe('forwarder lease', () => {
     // Parked as raw text (a key whose signature fails is not trusted as a key).
     expect((await f.queue.deadLetters()).map((d) => (d.key === null ? [d.raw, d.reason] : d.key))).toEqual([
       ['c1/Deployment/ns/forged', 'bad signature'],
+    ]);
+  });
+
+  it('a fenced add that finds the data-loss marker gone adds the key and says so (onEpochMissing)', async () => {
+    const f = fixture();
+    const a = f.lease('A');
+    await a.acquire();
+    let told = 0;
+    const fenced = new FencedQueue({
+      redis,
+      queuePrefix: f.queue.prefix,
+      lease: a,
+      parkInvalid: (raw, reason) => f.queue.parkInvalid(raw, reason),
+      onEpochMissing: () => told++,
+    });
+    const marker = redisKeys(f.queue.prefix).epoch;
+    cleanups.push(() => redis.del(marker));
+    await redis.set(marker, 'e1');
+    await fenced.add(key('before-loss'));
+    expect(told).toBe(0);
+    await redis.del(marker); // what a FLUSHALL does to it
+    await fenced.add(key('after-loss'));
+    expect(told).toBe(1);
+    expect((await redis.hkeys(`${f.queue.prefix}pending`)).sort()).toEqual([
+      'c1/Deployment/ns/after-loss',
+      'c1/Deployment/ns/before-loss',
     ]);
   });
 });
