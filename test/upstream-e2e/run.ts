@@ -4,9 +4,9 @@
 //                                             fewer is how to see the gate fail on purpose.)
 //   --focus   instead of the gate's table: one e2e.test per side with these expressions (--serial: [Serial]
 //             specs are not skipped)
-//   --candidates  the gate's table with gate.ts CANDIDATES (Job, StatefulSet, DaemonSet rows not yet run)
-//   --lanes   e2e.test processes at once per side for the table's non-[Serial] specs (default 1: not yet measured with more); the table's
-//             [Serial] specs run after them, alone (gate.ts planPasses)
+//   --lanes   e2e.test processes at once per side for the table's non-[Serial] specs (default 3: the table's
+//             focus expressions dealt round-robin, ~11 min a side on 2 cores); its [Serial] specs run after
+//             them, alone (gate.ts planPasses)
 //
 // Kubernetes' own e2e specs for the kinds fleetq owns (gate.ts), run side by side against two dedicated
 // sandbox clusters: e2e-upstream (kube-controller-manager's workload controllers) and e2e-fleetq (those
@@ -26,7 +26,7 @@ import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { isKind, type Kind } from '../../shared/kube/kinds.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { REPO_ROOT, down, up } from '../../infra/sandbox/sandbox.js';
-import { ownedKinds, planPasses, SERIAL_SKIP, SKIP, withCandidates, type Pass } from './gate.js';
+import { ownedKinds, planPasses, SERIAL_SKIP, SKIP, type Pass } from './gate.js';
 import { parseJUnit } from './junit.js';
 import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
 
@@ -50,8 +50,7 @@ function parseOptions(argv: string[]): Options {
     options: {
       focus: { type: 'string', multiple: true },
       serial: { type: 'boolean', default: false },
-      lanes: { type: 'string', default: '1' },
-      candidates: { type: 'boolean', default: false },
+      lanes: { type: 'string', default: '3' },
       side: { type: 'string', default: 'both' },
       reports: { type: 'string', default: join(REPO_ROOT, 'test', 'upstream-e2e', '.reports') },
       nodes: { type: 'string', default: '2' },
@@ -68,22 +67,13 @@ function parseOptions(argv: string[]): Options {
   const lanes = Number(values.lanes);
   if (!Number.isInteger(lanes) || lanes < 1) throw new Error(`--lanes must be a positive integer`);
   if (values.serial && !values.focus) throw new Error('--serial goes with --focus');
-  const table = values.candidates ? withCandidates() : undefined;
   const plan = values.focus
     ? {
-        parallel: [
-          {
-            name: 'focus',
-            focus: values.focus,
-            skip: values.serial ? (table?.serialSkip ?? SERIAL_SKIP) : (table?.skip ?? SKIP),
-          },
-        ],
+        parallel: [{ name: 'focus', focus: values.focus, skip: values.serial ? SERIAL_SKIP : SKIP }],
         serial: undefined,
       }
-    : table
-      ? planPasses(lanes, table.entries, table.skip, table.serialSkip)
-      : planPasses(lanes);
-  const owns = values.owns === undefined ? ownedKinds(table?.entries) : values.owns.split(',').filter(Boolean);
+    : planPasses(lanes);
+  const owns = values.owns === undefined ? ownedKinds() : values.owns.split(',').filter(Boolean);
   const unknown = owns.filter((k) => !isKind(k));
   if (unknown.length > 0) throw new Error(`--owns: unknown kind(s) ${unknown.join(', ')}`);
   return {
