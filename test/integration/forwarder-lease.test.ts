@@ -28,6 +28,7 @@ function fixture(leaseMs = 1_500, queueOptions: QueueOptions = {}) {
   const queue = new RedisQueue({ ...queueOptions, name, redis });
   const checkpoints = new RedisCheckpointStore(redis, name);
   cleanups.push(
+    () => queue.close(), // its blocking get() connections (the shared client stays open)
     () => deleteQueueKeys(redis, queue.prefix),
     () => redis.del(checkpoints.key),
   );
