@@ -230,6 +230,34 @@ export class Pipeline {
     if (s) s[1] = Date.now();
   }
 
+  /** Whether the process can still log: not killed, not exited, not paused now. */
+  logging(name: string): boolean {
+    const c = this.procs.get(name)?.child;
+    const stop = this.stops.get(name);
+    return (
+      !!c && c.exitCode === null && c.signalCode === null && !this.kills.has(name) && (!stop || stop[1] !== undefined)
+    );
+  }
+
+  /**
+   * Waits (up to timeoutMs) until every run that started before now on a process that can still log has its
+   * 'Reconcile finished' line, and returns that moment's cut-off. A report taken while runs are in flight would
+   * otherwise end those runs at "now": the finish line of a run released 100 ms ago may not have crossed the
+   * pipe yet while the next holder's start line has, and the two read as an overlap that was not one (CI, stop
+   * 20: two runs "no end", both ending at the report's instant). Runs still open after the wait keep "now" as
+   * their end, so a run that really hangs while another holds its key is still reported.
+   */
+  async settleRuns(timeoutMs = 30_000): Promise<number> {
+    const cutoff = Date.now();
+    await waitFor(
+      async () => !this.runs().some((r) => r.start < cutoff && r.end === undefined && this.logging(r.proc)),
+      timeoutMs,
+      100,
+      'runs in flight to log their end',
+    ).catch(() => undefined);
+    return cutoff;
+  }
+
   /** Every run of every worker so far, by fencing token. */
   runs(): Run[] {
     const out: Run[] = [];
@@ -288,13 +316,20 @@ export class Pipeline {
  * when its lease could first expire (kill + leaseMs − renewal period: the worker renews every leaseMs/3); a
  * run of a process that was paused and made no write after resuming (checked separately) ends at the pause.
  */
-export function runInterval(r: Run, p: Pipeline, o: { pausedRunsEndAtPause?: boolean } = {}): [number, number] {
+export function runInterval(
+  r: Run,
+  p: Pipeline,
+  o: { pausedRunsEndAtPause?: boolean; settledAt?: number } = {},
+): [number, number] {
   const stop = p.stops.get(r.proc);
   if (o.pausedRunsEndAtPause && stop && r.start < stop[0] && (r.end === undefined || r.end > stop[0]))
     return [r.start, stop[0]];
   if (r.end !== undefined) return [r.start, r.end];
   const killed = p.kills.get(r.proc);
   if (killed !== undefined) return [r.start, Math.max(r.start, killed + Math.floor((p.o.leaseMs * 2) / 3))];
+  // Started after the settle's cut-off and not finished yet: its end is unknown, not "now" (it can still be
+  // the later run of an overlap, against an earlier run's known end).
+  if (o.settledAt !== undefined && r.start >= o.settledAt && p.logging(r.proc)) return [r.start, r.start];
   return [r.start, Date.now()];
 }
 
@@ -303,7 +338,7 @@ export function runInterval(r: Run, p: Pipeline, o: { pausedRunsEndAtPause?: boo
  * a write) and stopped, so it wrote only while it held the lease; it is left out here. Where a test needs
  * more (a paused worker), it checks the writes themselves.
  */
-export function overlaps(p: Pipeline, o: { pausedRunsEndAtPause?: boolean } = {}): string[] {
+export function overlaps(p: Pipeline, o: { pausedRunsEndAtPause?: boolean; settledAt?: number } = {}): string[] {
   const byKey = new Map<string, Run[]>();
   for (const r of p.runs()) if (r.outcome !== 'lease-lost') byKey.set(r.id, [...(byKey.get(r.id) ?? []), r]);
   const found: string[] = [];
@@ -650,10 +685,11 @@ export async function spineReport(
   },
 ): Promise<SpineReport> {
   const follow = await waitFollowed(w, p, { ...o, timeoutMs: o.followTimeoutMs ?? 30_000 });
+  const settledAt = await p.settleRuns();
   const runs = p.runs();
   const deadLetters = await redisDeadLetters(p.o.redisUrl, p.queue);
   const report = {
-    overlaps: overlaps(p, o),
+    overlaps: overlaps(p, { ...o, settledAt }),
     unfollowed: follow.misses,
     invariants: w.allViolations(),
     deadLettersWithoutRun: deadLettersWithoutRun(deadLetters, runs),
