@@ -62,6 +62,22 @@ const generationObserved = (s: Snapshot): Check => {
   return (d?.status?.observedGeneration ?? 0) >= (d?.metadata.generation ?? 1) ? true : 'generation not observed';
 };
 
+/**
+ * The clock has passed the second in which every ReplicaSet of the Deployment was created. creationTimestamp
+ * has one-second resolution and ReplicaSetsBySizeNewer breaks a tie of size and time by name, so a revision
+ * created in the same second as the one before it may sort as the older of the two, on either controller: the
+ * proportional share of a scale-up then goes to the old ReplicaSet (seen on fleetq-1, stop 20's CI, whose first
+ * rollout completed within the second). Waited for before the next revision is created, so both sides order
+ * their ReplicaSets by time.
+ */
+const pastCreationSecond = (s: Snapshot): Check => {
+  const d = findDeployment(s, D);
+  const created = d ? replicaSetsOf(s, d).map((rs) => Date.parse(rs.metadata.creationTimestamp ?? '')) : [];
+  if (created.length === 0 || created.some(Number.isNaN)) return 'no replica set with a creation time';
+  const next = Math.max(...created) + 1_000;
+  return Date.now() >= next ? true : `clock ${next - Date.now()} ms short of the next second`;
+};
+
 export const DEPLOYMENT_SCENARIOS: readonly Scenario[] = [
   dep('deploy-create', 'a Deployment of 3 creates its ReplicaSet and pods', [
     create({ replicas: 3 }),
@@ -120,6 +136,7 @@ export const DEPLOYMENT_SCENARIOS: readonly Scenario[] = [
   dep('proportional-scaling', 'scaling a stuck rollout splits the change proportionally between old and new', [
     create({ replicas: 4, maxSurge: 2, maxUnavailable: 1 }),
     complete('first rollout'),
+    { do: 'waitFor', what: 'a second past the first revision', until: pastCreationSecond },
     stuck(2),
     { do: 'waitFor', what: 'stuck: 3 old, 3 new (Pending)', until: deploymentPods(D, { 1: 3, 2: 3 }) },
     compare('stuck'),
