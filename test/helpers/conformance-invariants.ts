@@ -57,7 +57,7 @@ export function specSurgeBound(name: string): Invariant {
 /**
  * Upstream's Deployment controller bounds Σ ReplicaSet spec.replicas (specSurgeBound), not pods: after it scales
  * an old ReplicaSet down and the new one up, the old pod is active until the ReplicaSet controller deletes it, so
- * pods run one past the bound for as long as that takes. Seen on upstream-1 under the rehearsal's load: 6 > 5
+ * pods run one past the bound for as long as that takes. Seen on upstream-1 in a clean-clone rehearsal: 6 > 5
  * for 2.7 s (rolling-default-25pct, 2026-12-04). A runaway holds forever; this grace only absorbs that lag.
  */
 const POD_SURGE_GRACE_MS = 5_000;
