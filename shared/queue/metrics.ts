@@ -156,9 +156,9 @@ export function instrument(queue: WorkQueue, registry: Registry, name: string): 
       }
       return lease;
     },
-    async done(lease, requeueAfterMs) {
+    async done(lease, requeueAfterMs, options) {
       finish(lease);
-      const outcome = await queue.done(lease, requeueAfterMs);
+      const outcome = await queue.done(lease, requeueAfterMs, options);
       if (requeueAfterMs !== undefined && outcome.outcome === 'done') m.adds.inc(labels(lease.key));
       return outcome;
     },

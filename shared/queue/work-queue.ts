@@ -59,6 +59,15 @@ export type DeadLetter = {
   readonly at: number;
 };
 
+export type DoneOptions = {
+  /**
+   * The caller asks for its next key right after (a worker slot that keeps running): a driver that can lease
+   * it in the same round trip does (Redis: one script releases and hands out), and keeps it for this process's
+   * next get(). The others ignore it. A lease taken this way and never asked for is given back by close().
+   */
+  readonly thenGet?: boolean;
+};
+
 /** What done() did: released the key (and scheduled its requeue), or found the lease no longer current. */
 export type DoneOutcome =
   | { readonly outcome: 'done' }
@@ -97,7 +106,7 @@ export interface WorkQueue {
    * requeueAfterMs, the key is also scheduled that far ahead, in the same atomic step. 'lease-lost' when the
    * lease was no longer current (another holder may have the key): nothing was changed.
    */
-  done(lease: Lease, requeueAfterMs?: number): Promise<DoneOutcome>;
+  done(lease: Lease, requeueAfterMs?: number, options?: DoneOptions): Promise<DoneOutcome>;
   /** Transient failure: requeue with the key's failure backoff, without end. A conflict: its conflict backoff. */
   retry(lease: Lease, error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome>;
   /** Terminal failure: park the key in the dead-letter list now. */

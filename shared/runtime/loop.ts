@@ -65,7 +65,7 @@ export class WorkerLoop {
       const fence = new LeaseFence(queue, lease, { leaseMs, grantedAt: lease.grantedAt ?? askedAt });
       try {
         await withRenewal(fence, this.options.renewEveryMs ?? Math.floor(leaseMs / 3), logger, () =>
-          reconcileOne(this.deps, lease, fence),
+          reconcileOne(this.deps, lease, fence, { thenGet: () => !this.stopping }),
         );
       } catch (err) {
         // reconcileOne handles reconcile errors; what reaches here is the queue itself failing.

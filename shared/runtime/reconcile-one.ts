@@ -56,21 +56,35 @@ export type ReconcileDeps = {
 
 export type Outcome = 'done' | 'requeued' | 'conflict' | 'retried' | 'dead-lettered' | 'lease-lost';
 
+export type ReconcileOneOptions = {
+  /**
+   * Asked when the run releases its key: true when the caller will get() its next key at once (a worker slot
+   * still running), so the queue may hand it out in the release's own round trip (WorkQueue DoneOptions).
+   */
+  readonly thenGet?: () => boolean;
+};
+
 /**
  * `fence`: the lease's fence, renewed by the caller (loop.ts); without one, a fence with the queue's lease
  * duration counted from the lease's grant is used.
  */
-export function reconcileOne(deps: ReconcileDeps, lease: Lease, fence?: LeaseFence): Promise<Outcome> {
+export function reconcileOne(
+  deps: ReconcileDeps,
+  lease: Lease,
+  fence?: LeaseFence,
+  options: ReconcileOneOptions = {},
+): Promise<Outcome> {
   // Where the run's time goes (reconcile-phases.ts): the code inside it adds to this run's clock.
   const clock = new PhaseClock();
-  return withPhaseClock(clock, () => reconcileTimed(deps, lease, clock, fence));
+  return withPhaseClock(clock, () => reconcileTimed(deps, lease, clock, fence, options));
 }
 
 async function reconcileTimed(
   deps: ReconcileDeps,
   lease: Lease,
   clock: PhaseClock,
-  fence?: LeaseFence,
+  fence: LeaseFence | undefined,
+  options: ReconcileOneOptions,
 ): Promise<Outcome> {
   const { key } = lease;
   const { queue } = deps;
@@ -86,7 +100,7 @@ async function reconcileTimed(
   const work = { endedAt: 0 };
   let outcome: Outcome;
   try {
-    outcome = await run(deps, lease, logger, leaseFence, work);
+    outcome = await run(deps, lease, logger, leaseFence, work, options);
   } catch (err) {
     work.endedAt = Date.now();
     const e = classify(err, `reconcile ${keyString(key)}`);
@@ -147,6 +161,7 @@ async function run(
   logger: Logger,
   fence: LeaseFence,
   work: { endedAt: number },
+  options: ReconcileOneOptions,
 ): Promise<Outcome> {
   const { key } = lease;
   logger.debug('Reconcile started', { token: lease.token, failures: lease.failures });
@@ -173,7 +188,8 @@ async function run(
   }
   // Release and requeue in one atomic step: a crash between the two cannot lose the requeue.
   work.endedAt = Date.now();
-  const released = await timedPhase('release', () => deps.queue.done(lease, result.requeueAfter));
+  const thenGet = options.thenGet?.() ?? false;
+  const released = await timedPhase('release', () => deps.queue.done(lease, result.requeueAfter, { thenGet }));
   if (released.outcome === 'lease-lost') {
     // The work was applied, but another holder may have the key by now: its requeue was not scheduled here.
     logger.warn('Lease lost before done; the key was not released by this run', { token: lease.token });

@@ -3,7 +3,7 @@
 // `concurrency` runs that many loops in the process (a worker's MaxConcurrentReconciles).
 // With waitForGo it starts looping only when a line arrives on stdin.
 // Loops get → record start → random short work (up to maxWorkMs; exactly workMs when given) → record end →
-// done, appending {id, token, start, end} JSON lines to `out` (when given). Prints "ready" once connected,
+// done (thenGet while running, as loop.ts does), appending {id, token, start, end} JSON lines to `out` (when given). Prints "ready" once connected,
 // {"progress": n} lines as keys are done (at most every 20 ms); on SIGTERM it finishes the current key,
 // prints {"handled": n} and exits.
 import { appendFileSync } from 'node:fs';
@@ -40,7 +40,8 @@ async function loop(): Promise<void> {
     const end = Date.now();
     // The record is written before done(): once done returns, another process may start this key.
     if (config.out) appendFileSync(config.out, JSON.stringify({ id: lease.id, token: lease.token, start, end }) + '\n');
-    await queue.done(lease);
+    // As a worker slot does (loop.ts): the next key may come back with the release.
+    await queue.done(lease, undefined, { thenGet: !stopping });
     handled++;
   }
 }

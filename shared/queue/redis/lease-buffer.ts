@@ -14,6 +14,10 @@ export class LeaseBuffer {
     if (!(capacity >= 1)) throw new RangeError(`prefetch must be >= 1, got ${capacity}`);
   }
 
+  get size(): number {
+    return this.items.length;
+  }
+
   put(leases: readonly Lease[]): void {
     const fetchedAt = Date.now();
     for (const lease of leases) this.items.push({ lease, fetchedAt });

@@ -25,7 +25,15 @@ import { randomUUID } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { keyString, MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
 import { BAD_SIGNATURE, signKey, verifyKey } from '../message-signing.js';
-import type { DeadLetter, DoneOutcome, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
+import type {
+  DeadLetter,
+  DoneOptions,
+  DoneOutcome,
+  Lease,
+  QueueOptions,
+  RetryOutcome,
+  WorkQueue,
+} from '../work-queue.js';
 import {
   checkedKeyString,
   clusterAndKind,
@@ -151,10 +159,24 @@ export class RedisQueue implements WorkQueue {
     }
   }
 
-  async done(lease: Lease, requeueAfterMs?: number): Promise<DoneOutcome> {
+  /**
+   * With thenGet (and room in the lease buffer), the release and the next hand-out are one script and one round
+   * trip, as BullMQ's moveToFinished fetches the next job: the lease waits in the buffer for this process's next
+   * get(). A malformed id handed out this way is dead-lettered here, as get() does.
+   */
+  async done(lease: Lease, requeueAfterMs?: number, options?: DoneOptions): Promise<DoneOutcome> {
     const after = requeueAfterMs === undefined ? '' : Math.max(0, Math.floor(requeueAfterMs));
-    const released = await this.scripts.run('done', lease.id, lease.token, after);
-    return Number(released) === 1 ? { outcome: 'done' } : { outcome: 'lease-lost' };
+    const room = this.buffer.capacity - this.buffer.size;
+    if (!options?.thenGet || this.closed || room < 1) {
+      const released = await this.scripts.run('done', lease.id, lease.token, after);
+      return Number(released) === 1 ? { outcome: 'done' } : { outcome: 'lease-lost' };
+    }
+    const call = this.handOutArgs(room);
+    const reply = (await this.scripts.run('doneGet', lease.id, lease.token, after, ...call.args)) as string[];
+    const { leases } = await this.parseHandOut(reply.slice(1), call.grantedAt);
+    if (this.closed) for (const l of leases) await this.scripts.run('giveBack', l.id, l.token);
+    else this.buffer.put(leases);
+    return Number(reply[0]) === 1 ? { outcome: 'done' } : { outcome: 'lease-lost' };
   }
 
   /** A conflict backs off on the key's conflict count (the `conf` hash); its failure count is untouched. */
@@ -251,9 +273,22 @@ export class RedisQueue implements WorkQueue {
 
   /** One round trip: up to `count` leases; malformed ids are dead-lettered here and never handed out. */
   private async fetch(count: number): Promise<{ leases: Lease[]; waitHintMs: number; discarded: number }> {
+    const call = this.handOutArgs(count);
+    const reply = (await this.scripts.run('get', ...call.args)) as string[];
+    return this.parseHandOut(reply, call.grantedAt);
+  }
+
+  /** The hand-out's arguments (get's ARGV 7-11) with a token prefix unique to this call. */
+  private handOutArgs(count: number): { args: (string | number)[]; grantedAt: number } {
     const tokenPrefix = `${this.instance}.${++this.calls}.`;
-    const grantedAt = performance.now();
-    const reply = (await this.scripts.run('get', count, ...this.capArgs, tokenPrefix, this.healEveryMs)) as string[];
+    return { args: [count, ...this.capArgs, tokenPrefix, this.healEveryMs], grantedAt: performance.now() };
+  }
+
+  /** A hand-out's reply {waitHintMs, then six fields a lease}: the leases, malformed or forged ids dead-lettered. */
+  private async parseHandOut(
+    reply: string[],
+    grantedAt: number,
+  ): Promise<{ leases: Lease[]; waitHintMs: number; discarded: number }> {
     const leases: Lease[] = [];
     let discarded = 0;
     const secret = this.options.signingSecret;

@@ -10,6 +10,91 @@ export const ADD_BODY = `
 if ARGV[9] ~= '' then redis.call('HSET', P .. 'sig', ARGV[7], ARGV[9]) end
 schedule(ARGV[7], NOW + math.max(0, math.floor(tonumber(ARGV[8]))))`;
 
+/**
+ * hand_out(max leases, default cluster cap (-1 = none), JSON cap overrides, token prefix (unique per call; the
+ * n-th lease gets token prefix .. n), heal period ms).
+ * Reclaims expired leases, promotes due delayed keys, heals the rotation if it was lost (at once when it is
+ * empty while ready keys exist, else at most once per heal period), then hands out up to max keys round-robin
+ * over clusters, skipping clusters at their cap.
+ * Returns {waitHintMs, id, token, readyAt, failures, conflicts, signature, ...} (signature '' when none is
+ * stored).
+ */
+const HAND_OUT = `
+local function hand_out(max_leases, default_cap_arg, caps_json, token_prefix, heal_ms)
+  reclaim_expired(100)
+  local due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', NOW, 'LIMIT', 0, 1000)
+  for _, id in ipairs(due) do
+    redis.call('ZREM', P .. 'delayed', id)
+    push_ready(id)
+  end
+  if (redis.call('LLEN', P .. 'rot') == 0 and redis.call('HLEN', P .. 'pending') > redis.call('ZCARD', P .. 'delayed'))
+    or redis.call('SET', P .. 'healchk', '1', 'NX', 'PX', heal_ms) then
+    heal_rotation()
+  end
+  local want = tonumber(max_leases)
+  local default_cap = tonumber(default_cap_arg)
+  local caps = HAS_CAPS and cjson.decode(caps_json) or {}
+  local out = { '-1' }
+  local got = 0
+  local skipped = 0
+  local n = redis.call('LLEN', P .. 'rot')
+  while got < want and skipped < n do
+    local c = redis.call('LMOVE', P .. 'rot', P .. 'rot', 'LEFT', 'RIGHT')
+    local cap = tonumber(caps[c] or default_cap)
+    if cap >= 0 and tonumber(redis.call('HGET', P .. 'hc', c) or '0') >= cap then
+      skipped = skipped + 1
+    else
+      local id = redis.call('LPOP', P .. 'ready:' .. c)
+      if not id then
+        redis.call('RPOP', P .. 'rot') -- c was just moved to the tail
+        redis.call('SREM', P .. 'rotset', c)
+        n = n - 1
+      else
+        local ready_at = redis.call('HGET', P .. 'pending', id)
+        -- A list entry of an id that is not pending-and-ready is stale (a duplicate left by a rotation heal,
+        -- or a corrupt write): skip it.
+        if ready_at and not redis.call('ZSCORE', P .. 'delayed', id) then
+          redis.call('HDEL', P .. 'pending', id)
+          local token = token_prefix .. got
+          redis.call('HSET', P .. 'held', id, token .. '|' .. ready_at)
+          redis.call('ZADD', P .. 'leases', NOW + LEASE_MS, id)
+          redis.call('HINCRBY', P .. 'hc', cluster_of(id), 1)
+          out[#out + 1] = id
+          out[#out + 1] = token
+          out[#out + 1] = ready_at
+          out[#out + 1] = redis.call('HGET', P .. 'fail', id) or '0'
+          out[#out + 1] = redis.call('HGET', P .. 'conf', id) or '0'
+          out[#out + 1] = SIGNED and (redis.call('HGET', P .. 'sig', id) or '') or ''
+          got = got + 1
+          skipped = 0
+        end
+      end
+    end
+  end
+  if got == 0 then
+    local hint = -1
+    local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
+    if d[2] then hint = tonumber(d[2]) - NOW end
+    local l = redis.call('ZRANGE', P .. 'leases', 0, 0, 'WITHSCORES')
+    if l[2] and (hint < 0 or tonumber(l[2]) - NOW < hint) then hint = tonumber(l[2]) - NOW end
+    if hint >= 0 then out[1] = tostring(math.max(1, hint)) end
+  end
+  return out
+end`;
+
+/** finish(id, token, requeueAfterMs ('' = none)): release, dirty run and requeue in one step; 1, or 0 if lost. */
+const FINISH = `
+local function finish(id, token, after)
+  if not current(id, token) then return 0 end
+  release(id)
+  redis.call('HDEL', P .. 'fail', id)
+  redis.call('HDEL', P .. 'conf', id)
+  reschedule_dirty(id)
+  if after ~= '' then schedule(id, NOW + math.max(0, math.floor(tonumber(after)))) end
+  forget_signature(id)
+  return 1
+end`;
+
 const body = {
   /**
    * ARGV 7 id, 8 delayMs, 9 signature ('' when unsigned). Returns whether the data-loss marker (epoch) is there:
@@ -19,86 +104,26 @@ const body = {
 return redis.call('EXISTS', P .. 'epoch')`,
 
   /**
-   * ARGV 7 max leases, 8 default cluster cap (-1 = none), 9 JSON cap overrides, 10 token prefix (unique per
-   * call; the n-th lease gets token prefix .. n), 11 heal period ms.
-   * Reclaims expired leases, promotes due delayed keys, heals the rotation if it was lost (at once when it is
-   * empty while ready keys exist, else at most once per heal period), then hands out up to ARGV[7] keys
-   * round-robin over clusters, skipping clusters at their cap.
-   * Returns {waitHintMs, id, token, readyAt, failures, conflicts, signature, ...} (signature '' when none is
-   * stored).
+   * ARGV 7 max leases, 8 default cluster cap (-1 = none), 9 JSON cap overrides, 10 token prefix, 11 heal
+   * period ms: see HAND_OUT.
    */
-  get: `
-reclaim_expired(100)
-local due = redis.call('ZRANGEBYSCORE', P .. 'delayed', '-inf', NOW, 'LIMIT', 0, 1000)
-for _, id in ipairs(due) do
-  redis.call('ZREM', P .. 'delayed', id)
-  push_ready(id)
-end
-if (redis.call('LLEN', P .. 'rot') == 0 and redis.call('HLEN', P .. 'pending') > redis.call('ZCARD', P .. 'delayed'))
-  or redis.call('SET', P .. 'healchk', '1', 'NX', 'PX', ARGV[11]) then
-  heal_rotation()
-end
-local want = tonumber(ARGV[7])
-local default_cap = tonumber(ARGV[8])
-local caps = HAS_CAPS and cjson.decode(ARGV[9]) or {}
-local out = { '-1' }
-local got = 0
-local skipped = 0
-local n = redis.call('LLEN', P .. 'rot')
-while got < want and skipped < n do
-  local c = redis.call('LMOVE', P .. 'rot', P .. 'rot', 'LEFT', 'RIGHT')
-  local cap = tonumber(caps[c] or default_cap)
-  if cap >= 0 and tonumber(redis.call('HGET', P .. 'hc', c) or '0') >= cap then
-    skipped = skipped + 1
-  else
-    local id = redis.call('LPOP', P .. 'ready:' .. c)
-    if not id then
-      redis.call('RPOP', P .. 'rot') -- c was just moved to the tail
-      redis.call('SREM', P .. 'rotset', c)
-      n = n - 1
-    else
-      local ready_at = redis.call('HGET', P .. 'pending', id)
-      -- A list entry of an id that is not pending-and-ready is stale (a duplicate left by a rotation heal,
-      -- or a corrupt write): skip it.
-      if ready_at and not redis.call('ZSCORE', P .. 'delayed', id) then
-        redis.call('HDEL', P .. 'pending', id)
-        local token = ARGV[10] .. got
-        redis.call('HSET', P .. 'held', id, token .. '|' .. ready_at)
-        redis.call('ZADD', P .. 'leases', NOW + LEASE_MS, id)
-        redis.call('HINCRBY', P .. 'hc', cluster_of(id), 1)
-        out[#out + 1] = id
-        out[#out + 1] = token
-        out[#out + 1] = ready_at
-        out[#out + 1] = redis.call('HGET', P .. 'fail', id) or '0'
-        out[#out + 1] = redis.call('HGET', P .. 'conf', id) or '0'
-        out[#out + 1] = SIGNED and (redis.call('HGET', P .. 'sig', id) or '') or ''
-        got = got + 1
-        skipped = 0
-      end
-    end
-  end
-end
-if got == 0 then
-  local hint = -1
-  local d = redis.call('ZRANGE', P .. 'delayed', 0, 0, 'WITHSCORES')
-  if d[2] then hint = tonumber(d[2]) - NOW end
-  local l = redis.call('ZRANGE', P .. 'leases', 0, 0, 'WITHSCORES')
-  if l[2] and (hint < 0 or tonumber(l[2]) - NOW < hint) then hint = tonumber(l[2]) - NOW end
-  if hint >= 0 then out[1] = tostring(math.max(1, hint)) end
-end
-return out`,
+  get: `${HAND_OUT}
+return hand_out(ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11])`,
 
-  /** ARGV 7 id, 8 token, 9 requeueAfterMs ('' = none): release, dirty run and requeue in one step. */
-  done: `
-local id = ARGV[7]
-if not current(id, ARGV[8]) then return 0 end
-release(id)
-redis.call('HDEL', P .. 'fail', id)
-redis.call('HDEL', P .. 'conf', id)
-reschedule_dirty(id)
-if ARGV[9] ~= '' then schedule(id, NOW + math.max(0, math.floor(tonumber(ARGV[9])))) end
-forget_signature(id)
-return 1`,
+  /** ARGV 7 id, 8 token, 9 requeueAfterMs ('' = none): see FINISH. Returns 1, or 0 when the lease was lost. */
+  done: `${FINISH}
+return finish(ARGV[7], ARGV[8], ARGV[9])`,
+
+  /**
+   * done, then get, in one round trip (a worker slot that will ask for its next key at once): ARGV 7-9 as done,
+   * 10-14 as get's 7-11. Returns get's reply with done's 1 or 0 in front. A lost lease does not stop the get.
+   */
+  doneGet: `${FINISH}
+${HAND_OUT}
+local released = finish(ARGV[7], ARGV[8], ARGV[9])
+local out = hand_out(ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14])
+table.insert(out, 1, tostring(released))
+return out`,
 
   /**
    * ARGV 7 id, 8 token, 9 '1' for a conflict (counted in the conflict hash, the failure count untouched).
