@@ -1,9 +1,12 @@
 // Issue 14 §3: the cost model's tables, regenerated from measured figures. Reads the fleet bench's JSON
-// (`npx tsx test/bench/fleet.ts --json fleet.json`) and docs/cost-model-inputs.json (the figures other benches
-// printed, each with its command, date and load, and the prices and fleet shape assumed), and prints the
-// markdown tables of docs/cost-model.md; --write replaces the part of docs/cost-model.md between the
-// `<!-- tables:begin -->` and `<!-- tables:end -->` markers.
-//   npx tsx test/bench/cost-model.ts --fleet fleet.json [--inputs docs/cost-model-inputs.json] [--write]
+// (`npx tsx test/bench/fleet.ts --json fleet.json`), the Lambda bench's (`test/bench/lambda-cost.ts --json`:
+// billed ms and memory of a reconcile, SQS requests per key), the forwarder bench's
+// (`test/bench/forwarder-memory.ts --json`: heap per watched object, relist peak, CPU per event) and
+// docs/cost-model-inputs.json (the figures other benches printed, each with its command, date and load, and the
+// prices and fleet shape assumed), and prints the markdown tables of docs/cost-model.md; --write replaces the
+// part of docs/cost-model.md between the `<!-- tables:begin -->` and `<!-- tables:end -->` markers.
+//   npx tsx test/bench/cost-model.ts --fleet fleet.json [--lambda docs/cost-model-lambda.json]
+//     [--forwarder docs/cost-model-forwarder.json] [--inputs docs/cost-model-inputs.json] [--write]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -11,6 +14,8 @@ const { values } = parseArgs({
   options: {
     fleet: { type: 'string' },
     inputs: { type: 'string', default: 'docs/cost-model-inputs.json' },
+    lambda: { type: 'string', default: 'docs/cost-model-lambda.json' },
+    forwarder: { type: 'string', default: 'docs/cost-model-forwarder.json' },
     doc: { type: 'string', default: 'docs/cost-model.md' },
     write: { type: 'boolean', default: false },
   },
@@ -42,8 +47,8 @@ type Inputs = {
     redisHeadroom: number;
     forwarderClustersPerProcessByMemoryGiB: number;
     workerVcpuUtilization: number;
-    lambdaMemoryMb: number;
-    sqsRequestsPerKey: number;
+    forwarderBaselineMiB: number;
+    forwarderCpuUtilization: number;
   };
   measured: {
     queueKeysPerSecondOneRedis: { value: number; source: string };
@@ -52,7 +57,42 @@ type Inputs = {
   prices: { asOf: string; note: string; [k: string]: number | string };
 };
 
+/** What cost-model reads of `test/bench/lambda-cost.ts --json`. */
+type LambdaBench = {
+  date: string;
+  deployments: number;
+  replicas: number;
+  load: { before: number[]; after: number[] };
+  lambda: {
+    configuredMemoryMb: number;
+    invocations: number;
+    records: number;
+    reconciles: number;
+    billedMsTotal: number;
+    perReconcileMs: { median: number; p90: number };
+  };
+  memory: { peakRssMiB: number; smallestLambdaMb: number };
+  sqs: {
+    totalWithoutEmptyReceives: number;
+    keysHandedOut: number;
+    perKey: number;
+    perKeyIfMappingBatchesDeletes: number;
+  };
+};
+/** What cost-model reads of `test/bench/forwarder-memory.ts --json`. */
+type ForwarderBench = {
+  at: string;
+  load: string;
+  readMode: string;
+  steps: Array<{ objects: number }>;
+  bytesPerObject: { heap: number };
+  cpuMsPerEvent?: number;
+  restart: { objects: number; rssPeakMiB: number; firstStartRssPeakMiB: number };
+};
+
 const inputs = JSON.parse(readFileSync(values.inputs as string, 'utf8')) as Inputs;
+const lambdaBench = JSON.parse(readFileSync(values.lambda as string, 'utf8')) as LambdaBench;
+const forwarderBench = JSON.parse(readFileSync(values.forwarder as string, 'utf8')) as ForwarderBench;
 if (!values.fleet) throw new Error('--fleet <fleet bench JSON> is required');
 const fleet = JSON.parse(readFileSync(values.fleet, 'utf8')) as Fleet;
 // Commands of the rollouts less what the idle pipeline sends in the same time (fleet.ts measures both).
@@ -88,6 +128,24 @@ const cmdsPerIdleKey = stormCase?.callsPerKey ?? cmdsPerReconcile;
 const reconcilesPerRollout =
   (largest.reconcilesPerCluster.median / 2) * (inputs.fleet.podsPerWorkload / fleet.replicas);
 const eventsPerRollout = (largest.forwarderEventsPerCluster / 2) * (inputs.fleet.podsPerWorkload / fleet.replicas);
+// Lambda + SQS (lambda-cost.ts): billed time is the invocations' total over the reconciles they ran (records run
+// concurrently in an invocation, so a reconcile's own wall time overstates its bill). On SQS every watch event is a
+// message and a batch folds a key's messages into one reconcile: messages (records) per reconcile come from the
+// bench's rollouts; a resync key is one message.
+const lb = lambdaBench.lambda;
+const lambdaMsPerReconcile = lb.billedMsTotal / lb.reconciles;
+const recordsPerRolloutReconcile = lb.records / lb.reconciles;
+const recordsPerInvocation = lb.records / lb.invocations;
+const sqsPerRecord = lambdaBench.sqs.totalWithoutEmptyReceives / lambdaBench.sqs.keysHandedOut;
+const lambdaLoad = `load ${lambdaBench.load.before[0]}→${lambdaBench.load.after[0]}`;
+const lambdaFrom = `lambda-cost.ts, ${lambdaBench.deployments} Deployments × ${lambdaBench.replicas} created and rolled, ${lambdaBench.date.slice(0, 16)}, ${lambdaLoad}`;
+// The forwarder (forwarder-memory.ts): V8 heap per watched object at rest, and the transient RSS of a relist
+// (a restart on the bench's cluster, over a start on an empty one).
+const fwdHeapPerObject = forwarderBench.bytesPerObject.heap;
+const { restart } = forwarderBench;
+const relistBytesPerObject = ((restart.rssPeakMiB - restart.firstStartRssPeakMiB) * 2 ** 20) / restart.objects;
+const fwdMaxObjects = Math.max(...forwarderBench.steps.map((x) => x.objects));
+const fwdFrom = `forwarder-memory.ts, ${f(fwdMaxObjects)} objects, ${forwarderBench.readMode} reads, ${forwarderBench.at.slice(0, 16)}, load ${forwarderBench.load.split(' ')[0]}`;
 
 lines.push(`Fleet bench of ${fleet.at} (${fleet.replicas}-replica Deployment created and rolled on every cluster):`);
 lines.push('');
@@ -151,6 +209,35 @@ table(
     ]),
     ['reconciles per 20-pod rollout', f(reconcilesPerRollout, 1), 'fleet bench, scaled from its replicas'],
     ['watch events per 20-pod rollout', f(eventsPerRollout, 1), 'fleetq_forwarder_events_total, scaled'],
+    [
+      'Lambda billed ms per reconcile: all invocations ÷ reconciles (median invocation)',
+      `${f(lambdaMsPerReconcile, 0)} (${f(lb.perReconcileMs.median, 0)})`,
+      `${lambdaFrom}: ${f(lb.billedMsTotal / 1000, 1)} s billed over ${f(lb.reconciles)} reconciles`,
+    ],
+    [
+      'Lambda peak RSS (configured memory)',
+      `${f(lambdaBench.memory.peakRssMiB, 1)} MiB (${lb.configuredMemoryMb} MB)`,
+      `${lambdaFrom}, one warm container on Node 22`,
+    ],
+    [
+      'SQS messages per rollout reconcile; per invocation',
+      `${f(recordsPerRolloutReconcile, 2)}; ${f(recordsPerInvocation, 1)}`,
+      `${lambdaFrom}: ${f(lb.records)} records, ${f(lb.invocations)} invocations`,
+    ],
+    [
+      'SQS requests per message (empty receives left out)',
+      f(sqsPerRecord, 2),
+      `${lambdaFrom}: counted on the wire by action; ${f(lambdaBench.sqs.perKeyIfMappingBatchesDeletes, 2)} if the event source mapping batched its deletes`,
+    ],
+    ['forwarder heap per watched object', `${f(fwdHeapPerObject)} B`, `${fwdFrom} (least squares over its steps)`],
+    [
+      'forwarder RSS while relisting, per object',
+      `${f(relistBytesPerObject)} B`,
+      `${fwdFrom}: restart on ${f(restart.objects)} objects`,
+    ],
+    ...(forwarderBench.cpuMsPerEvent === undefined
+      ? []
+      : [['forwarder CPU per watch event', `${f(forwarderBench.cpuMsPerEvent, 3)} ms`, fwdFrom]]),
   ],
 );
 
@@ -167,22 +254,20 @@ const queueShards = Math.ceil(keysPerS / (redisLimit * a.redisHeadroom));
 const objects = clusters * (workloadsPerCluster * (1 + a.replicaSetsPerWorkload + podsPerWorkload) + nodesPerCluster);
 const cacheGiB = (objects * bytesPerObject) / 2 ** 30;
 const eventsPerS = rolloutsPerS * eventsPerRollout;
-const rssSlopeMiB =
-  sizes.length >= 2
-    ? ((largest.rssPeakMiB.forwarder ?? 0) - (sizes[0]?.rssPeakMiB.forwarder ?? 0)) /
-      (largest.clusters - (sizes[0]?.clusters ?? 0))
-    : 0;
-// One fleet size (or a flat or falling curve, which noise gives at 2 and 5 clusters) gives no slope: then a stated
-// upper bound, a forwarder holding every object of a cluster at its cached size (it holds the workload index and
-// previous state, far less), and the table says which of the two it is.
+// A forwarder's memory: its heap per watched object at rest, plus the transient of a relist. Today every cluster
+// of a forwarder relists at once when it starts, takes over clusters or sees Redis lose its data, so the relist
+// peaks add up: that, not the resting heap, bounds the clusters a process can hold.
 const objectsPerCluster = objects / clusters;
-const forwarderMiBPerCluster = rssSlopeMiB > 0 ? rssSlopeMiB : (objectsPerCluster * bytesPerObject) / 2 ** 20;
-const forwarderMiBHow =
-  rssSlopeMiB > 0
-    ? 'slope of the fleet bench curve'
-    : `not measured (no slope over ${sizes.length} fleet size(s)): upper bound, ${f(objectsPerCluster)} objects × ${f(bytesPerObject)} B held per cluster`;
-const clustersPerForwarder = Math.floor((a.forwarderClustersPerProcessByMemoryGiB * 1024) / forwarderMiBPerCluster);
-const forwarders = Math.ceil(clusters / clustersPerForwarder);
+const restMiBPerCluster = (objectsPerCluster * fwdHeapPerObject) / 2 ** 20;
+const relistMiBPerCluster = (objectsPerCluster * relistBytesPerObject) / 2 ** 20;
+const fwdUsableMiB = a.forwarderClustersPerProcessByMemoryGiB * 1024 - a.forwarderBaselineMiB;
+const clustersPerForwarder = Math.floor(fwdUsableMiB / (restMiBPerCluster + relistMiBPerCluster));
+const forwardersByMemory = Math.ceil(clusters / clustersPerForwarder);
+// Its CPU (one thread): every watch event, and every resync key it enqueues costed as an event (an upper bound).
+const fwdCpuMs = forwarderBench.cpuMsPerEvent;
+const forwardersByCpu =
+  fwdCpuMs === undefined ? 0 : Math.ceil(((eventsPerS + resyncKeysPerS) * fwdCpuMs) / 1000 / a.forwarderCpuUtilization);
+const forwarders = Math.max(forwardersByMemory, forwardersByCpu);
 const apiPerS = churnKeysPerS * apiPerReconcile;
 
 lines.push(
@@ -216,11 +301,18 @@ table(
     ],
     ['cache memory', `${f(cacheGiB, 0)} GiB`, `${f(objects / 1e6, 1)} M objects × ${f(bytesPerObject)} B`],
     ['watch events/s into forwarders (rollouts only)', f(eventsPerS), `${f(eventsPerRollout, 0)} events per rollout`],
-    ['forwarder RSS per cluster watched', `${f(forwarderMiBPerCluster, 1)} MiB`, forwarderMiBHow],
+    [
+      'forwarder memory per cluster watched',
+      `${f(restMiBPerCluster, 2)} MiB at rest; ${f(relistMiBPerCluster, 0)} MiB while it relists`,
+      `${f(objectsPerCluster)} objects × ${f(fwdHeapPerObject)} B; × ${f(relistBytesPerObject)} B`,
+    ],
     [
       'forwarders',
       f(forwarders),
-      `${f(clustersPerForwarder)} clusters each at ${a.forwarderClustersPerProcessByMemoryGiB} GiB`,
+      `memory: ${f(forwardersByMemory)} (${f(clustersPerForwarder)} clusters each in ${a.forwarderClustersPerProcessByMemoryGiB} GiB less a ${a.forwarderBaselineMiB} MiB baseline, all relisting at once); ` +
+        (fwdCpuMs === undefined
+          ? 'CPU: not measured'
+          : `CPU: ${f(forwardersByCpu)} (${f(eventsPerS + resyncKeysPerS)} events and resync keys/s × ${f(fwdCpuMs, 3)} ms, ${a.forwarderCpuUtilization * 100}% busy)`),
     ],
     ['API requests/s over the fleet (rollouts)', f(apiPerS), `${f(apiPerS / clusters, 2)} per cluster`],
   ],
@@ -229,12 +321,12 @@ table(
 // --- monthly cost ----------------------------------------------------------------------------------------------
 const month = 730 * 3600;
 const reconcilesPerMonth = keysPerS * month;
-const wallS = largest.reconcileWallMsPerReconcile / 1000;
 const cpuS = largest.workerCpuMsPerReconcile / 1000;
-const lambdaGbS = reconcilesPerMonth * wallS * (a.lambdaMemoryMb / 1024);
+const lambdaGbS = reconcilesPerMonth * (lambdaMsPerReconcile / 1000) * (lb.configuredMemoryMb / 1024);
 const lambdaCompute = lambdaGbS * price('lambdaArmPerGbSecond');
-const lambdaRequests = ((reconcilesPerMonth / price('sqsBatchSize')) * price('lambdaPerMillionRequests')) / 1e6;
-const sqs = (reconcilesPerMonth * a.sqsRequestsPerKey * price('sqsFifoPerMillionRequests')) / 1e6;
+const messagesPerMonth = (resyncKeysPerS + churnKeysPerS * recordsPerRolloutReconcile) * month;
+const lambdaRequests = ((messagesPerMonth / recordsPerInvocation) * price('lambdaPerMillionRequests')) / 1e6;
+const sqs = (messagesPerMonth * sqsPerRecord * price('sqsFifoPerMillionRequests')) / 1e6;
 const vcpus = Math.ceil((keysPerS * cpuS) / a.workerVcpuUtilization);
 const workerInstances = Math.ceil(vcpus / price('workerInstanceVcpus'));
 const workers = workerInstances * price('workerInstancePerHour') * 730;
@@ -250,12 +342,12 @@ table(
     ['reconciles', `${f(reconcilesPerMonth / 1e9, 2)} G`, `${f(reconcilesPerMonth / 1e9, 2)} G`],
     [
       'compute',
-      `${f(lambdaCompute)} (${f(lambdaGbS / 1e6, 1)} M GB-s at ${f(wallS * 1000, 1)} ms × ${a.lambdaMemoryMb} MB)`,
+      `${f(lambdaCompute)} (${f(lambdaGbS / 1e6, 1)} M GB-s at ${f(lambdaMsPerReconcile, 0)} billed ms × ${lb.configuredMemoryMb} MB)`,
       `${f(workers)} (${workerInstances} × ${price('workerInstanceVcpus')} vCPU at ${f(cpuS * 1000, 1)} CPU-ms/reconcile, ${a.workerVcpuUtilization * 100}% busy)`,
     ],
     [
       'invocations / queue requests',
-      `${f(lambdaRequests + sqs)} (Lambda ${f(lambdaRequests)}, SQS FIFO ${f(sqs)} at ${a.sqsRequestsPerKey} requests/key)`,
+      `${f(lambdaRequests + sqs)} (Lambda ${f(lambdaRequests)}; SQS FIFO ${f(sqs)}: ${f(messagesPerMonth / 1e9, 1)} G messages × ${f(sqsPerRecord, 2)} requests)`,
       'in Redis (below)',
     ],
     [
