@@ -126,8 +126,13 @@ class Container {
       child.once('exit', (code) => reject(new Error(`the container exited (${code})`))),
     );
     exited.catch(() => undefined);
-    const ready = await Promise.race([container.reply('ready', 30_000), exited]);
-    if (ready.type === 'ready') container.initMs = ready.initMs;
+    try {
+      const ready = await Promise.race([container.reply('ready', 30_000), exited]);
+      if (ready.type === 'ready') container.initMs = ready.initMs;
+    } catch (err) {
+      child.kill('SIGKILL'); // not yet in the caller's cleanups
+      throw err;
+    }
     return container;
   }
 
@@ -192,9 +197,10 @@ class Container {
 }
 
 const sorted = (xs: readonly number[]): number[] => [...xs].sort((a, b) => a - b);
+/** Nearest rank: the smallest value with at least p% of the values at or below it. */
 function percentile(xs: readonly number[], p: number): number {
   const s = sorted(xs);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+  return s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
 }
 const summary = (xs: readonly number[]) => ({
   n: xs.length,
@@ -221,7 +227,8 @@ async function main(): Promise<void> {
   const date = new Date().toISOString();
   const cleanups: Array<() => Promise<unknown>> = [];
   const cleanup = async () => {
-    for (const fn of cleanups.reverse()) {
+    // Taken out as they run: a signal during the finally's cleanup does not run them twice.
+    for (let fn = cleanups.pop(); fn; fn = cleanups.pop()) {
       await fn().catch((err: unknown) => process.stderr.write(`cleanup: ${String(err)}\n`));
     }
   };
