@@ -1,5 +1,6 @@
 // Process configuration from the environment, validated once; a bad value names its variable.
 import { z } from 'zod';
+import { insecureRedisUrl } from './redis-url-policy.js';
 
 const intVar = (min: number) => z.coerce.number().int().min(min);
 /** A queue URL as SQS (or an emulator: `http://sqs.us-east-1.127.0.0.1:4566/…`, not a valid host name) gives it. */
@@ -83,6 +84,9 @@ export function loadConfig(
           message: 'SQS_WORK_URL, SQS_DELAY_URL and SQS_DEAD_URL go together (the stack gives all three)',
         });
       }
+      // A Redis off this machine only with AUTH and TLS, unless FLEETQ_ALLOW_INSECURE_REDIS=1 (redis-url-policy.ts).
+      const insecure = insecureRedisUrl(c.REDIS_URL, env);
+      if (insecure !== undefined) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: insecure });
       if (!isLambda(env)) return;
       // In Lambda the stack creates or is given everything: no queue is created at run time, and no state
       // falls back to a Redis on 127.0.0.1 that is not there.
