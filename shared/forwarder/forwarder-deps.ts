@@ -26,6 +26,7 @@ import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js'
 import type { RedactionPolicy } from '../queue/history/log-record.js';
 import { loadRegistry } from '../kube/registry.js';
 import { ConfigError, type FleetqConfig } from '../runtime/config.js';
+import { insecureRedisUrl } from '../runtime/redis-url-policy.js';
 
 const store = (name: string, kinds: readonly string[], pathKind: string) =>
   z
@@ -64,6 +65,12 @@ export function loadForwarderConfig(env: NodeJS.ProcessEnv): ForwarderConfig {
       (i) => `  ${i.path.join('.')}=${JSON.stringify(input[String(i.path[0])])}: ${i.message}`,
     );
     throw new ConfigError(`invalid forwarder configuration\n${lines.join('\n')}`);
+  }
+  // The event log's own Redis, under the same rule as REDIS_URL (AUTH and TLS off this machine).
+  const logUrl = parsed.data.FLEETQ_EVENT_LOG_REDIS_URL;
+  const insecure = logUrl === undefined ? undefined : insecureRedisUrl(logUrl, env);
+  if (insecure !== undefined) {
+    throw new ConfigError(`invalid forwarder configuration\n  FLEETQ_EVENT_LOG_REDIS_URL: ${insecure}`);
   }
   return parsed.data;
 }

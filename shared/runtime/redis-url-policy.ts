@@ -12,11 +12,7 @@ function isLoopback(hostname: string): boolean {
   if (host === 'localhost' || host === '::1') return true;
   // A dotted IPv4 address in 127.0.0.0/8, and nothing else (127.0.0.1.nip.io is a name, not loopback).
   const octets = host.split('.');
-  return (
-    octets.length === 4 &&
-    octets[0] === '127' &&
-    octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255)
-  );
+  return octets.length === 4 && octets[0] === '127' && octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255);
 }
 
 /**

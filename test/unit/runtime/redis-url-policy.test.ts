@@ -3,6 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
 import { insecureRedisUrl } from '../../../shared/runtime/redis-url-policy.js';
+import { loadForwarderConfig } from '../../../shared/forwarder/forwarder-deps.js';
 
 describe('redis URL policy', () => {
   it.each([
@@ -50,10 +51,28 @@ describe('redis URL policy', () => {
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/REDIS_URL="redis:\/\/:\*\*\*@redis.example:6379": .*no TLS/);
     expect(load).not.toThrow(/topsecret/);
-    expect(loadConfig({ REDIS_URL: 'rediss://:p@redis.example:6380' }).REDIS_URL).toBe('rediss://:p@redis.example:6380');
+    expect(loadConfig({ REDIS_URL: 'rediss://:p@redis.example:6380' }).REDIS_URL).toBe(
+      'rediss://:p@redis.example:6380',
+    );
     expect(loadConfig({}).REDIS_URL).toBe('redis://127.0.0.1:6379');
-    expect(
-      loadConfig({ REDIS_URL: 'redis://redis.example:6379', FLEETQ_ALLOW_INSECURE_REDIS: '1' }).REDIS_URL,
-    ).toBe('redis://redis.example:6379');
+    expect(loadConfig({ REDIS_URL: 'redis://redis.example:6379', FLEETQ_ALLOW_INSECURE_REDIS: '1' }).REDIS_URL).toBe(
+      'redis://redis.example:6379',
+    );
+  });
+});
+
+describe('the event log’s Redis (FLEETQ_EVENT_LOG_REDIS_URL)', () => {
+  it('is under the same rule', () => {
+    const load = (env: NodeJS.ProcessEnv) => loadForwarderConfig(env);
+    expect(() => load({ FLEETQ_EVENT_LOG_REDIS_URL: 'redis://:pw-secret@log.example:6379' })).toThrow(
+      /FLEETQ_EVENT_LOG_REDIS_URL: a Redis at log.example \(not loopback\) with no TLS/,
+    );
+    expect(() => load({ FLEETQ_EVENT_LOG_REDIS_URL: 'redis://:pw-secret@log.example:6379' })).not.toThrow(/pw-secret/);
+    expect(load({ FLEETQ_EVENT_LOG_REDIS_URL: 'rediss://:pw@log.example:6380' }).FLEETQ_EVENT_LOG_REDIS_URL).toBe(
+      'rediss://:pw@log.example:6380',
+    );
+    expect(load({ FLEETQ_EVENT_LOG_REDIS_URL: 'redis://127.0.0.1:6380' }).FLEETQ_EVENT_LOG_REDIS_URL).toBe(
+      'redis://127.0.0.1:6380',
+    );
   });
 });
