@@ -32,6 +32,14 @@ export interface CacheStore {
    * move back: a cluster restored from a backup). Readers see no watermark while it runs.
    */
   replace(kind: string, entries: readonly CacheEntry[], resourceVersion: string): Promise<void>;
+  /**
+   * A paged relist (the same outcome as replace, one page at a time, so no list is held whole): beginReplace
+   * clears the kind's watermark (readers see none until endReplace), putListed files a page's objects, and
+   * endReplace drops the kind's objects whose ids were not seen and sets the watermark.
+   */
+  beginReplace(kind: string): Promise<void>;
+  putListed(entries: readonly CacheEntry[]): Promise<void>;
+  endReplace(kind: string, seenIds: ReadonlySet<string>, resourceVersion: string): Promise<void>;
 
   get(id: string): Promise<CachedObject | null>;
   /** The objects filed under one index name (cache-entry.ts `index`). */

@@ -37,6 +37,19 @@ export class MemoryCacheStore implements CacheStore {
     this.watermarks.set(kind, resourceVersion);
   }
 
+  async beginReplace(kind: string): Promise<void> {
+    this.watermarks.delete(kind);
+  }
+
+  async putListed(entries: readonly CacheEntry[]): Promise<void> {
+    for (const e of entries) this.putNow(e);
+  }
+
+  async endReplace(kind: string, seenIds: ReadonlySet<string>, resourceVersion: string): Promise<void> {
+    for (const id of [...(this.indexes.get(`all:${kind}`) ?? [])]) if (!seenIds.has(id)) this.removeNow(id);
+    this.watermarks.set(kind, resourceVersion);
+  }
+
   async get(id: string): Promise<CachedObject | null> {
     return this.entries.get(id)?.object ?? null;
   }

@@ -65,6 +65,23 @@ export class RedisCacheStore implements CacheStore {
     await this.scripts.run('endReplace', kind, resourceVersion);
   }
 
+  async beginReplace(kind: string): Promise<void> {
+    await this.scripts.run('beginReplace', kind);
+  }
+
+  async putListed(entries: readonly CacheEntry[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += BATCH) {
+      await this.scripts.run('fileMany', ...entries.slice(i, i + BATCH).flatMap((e) => [e.id, stored(e)]));
+    }
+  }
+
+  async endReplace(kind: string, seenIds: ReadonlySet<string>, resourceVersion: string): Promise<void> {
+    const held = await this.redis.smembers(`${this.prefix}i:all:${kind}`);
+    const drop = held.filter((id) => !seenIds.has(id));
+    for (let i = 0; i < drop.length; i += BATCH) await this.scripts.run('unfileMany', ...drop.slice(i, i + BATCH));
+    await this.scripts.run('endReplace', kind, resourceVersion);
+  }
+
   async get(id: string): Promise<CachedObject | null> {
     const json = await this.redis.hget(`${this.prefix}e`, id);
     return json === null ? null : objectOf(json);
