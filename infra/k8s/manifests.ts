@@ -1,5 +1,6 @@
 // The RBAC manifests of infra/k8s/, as objects and as the YAML committed there: the ClusterRoles built by
-// shared/kube/rbac.ts, the fleetq-system namespace, and a ServiceAccount bound to each role. The sandbox
+// shared/kube/rbac.ts, the fleetq-system namespace, a ServiceAccount bound to each role, and the admission
+// policy that keeps both ServiceAccounts from writing in fleetq-system. The sandbox
 // applies the same objects (infra/sandbox/rbac.ts); `npm run rbac:render` writes the files, and a unit test
 // fails when a committed file differs from what this renders.
 import { Document, isMap, isSeq } from 'yaml';
@@ -48,6 +49,52 @@ export function clusterRoleBinding(role: string, component: Component): Manifest
   } as Manifest;
 }
 
+export const SYSTEM_POLICY = 'fleetq-system-protected';
+
+/**
+ * fleetq-system out of reach of fleetq's own ServiceAccounts: RBAC has no deny, and the handler's pod create
+ * (and an opt-in role's ConfigMap writes) are cluster-wide, so admission refuses every create, update, delete
+ * and connect they make in fleetq-system, where a home cluster keeps fleetq's Redis and token Secrets. Neither
+ * needs to write there: the pools' own Deployments are the home cluster's controller-manager's.
+ */
+export function systemPolicy(): Manifest[] {
+  const users = (Object.values(SERVICE_ACCOUNTS) as string[]).map((sa) => `'system:serviceaccount:${NAMESPACE}:${sa}'`);
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: SYSTEM_POLICY, labels: LABELS },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NAMESPACE } },
+          resourceRules: [
+            {
+              apiGroups: ['*'],
+              apiVersions: ['*'],
+              operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'],
+              resources: ['*', '*/*'],
+            },
+          ],
+        },
+        validations: [
+          {
+            expression: `!(request.userInfo.username in [${users.join(', ')}])`,
+            message: `fleetq's ServiceAccounts may not write in ${NAMESPACE} (ValidatingAdmissionPolicy ${SYSTEM_POLICY})`,
+            reason: 'Forbidden',
+          },
+        ],
+      },
+    } as Manifest,
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: SYSTEM_POLICY, labels: LABELS },
+      spec: { policyName: SYSTEM_POLICY, validationActions: ['Deny'] },
+    } as Manifest,
+  ];
+}
+
 /** What a fleetq owning the default kinds needs on a cluster, in the order to apply it. */
 export function clusterManifests(): Manifest[] {
   const roles = fleetqRoles();
@@ -59,6 +106,7 @@ export function clusterManifests(): Manifest[] {
     clusterRoleBinding(roles.forwarder.name, 'forwarder'),
     serviceAccount('handler'),
     clusterRoleBinding(roles.handler.name, 'handler'),
+    ...systemPolicy(),
   ];
 }
 
@@ -105,6 +153,13 @@ export function manifestFiles(): ManifestFile[] {
       about: `The handlers' ServiceAccount, bound to ${roles.handler.name}.`,
       docs: [{ object: serviceAccount('handler') }, { object: clusterRoleBinding(roles.handler.name, 'handler') }],
     },
+    {
+      file: 'fleetq-system-policy.yaml',
+      about:
+        "Admission refuses fleetq's ServiceAccounts any write in fleetq-system (RBAC cannot deny what a " +
+        'cluster-wide rule grants). Kubernetes 1.30+ (ValidatingAdmissionPolicy GA).',
+      docs: systemPolicy().map((object) => ({ object })),
+    },
     ...optInKinds().map((kind): ManifestFile => {
       const pair = optInRoles(kind);
       return {
@@ -122,8 +177,8 @@ export function manifestFiles(): ManifestFile[] {
       // kustomize refuses files outside a kustomization's folder, so base/ gets the default RBAC as one file.
       file: 'base/rbac.yaml',
       about:
-        'The RBAC of infra/k8s/base: namespace.yaml, the two ClusterRoles and the two ServiceAccount files of ' +
-        'infra/k8s/ in one (kustomize reads no file outside base/).',
+        'The RBAC of infra/k8s/base: namespace.yaml, the two ClusterRoles, the two ServiceAccount files and ' +
+        'fleetq-system-policy.yaml of infra/k8s/ in one (kustomize reads no file outside base/).',
       docs: [
         { object: namespace() },
         role(roles.forwarder),
@@ -132,6 +187,7 @@ export function manifestFiles(): ManifestFile[] {
         { object: clusterRoleBinding(roles.forwarder.name, 'forwarder') },
         { object: serviceAccount('handler') },
         { object: clusterRoleBinding(roles.handler.name, 'handler') },
+        ...systemPolicy().map((object) => ({ object })),
       ],
     },
   ];

@@ -142,6 +142,20 @@ export function needsOf(kinds: readonly string[], table: readonly KindNeeds[] = 
   });
 }
 
+/**
+ * No fleetq role touches Secrets: no controller reads one, and a cluster-wide Secret rule would reach fleetq's own
+ * (the Redis URL, cluster tokens) in fleetq-system. The pools get theirs from the kubelet (env, volumes).
+ */
+function refuseSecrets(name: string, accesses: readonly Access[]): void {
+  const secrets = accesses.filter((a) => a.kind === 'Secret');
+  if (secrets.length > 0) {
+    throw new Error(
+      `the role ${name} would grant Secrets (${secrets.map((a) => a.why).join('; ')}): no fleetq role may; ` +
+        'give a component a Secret by mounting it (env, volume)',
+    );
+  }
+}
+
 /** List and watch of what the kinds' forwarders watch, plus `extra` (the identity reads) first. */
 export function forwarderRole(
   name: string,
@@ -152,6 +166,7 @@ export function forwarderRole(
   const watched = needs.flatMap((n) =>
     n.watches.map((w): Access => ({ kind: w.kind, verbs: ['list', 'watch'], why: w.why })),
   );
+  refuseSecrets(name, [...extra, ...watched]);
   const rules = rulesOf([...extra, ...watched]);
   const writes = rules.filter((r) => r.verbs.some((v) => !READ_VERBS.includes(v)));
   if (writes.length > 0) throw new Error(`the forwarder's role ${name} would write: ${JSON.stringify(writes)}`);
@@ -164,7 +179,9 @@ export function handlerRole(
   needs: readonly KindNeeds[],
   description = 'The handlers (workers, Lambdas): their reads and only what they write.',
 ): RoleSpec {
-  return { name, description, rules: rulesOf(needs.flatMap((n) => [...n.reads, ...n.writes])) };
+  const accesses = needs.flatMap((n) => [...n.reads, ...n.writes]);
+  refuseSecrets(name, accesses);
+  return { name, description, rules: rulesOf(accesses) };
 }
 
 /** The roles of a fleetq deployment owning the default kinds (Deployment, ReplicaSet). */

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { manifestFiles, renderFile } from '../../../infra/k8s/manifests.js';
+import { clusterManifests, manifestFiles, renderFile, systemPolicy } from '../../../infra/k8s/manifests.js';
 import { DESCRIPTORS } from '../../../shared/controllers/index.js';
 import {
   KIND_NEEDS,
@@ -12,6 +12,8 @@ import {
   fleetqRoles,
   optInRoles,
   forwarderRole,
+  handlerRole,
+  optInKinds,
   rulesOf,
   toClusterRole,
   type Access,
@@ -127,6 +129,52 @@ describe('roles', () => {
     const writer = { kind: 'Pod', watches: [], reads: [], writes: [] };
     const extra: Access[] = [{ kind: 'Pod', verbs: ['create'], why: 'no' }];
     expect(() => forwarderRole('bad', [writer], extra)).toThrow(/would write/);
+  });
+
+  it('a role that would grant Secrets is refused, and no role built here grants them', () => {
+    const reader = {
+      kind: 'X',
+      watches: [],
+      reads: [{ kind: 'Secret', verbs: ['get'] as const, why: 'tokens' }],
+      writes: [],
+    };
+    expect(() => handlerRole('bad', [reader])).toThrow(/would grant Secrets \(tokens\)/);
+    expect(() => forwarderRole('bad', [], [{ kind: 'Secret', verbs: ['list'], why: 'all' }])).toThrow(/Secrets/);
+    const roles = [
+      fleetqRoles().forwarder,
+      fleetqRoles().handler,
+      ...optInKinds().flatMap((k) => {
+        const pair = optInRoles(k);
+        return [pair.forwarder, pair.handler];
+      }),
+    ];
+    for (const role of roles) expect(role.rules.flatMap((r) => r.resources)).not.toContain('secrets');
+  });
+
+  it('fleetq-system: admission refuses both ServiceAccounts every write there, cluster-wide rules or not', () => {
+    const [policy, binding] = systemPolicy() as [Record<string, unknown>, Record<string, unknown>];
+    expect(policy).toMatchObject({
+      kind: 'ValidatingAdmissionPolicy',
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'fleetq-system' } },
+          resourceRules: [{ operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'], resources: ['*', '*/*'] }],
+        },
+        validations: [
+          {
+            expression:
+              "!(request.userInfo.username in ['system:serviceaccount:fleetq-system:fleetq-forwarder', " +
+              "'system:serviceaccount:fleetq-system:fleetq-handler'])",
+          },
+        ],
+      },
+    });
+    expect(binding).toMatchObject({ spec: { policyName: 'fleetq-system-protected', validationActions: ['Deny'] } });
+    // Applied wherever the roles are (the sandbox's ensureFleetqRbac, kustomize's base/rbac.yaml).
+    expect(clusterManifests().map((m) => m.kind)).toEqual(expect.arrayContaining(['ValidatingAdmissionPolicyBinding']));
+    const base = manifestFiles().find((f) => f.file === 'base/rbac.yaml');
+    expect(base?.docs.map((d) => d.object.kind)).toContain('ValidatingAdmissionPolicy');
   });
 
   it('rules: one per resource, verbs merged in canonical order, reasons kept, named objects apart', () => {
