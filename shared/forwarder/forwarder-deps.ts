@@ -26,6 +26,7 @@ import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js'
 import type { RedactionPolicy } from '../queue/history/log-record.js';
 import { loadRegistry } from '../kube/registry.js';
 import { ConfigError, type FleetqConfig } from '../runtime/config.js';
+import { redactText } from '../runtime/redact-secrets.js';
 import { insecureRedisUrl } from '../runtime/redis-url-policy.js';
 
 const store = (name: string, kinds: readonly string[], pathKind: string) =>
@@ -62,7 +63,7 @@ export function loadForwarderConfig(env: NodeJS.ProcessEnv): ForwarderConfig {
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
     const lines = parsed.error.issues.map(
-      (i) => `  ${i.path.join('.')}=${JSON.stringify(input[String(i.path[0])])}: ${i.message}`,
+      (i) => `  ${i.path.join('.')}=${JSON.stringify(redactText(input[String(i.path[0])] ?? ''))}: ${i.message}`,
     );
     throw new ConfigError(`invalid forwarder configuration\n${lines.join('\n')}`);
   }

@@ -1,5 +1,6 @@
 // Process configuration from the environment, validated once; a bad value names its variable.
 import { z } from 'zod';
+import { redactText } from './redact-secrets.js';
 import { insecureRedisUrl } from './redis-url-policy.js';
 
 const intVar = (min: number) => z.coerce.number().int().min(min);
@@ -122,12 +123,11 @@ export function isLambda(env: NodeJS.ProcessEnv): boolean {
   return (env.AWS_LAMBDA_FUNCTION_NAME ?? '') !== '';
 }
 
-/** A value fit for an error message: secrets are not repeated. */
+/** A value fit for an error message: a secret is not repeated, credentials in a URL are hidden. */
 function redact(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return value;
   if (name === 'FLEETQ_SIGNING_SECRET') return '***';
-  if (name === 'REDIS_URL') return value.replace(/^(rediss?:\/\/[^:@/]*:)[^@]*@/, '$1***@');
-  return value;
+  return redactText(value);
 }
 
 /**

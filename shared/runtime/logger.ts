@@ -1,6 +1,10 @@
 // Structured logs: one JSON object per line on stderr, a constant message and the data in fields.
 // Per-key context is added with appendKeys() and cleared with resetKeys() (the Powertools Logger
 // interface, without its Lambda-only output format: it writes no line breaks outside Lambda).
+// Every line goes through redact-secrets.ts first: credentials in messages, error texts and URLs are hidden,
+// and fields named like secrets (password, authorization, client keys, …) are replaced, at any depth.
+import { errorShape, redactText, redactValue } from './redact-secrets.js';
+
 export const LogLevel = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 export type LogLevelName = keyof typeof LogLevel;
 
@@ -52,8 +56,8 @@ export class Logger {
       level,
       time: new Date().toISOString(),
       service: this.service,
-      message,
-      ...this.keys,
+      message: redactText(message),
+      ...(redactValue(this.keys) as Record<string, unknown>),
       ...serialize(fields),
     };
     this.sink(JSON.stringify(entry));
@@ -66,18 +70,10 @@ function levelName(threshold: number): LogLevelName {
 
 function serialize(fields?: Record<string, unknown>): Record<string, unknown> {
   if (!fields) return {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = v instanceof Error ? errorFields(v) : v;
-  return out;
+  return redactValue(fields) as Record<string, unknown>;
 }
 
+/** An error's fields for a log line (name, message, code, cause), credentials hidden. */
 export function errorFields(err: unknown): Record<string, unknown> {
-  if (!(err instanceof Error)) return { message: String(err) };
-  const code = (err as { code?: unknown }).code;
-  return {
-    name: err.name,
-    message: err.message,
-    ...(code !== undefined && { code }),
-    ...(err.cause !== undefined && { cause: errorFields(err.cause) }),
-  };
+  return redactValue(errorShape(err)) as Record<string, unknown>;
 }

@@ -5,6 +5,7 @@
 //   publicly trusted. Explicit options win over what ioredis parses from the URL, so `tls.ca` is kept.
 import { readFileSync } from 'node:fs';
 import { Redis, type RedisOptions } from 'ioredis';
+import { redactUrl } from '../../runtime/redact-secrets.js';
 
 export type RedisConnectionOptions = {
   /** PEM file of the CA that signed the server's certificate (rediss:// only). */
@@ -26,7 +27,7 @@ export function connectRedis(url: string, o: RedisConnectionOptions = {}, extra:
   return new Redis(url, { ...extra, ...redisOptionsFor(url, o) });
 }
 
-/** The URL without its password, for messages and logs. */
+/** The URL without its password (or a password query parameter), for messages and logs. */
 export function redactedUrl(url: string): string {
-  return url.replace(/^(rediss?:\/\/[^:@/]*:)[^@]*@/, '$1***@');
+  return redactUrl(url);
 }
