@@ -26,8 +26,10 @@ import { loadConfig, type FleetqConfig } from '../shared/runtime/config.js';
 import { queueConfig, registryFrom } from '../shared/runtime/deps.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
 import { keyString } from '../shared/kube/key.js';
+import { redactText } from '../shared/runtime/redact-secrets.js';
 import {
   formatDeadLetters,
+  formatDeadLettersJson,
   listDeadLetters,
   redriveDeadLetters,
   type DeadLetterFilter,
@@ -128,7 +130,7 @@ async function deadLetters(args: string[], redrive: boolean): Promise<void> {
     if (redrive) {
       console.log(`redrove ${await queue.redrive()} key(s)`);
     } else {
-      for (const d of await queue.deadLetters()) console.log(JSON.stringify(d));
+      for (const line of formatDeadLettersJson(await queue.deadLetters(), 'list')) console.log(line);
     }
   } finally {
     await queue.close();
@@ -174,7 +176,7 @@ async function dlq(args: string[]): Promise<void> {
       case 'show': {
         const letters = await listDeadLetters(queue, filter, now);
         if (values.json || sub === 'show')
-          for (const d of letters) console.log(JSON.stringify(d, null, sub === 'show' ? 2 : 0));
+          for (const line of formatDeadLettersJson(letters, sub === 'show' ? 'show' : 'list')) console.log(line);
         else console.log(formatDeadLetters(letters, now));
         if (sub === 'show' && letters.length === 0) throw new Error(`no dead letter for ${key}`);
         return;
@@ -458,7 +460,7 @@ const exit = (code: number): void => void process.stdout.write('', () => process
 main(process.argv.slice(2)).then(
   () => exit(0),
   (err: unknown) => {
-    console.error(`fleetq: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`fleetq: ${redactText(err instanceof Error ? err.message : String(err))}`);
     exit(1);
   },
 );

@@ -3,6 +3,7 @@
 // functions work there (in-process), while a separate `fleetq dlq` process sees an empty list of its own.
 import { keyString } from '../kube/key.js';
 import type { DeadLetter, WorkQueue } from '../queue/work-queue.js';
+import { capText, displayText, terminalSafeJson } from '../ops/terminal-text.js';
 
 export type DeadLetterFilter = {
   readonly cluster?: string;
@@ -40,13 +41,16 @@ function ago(ms: number): string {
   return `${Math.round(s / 86_400)}d`;
 }
 
-/** One row per letter: key, failures, when parked (and how long ago), last error. */
+/**
+ * One row per letter: key, failures, when parked (and how long ago), last error. Reasons carry apiserver text and
+ * raw letters queue text (untrusted): every cell is one line, control characters escaped visibly, capped.
+ */
 export function formatDeadLetters(letters: readonly DeadLetter[], now: number): string {
   const rows = letters.map((d) => [
-    d.key === null ? `(not a key) ${JSON.stringify((d.raw ?? '').slice(0, 80))}` : keyString(d.key),
+    d.key === null ? `(not a key) ${displayText(JSON.stringify(d.raw ?? ''), 80)}` : displayText(keyString(d.key), 320),
     String(d.failures),
     `${new Date(d.at).toISOString()} (${ago(now - d.at)} ago)`,
-    d.reason.replace(/\s+/g, ' ').slice(0, 200),
+    displayText(d.reason, 200),
   ]);
   const header = ['KEY', 'FAILURES', 'PARKED', 'LAST ERROR'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
@@ -56,4 +60,23 @@ export function formatDeadLetters(letters: readonly DeadLetter[], now: number): 
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line), `${letters.length} dead letter(s)`].join('\n');
+}
+
+/** Longest reason or raw text in `dlq list --json` lines (`dlq show` prints them whole). */
+export const LIST_JSON_MAX_TEXT = 4096;
+
+/**
+ * `dlq list --json` (one compact line per letter, reason and raw capped) and `dlq show` (indented, whole): JSON
+ * with every character a terminal could act on escaped (\uXXXX: the same value for a JSON reader).
+ */
+export function formatDeadLettersJson(letters: readonly DeadLetter[], mode: 'list' | 'show'): string[] {
+  return letters.map((d) =>
+    mode === 'show'
+      ? terminalSafeJson(d, 2)
+      : terminalSafeJson({
+          ...d,
+          reason: capText(d.reason, LIST_JSON_MAX_TEXT),
+          ...(d.raw !== undefined && { raw: capText(d.raw, LIST_JSON_MAX_TEXT) }),
+        }),
+  );
 }
