@@ -197,7 +197,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   const lossWatch =
     config.FLEETQ_DRIVER === 'redis'
       ? // A pool member enqueues through its fenced script, which tells the pool (not the queue) of a loss.
-        await resyncOnRedisLoss(fleet, config, logger, { queue: fleet instanceof ForwarderPool ? fleet : queue })
+        await resyncOnRedisLoss(fleet, config, logger, {
+          queue: fleet instanceof ForwarderPool ? fleet : queue,
+          registry,
+        })
       : undefined;
   logger.info('Forwarder running', {
     driver: config.FLEETQ_DRIVER,

@@ -63,7 +63,7 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   await fleet.start();
   // Redis is a cache that can vanish: on a data loss every forwarder resyncs (README "Configuration").
   const lossWatch = withRedis
-    ? await resyncOnRedisLoss(fleet, o.config, deps.logger, { queue: deps.queue })
+    ? await resyncOnRedisLoss(fleet, o.config, deps.logger, { queue: deps.queue, registry: deps.metrics.registry })
     : undefined;
   deps.logger.info('fleetq running', {
     clusters: o.registry.clusters.map((c) => c.name),

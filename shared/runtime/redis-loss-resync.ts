@@ -1,7 +1,10 @@
 // Redis as a cache that can vanish (README "Configuration"): when the queue's Redis loses its data, every
 // forwarder of this process resyncs, so every owned object's key is enqueued again within one check interval
-// plus one list of each cluster, instead of waiting for the next periodic resync (5 min by default).
+// plus one list of each cluster, instead of waiting for the next periodic resync (5 min by default). A loss is a
+// missing or replaced marker (FLUSHALL, a restart without persistence) or a different server or data history
+// (a failover to a replica that may have lagged, a restart): see redis-loss.ts.
 import type { Redis } from 'ioredis';
+import { Counter, type Registry } from 'prom-client';
 import { connectRedis } from '../queue/redis/redis-connection.js';
 import type { WorkQueue } from '../queue/work-queue.js';
 import { epochKey, watchRedisLoss, type RedisLoss, type RedisLossWatcher } from '../queue/redis/redis-loss.js';
@@ -52,15 +55,31 @@ export async function resyncOnRedisLoss(
      * are lost until the resync; the sooner it comes, the shorter a rollout's stall).
      */
     readonly queue?: Pick<WorkQueue, 'onEpochMissing'>;
+    /** Where fleetq_redis_data_loss_total{how} is counted (missing | replaced | server-changed). */
+    readonly registry?: Registry;
   } = {},
 ): Promise<RedisLossResync> {
   const redis =
     o.redis ?? connectRedis(config.REDIS_URL, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { maxRetriesPerRequest: 1 });
+  const losses =
+    o.registry &&
+    new Counter({
+      name: 'fleetq_redis_data_loss_total',
+      help: "Data losses of the queue's Redis seen by this process (each one resyncs its forwarders), by how: missing, replaced, server-changed",
+      labelNames: ['how'],
+      registers: [o.registry],
+    });
   const watcher = await watchRedisLoss(
     redis,
     epochKey(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX),
     (loss) => {
-      logger.warn('Redis data loss detected; resyncing', { how: loss.how, epoch: loss.epoch });
+      losses?.inc({ how: loss.how });
+      logger.warn('Redis data loss detected; resyncing', {
+        how: loss.how,
+        epoch: loss.epoch,
+        ...(loss.previousServer && { previousServer: loss.previousServer }),
+        ...(loss.server && { server: loss.server }),
+      });
       // A resync that fails is logged, never left as an unhandled rejection (which would end the process); the
       // periodic resync still comes.
       void resyncAll(fleet, logger).then(
