@@ -1,13 +1,14 @@
 // A small REST client for one cluster: the credentials of its KubeConfig, a rate limiter (the cluster's
 // QPS/burst: fleet-wide in Redis, redis-token-bucket.ts, or per process, token-bucket.ts), an optional
 // circuit (one probe at a time while the cluster does not answer; circuit.ts), and a count of every request
-// for metrics and benchmarks.
+// for metrics and benchmarks. Its connection pool is built again when the TLS material changes (tls-material.ts).
 import type { KubeConfig, HttpMethod } from '@kubernetes/client-node';
 import { RequestContext } from '@kubernetes/client-node';
 import { fetch, type Dispatcher } from 'undici';
 import type { ClusterCircuit } from './circuit.js';
 import { currentWriteTracker } from '../cache/write-tracker.js';
 import { ApiError } from './errors.js';
+import { TlsMaterial } from './tls-material.js';
 
 export type RequestOptions = {
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
@@ -29,27 +30,31 @@ export type RateLimiter = { take(): Promise<void> };
 export type RequestObserver = (e: { cluster: string; method: string; code: number; ms: number }) => void;
 
 export class KubeRest {
-  private readonly server: string;
+  private server: string;
   private requests = 0;
   /**
    * The connection pool every request of this client goes through. client-node's applySecurityAuthentication
    * makes a new undici Agent (a new TLS context and connection) for each request it authenticates: a TLS
    * handshake per API request, on both sides, and most of this process's CPU under a rollout (a CPU profile of
-   * a 50-pod StatefulSet rollout). The first one made is kept, as client-go keeps one transport per client;
-   * the credentials in the headers (a rotated token file) are still read on every request.
+   * a 50-pod StatefulSet rollout). One is kept, as client-go keeps one transport per client, until the CA or
+   * the client certificate or key change (a rotated file, a kubeconfig loaded again): then the Agent made for
+   * that request replaces it, and the old one closes once its requests are done. The credentials in the
+   * headers (a rotated token file) are still read on every request.
    */
   private dispatcher: Dispatcher | undefined;
+  private readonly tls = new TlsMaterial();
+  private readonly kubeConfig: () => KubeConfig;
 
   constructor(
     readonly cluster: string,
-    private readonly kc: KubeConfig,
+    /** The cluster's KubeConfig, or where to get its current one (a kubeconfig file loaded again when it changes). */
+    kc: KubeConfig | (() => KubeConfig),
     private readonly limiter: RateLimiter,
     private readonly observe?: RequestObserver,
     private readonly circuit?: ClusterCircuit,
   ) {
-    const c = kc.getCurrentCluster();
-    if (!c) throw new Error(`cluster ${cluster}: kubeconfig has no current cluster`);
-    this.server = c.server.replace(/\/$/, '');
+    this.kubeConfig = typeof kc === 'function' ? kc : () => kc;
+    this.server = serverOf(cluster, this.kubeConfig());
   }
 
   /** Requests issued so far (for API-requests-per-reconcile figures). */
@@ -68,6 +73,13 @@ export class KubeRest {
     }
   }
 
+  /** The new pool takes the next requests; the old one closes once the requests it carries are done. */
+  private replaceDispatcher(next: Dispatcher | undefined): void {
+    const old = this.dispatcher;
+    this.dispatcher = next;
+    if (old && old !== next) old.close().catch(() => undefined);
+  }
+
   private async send<T>(
     method: string,
     path: string,
@@ -76,11 +88,21 @@ export class KubeRest {
   ): Promise<T> {
     await this.limiter.take();
     if (o.sendAfter) await o.sendAfter;
+    const kc = this.kubeConfig();
+    // Looked at before client-node reads the files for this request's Agent: a change after the look is seen
+    // by the next one.
+    const rotated = this.tls.changed(kc);
+    if (rotated) this.server = serverOf(this.cluster, kc);
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const ctx = new RequestContext(url.toString(), method as HttpMethod);
-    await this.kc.applySecurityAuthentication(ctx);
-    this.dispatcher ??= ctx.getDispatcher() as Dispatcher | undefined;
+    try {
+      await kc.applySecurityAuthentication(ctx);
+    } catch (err) {
+      if (rotated) this.tls.forget(); // the new material was not read: look again next request
+      throw err;
+    }
+    if (rotated) this.replaceDispatcher(ctx.getDispatcher() as Dispatcher | undefined);
     o.beforeSend?.();
     const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
     if (o.body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
@@ -108,6 +130,12 @@ export class KubeRest {
       this.observe?.({ cluster: this.cluster, method, code, ms: Date.now() - started });
     }
   }
+}
+
+function serverOf(cluster: string, kc: KubeConfig): string {
+  const c = kc.getCurrentCluster();
+  if (!c) throw new Error(`cluster ${cluster}: kubeconfig has no current cluster`);
+  return c.server.replace(/\/$/, '');
 }
 
 function reasonOf(body: string, fallback: string): string {

@@ -1,0 +1,147 @@
+// Rotated CA and client certificate files are used by a running KubeRest without a restart. A real TLS server
+// (node https, client certificates required) with certificates made by openssl; the rotation replaces the
+// kubeconfig's caFile, certFile and keyFile (written aside, renamed over) and the server's certificates (a
+// new CA), and drops the server's open connections as a restarted apiserver would.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubeConfig } from '@kubernetes/client-node';
+import { waitFor } from '../../infra/sandbox/process.js';
+import { KubeRest } from '../../shared/kube/rest.js';
+
+type Pki = { ca: Buffer; serverCert: Buffer; serverKey: Buffer; clientCert: Buffer; clientKey: Buffer };
+
+/** A CA, a server certificate for 127.0.0.1 and a client certificate (CN `client`), all signed by the CA. */
+function makePki(dir: string, client: string): Pki {
+  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  run(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', `/CN=${client}-ca`]);
+  writeFileSync(join(dir, 'srv.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  writeFileSync(join(dir, 'cli.ext'), 'extendedKeyUsage=clientAuth\n');
+  for (const [name, cn] of [
+    ['srv', '127.0.0.1'],
+    ['cli', client],
+  ] as const) {
+    run(['req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`]);
+    run([
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '1',
+      '-extfile',
+      `${name}.ext`,
+    ]);
+  }
+  const read = (f: string) => readFileSync(join(dir, f));
+  return {
+    ca: read('ca.crt'),
+    serverCert: read('srv.crt'),
+    serverKey: read('srv.key'),
+    clientCert: read('cli.crt'),
+    clientKey: read('cli.key'),
+  };
+}
+
+describe('KubeRest with rotated TLS files', () => {
+  let dir: string;
+  let server: Server;
+  let connections = 0;
+  let gen1: Pki;
+  let gen2: Pki;
+  const files = () => ({ ca: join(dir, 'ca.pem'), cert: join(dir, 'client.pem'), key: join(dir, 'client-key.pem') });
+
+  /** Replaces a file the way rotations do (write aside, rename over). */
+  function replace(path: string, data: Buffer): void {
+    writeFileSync(`${path}.next`, data);
+    renameSync(`${path}.next`, path);
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleetq-tls-rotation-'));
+    for (const g of ['gen1', 'gen2']) execFileSync('mkdir', [join(dir, g)]);
+    gen1 = makePki(join(dir, 'gen1'), 'client-gen1');
+    gen2 = makePki(join(dir, 'gen2'), 'client-gen2');
+    const f = files();
+    replace(f.ca, gen1.ca);
+    replace(f.cert, gen1.clientCert);
+    replace(f.key, gen1.clientKey);
+    server = createServer(
+      { key: gen1.serverKey, cert: gen1.serverCert, ca: gen1.ca, requestCert: true, rejectUnauthorized: true },
+      (req, res) => {
+        const peer = (req.socket as TLSSocket).getPeerCertificate();
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ client: peer.subject?.CN }));
+      },
+    );
+    server.on('secureConnection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the next requests after a rotation use the new CA and client certificate, without a restart', async () => {
+    const { port } = server.address() as AddressInfo;
+    const f = files();
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'tls', server: `https://127.0.0.1:${port}`, caFile: f.ca, skipTLSVerify: false }],
+      users: [{ name: 'worker', certFile: f.cert, keyFile: f.key }],
+      contexts: [{ name: 'tls', cluster: 'tls', user: 'worker' }],
+      currentContext: 'tls',
+    });
+    const rest = new KubeRest('tls', kc, { take: async () => undefined });
+    const whoAmI = async () => (await rest.request<{ client: string }>('GET', '/api')).client;
+
+    for (let i = 0; i < 4; i++) expect(await whoAmI()).toBe('client-gen1');
+    // One pool while nothing changes: its connections are kept (undici may open a second one while the first
+    // is being returned), not one per request.
+    expect(connections).toBeLessThanOrEqual(2);
+    const before = connections;
+
+    // The cluster's CA is rotated: the server presents a certificate of the new CA and accepts only client
+    // certificates of it; the worker's files are replaced by the new ones.
+    replace(f.ca, gen2.ca);
+    replace(f.cert, gen2.clientCert);
+    replace(f.key, gen2.clientKey);
+    server.setSecureContext({ key: gen2.serverKey, cert: gen2.serverCert, ca: gen2.ca });
+    server.closeAllConnections();
+
+    let last: unknown;
+    await waitFor(
+      async () => {
+        try {
+          last = await whoAmI();
+        } catch (err) {
+          last = err;
+        }
+        return last === 'client-gen2';
+      },
+      5_000,
+      50,
+      'a request with the rotated certificates',
+    ).catch((err: unknown) => {
+      const cause = last instanceof Error && last.cause instanceof Error ? ` (${last.cause.message})` : '';
+      throw new Error(`${String(err)}; last outcome: ${String(last)}${cause}`);
+    });
+    expect(await whoAmI()).toBe('client-gen2');
+    expect(connections).toBeGreaterThan(before);
+  });
+});
