@@ -14,11 +14,17 @@
 //
 // Redis outage: requests do not stop. When a call fails or takes longer than `timeoutMs`, the process falls
 // back to an in-process TokenBucket holding its share of the budget: qps/N and burst/N (at least 1), N being
-// the number of processes that took from this bucket in the last `takersWindowMs` as Redis last reported it
-// (1 for a process that has not reached Redis since it started). So the fleet keeps reconciling at about the
-// budget, not N times it. Redis is asked again every `retryMs`, beside the waiting takes; its first answer
-// ends the fallback. Failing the requests instead would turn a Redis outage into a controller outage for the
-// SQS/Lambda stack, whose queue does not need Redis, and leave every key in long backoff after Redis is back.
+// the number of processes that took from this bucket in the last `takersWindowMs`, as the script counted them
+// at this process's last take. A process that does not know N (it has not reached Redis since it started, or
+// its count is older than the window: a thawed Lambda container) assumes `fallbackTakers` (default 10) or its
+// old count if larger: the processes that start during an outage are the ones that never reached Redis, and
+// each taking the whole budget multiplied it by their number. The share starts empty, and only once the
+// tokens Redis already reserved for this process have come: those are the fleet's budget too, and a full
+// share on top of them granted about twice the budget in the outage's first second. So the fleet keeps
+// reconciling at about the budget, not N times it. Redis is asked again every `retryMs`, beside the waiting
+// takes; its first answer ends the fallback. Failing the requests instead would turn a Redis outage into a
+// controller outage for the SQS/Lambda stack, whose queue does not need Redis, and leave every key in long
+// backoff after Redis is back.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RateLimiter } from './rest.js';
@@ -61,8 +67,10 @@ const TAKE_SHA = createHash('sha1').update(TAKE).digest('hex');
 /** Why and how a process falls back to its own share. */
 export type ApiBudgetFallback = {
   readonly error: unknown;
-  /** The processes that shared the bucket when Redis last answered (1 when it never did). */
+  /** The processes the share is counted for: as Redis last said, else fallbackTakers (see `known`). */
   readonly takers: number;
+  /** Whether `takers` is Redis's count from within the takers window (false: assumed). */
+  readonly known: boolean;
   readonly qps: number;
   readonly burst: number;
 };
@@ -81,6 +89,11 @@ export type RedisTokenBucketOptions = {
   readonly retryMs?: number;
   /** A process counts among the takers this long after its last take. Default 60 000. */
   readonly takersWindowMs?: number;
+  /**
+   * The takers assumed while Redis is out by a process that does not know their number (it never reached Redis,
+   * or its count is older than takersWindowMs): its share is at most 1/fallbackTakers of the budget. Default 10.
+   */
+  readonly fallbackTakers?: number;
   readonly onFallback?: (e: ApiBudgetFallback) => void;
   readonly onRestored?: (e: { readonly fallbackMs: number }) => void;
 };
@@ -89,12 +102,16 @@ type Fallback = { readonly bucket: TokenBucket; readonly since: number; retryAt:
 
 export class RedisTokenBucket implements RateLimiter {
   private queue: Promise<void> = Promise.resolve();
-  /** Processes sharing the bucket, as Redis last said. */
-  private takers: number | undefined;
+  /** Processes sharing the bucket, as Redis last said, and when (Date.now()). */
+  private takers: { readonly count: number; readonly at: number } | undefined;
+  /** When (Date.now()) the last token Redis reserved for this process comes. */
+  private reservedUntil = 0;
   private fallback: Fallback | undefined;
 
   constructor(private readonly o: RedisTokenBucketOptions) {
     if (!(o.qps > 0) || !(o.burst >= 1)) throw new RangeError(`qps must be > 0 and burst ≥ 1 (${o.qps}, ${o.burst})`);
+    if (o.fallbackTakers !== undefined && !(o.fallbackTakers >= 1))
+      throw new RangeError(`fallbackTakers must be ≥ 1 (${o.fallbackTakers})`);
   }
 
   /**
@@ -138,19 +155,27 @@ export class RedisTokenBucket implements RateLimiter {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
       return this.o.redis.eval(TAKE, 2, ...args);
     });
-    const [wait, takers] = (await withTimeout(call, this.o.timeoutMs ?? 500)) as [number, number];
-    this.takers = takers;
-    return wait;
+    const [wait, takers] = (await withTimeout(call, this.o.timeoutMs ?? 500)) as [unknown, unknown];
+    const now = Date.now();
+    // Read back from Redis: a count that is not a whole number ≥ 1 is not believed.
+    if (typeof takers === 'number' && Number.isSafeInteger(takers) && takers >= 1) this.takers = { count: takers, at: now };
+    const ms = typeof wait === 'number' && Number.isFinite(wait) && wait > 0 ? wait : 0;
+    this.reservedUntil = Math.max(this.reservedUntil, now + ms);
+    return ms;
   }
 
   private fallBack(error: unknown): void {
     const now = Date.now();
-    const takers = Math.max(1, this.takers ?? 1);
+    const known = this.takers !== undefined && now - this.takers.at <= (this.o.takersWindowMs ?? 60_000);
+    const assumed = Math.max(this.o.fallbackTakers ?? 10, this.takers?.count ?? 1);
+    const takers = known && this.takers ? this.takers.count : assumed;
     const qps = this.o.qps / takers;
     const burst = Math.max(1, Math.floor(this.o.burst / takers));
     const retryAt = now + (this.o.retryMs ?? 1_000);
-    this.fallback = { bucket: new TokenBucket(qps, burst), since: now, retryAt, probing: false };
-    this.o.onFallback?.({ error, takers, qps, burst });
+    // Empty, from when the last token Redis reserved for this process comes.
+    const start = { tokens: 0, at: Math.max(now, this.reservedUntil) };
+    this.fallback = { bucket: new TokenBucket(qps, burst, Date.now, start), since: now, retryAt, probing: false };
+    this.o.onFallback?.({ error, takers, known, qps, burst });
   }
 
   /**

@@ -1,6 +1,7 @@
 // client-go's client-side rate limiter, in process: `qps` tokens a second, at most `burst` saved up. It limits
 // one process only, so it is the API budget of the memory driver (one process), and the share a process falls
-// back to while the fleet-wide bucket in Redis does not answer (redis-token-bucket.ts).
+// back to while the fleet-wide bucket in Redis does not answer (redis-token-bucket.ts), which starts it empty
+// at a time of its choosing (after the tokens Redis already promised this process).
 import type { RateLimiter } from './rest.js';
 
 export class TokenBucket implements RateLimiter {
@@ -12,9 +13,11 @@ export class TokenBucket implements RateLimiter {
     private readonly qps: number,
     private readonly burst: number,
     private readonly now: () => number = Date.now,
+    /** The bucket's state at a point in time (default: full, now); `at` may be in the future. */
+    start?: { readonly tokens: number; readonly at: number },
   ) {
-    this.tokens = burst;
-    this.last = now();
+    this.tokens = start?.tokens ?? burst;
+    this.last = start?.at ?? now();
   }
 
   /** Resolves when a token is available; callers are served in order. */

@@ -46,7 +46,10 @@ export function processApiBudget(): ApiBudget {
 }
 
 export type RedisApiBudgetOptions = {
-  readonly config: Pick<FleetqConfig, 'REDIS_URL' | 'FLEETQ_REDIS_TLS_CA' | 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX'>;
+  readonly config: Pick<
+    FleetqConfig,
+    'REDIS_URL' | 'FLEETQ_REDIS_TLS_CA' | 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX' | 'FLEETQ_API_BUDGET_FALLBACK_TAKERS'
+  >;
   readonly logger: Logger;
   /** A connection to use instead of one of its own (tests); the caller closes it. */
   readonly redis?: Redis;
@@ -91,12 +94,14 @@ export function redisApiBudget(o: RedisApiBudgetOptions): ApiBudget {
         qps: limits.qps,
         burst: limits.burst,
         takerId,
+        fallbackTakers: config.FLEETQ_API_BUDGET_FALLBACK_TAKERS,
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
         ...(o.retryMs !== undefined && { retryMs: o.retryMs }),
-        onFallback: ({ error, takers, qps, burst }) =>
+        onFallback: ({ error, takers, known, qps, burst }) =>
           log.warn('API budget in Redis unavailable; using this process share', {
             redis: redactedUrl(config.REDIS_URL),
             takers,
+            takersKnown: known,
             qps,
             burst,
             error: errorFields(error),

@@ -50,6 +50,12 @@ const schema = z.object({
    */
   FLEETQ_API_BUDGET: z.enum(['redis', 'process']).optional(),
   /**
+   * While the Redis API budget does not answer, each process takes qps/N and burst/N of a cluster's budget: N
+   * the processes Redis last counted taking from it, or this many when the process does not know (it never
+   * reached Redis, or its count is older than a minute). See kube/redis-token-bucket.ts.
+   */
+  FLEETQ_API_BUDGET_FALLBACK_TAKERS: intVar(1).default(10),
+  /**
    * Where handlers read cluster state: `cache` (the forwarder's materialized objects, with read-your-writes;
    * in-process for `fleetq run`, in the queue's Redis otherwise) or `live` (every read from the apiserver).
    * A standalone forwarder fills the Redis cache when this is `cache`. A standalone worker on the memory driver

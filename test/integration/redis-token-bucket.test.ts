@@ -209,7 +209,7 @@ describe('redisApiBudget when Redis is out', () => {
       await p1.take(); // p1 learns N from its own takes
 
       await redis.kill();
-      // Requests go on: the share's burst (4/2) at once (after one failed call), then 5 qps.
+      // Requests go on at the share (10/2 qps), which starts empty once p1's reserved token came.
       expect(await timeTakes(p1, 2)).toBeLessThan(1_000);
       expect(p1.fallingBack).toBe(true);
       const share = await timeTakes(p1, 5);
@@ -270,14 +270,71 @@ describe('redisApiBudget when Redis is out', () => {
     }
   });
 
-  it('a process that never reached Redis takes the whole budget in process until it does', async () => {
+  it('a process that never reached Redis takes 1/FLEETQ_API_BUDGET_FALLBACK_TAKERS of the budget until it does', async () => {
+    // A process started during the outage (a Lambda cold start, a restarted worker) does not know how many
+    // share the budget; ten of them each taking the whole budget sent ten times it.
     const log = logSink();
-    const b = budget(`redis://127.0.0.1:${await freePort()}`, log.logger).limiter(CLUSTER, {
-      qps: 10,
-      burst: 3,
-    }) as RedisTokenBucket;
-    expect(await timeTakes(b, 3)).toBeLessThan(1_000);
+    const config = loadConfig({
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      FLEETQ_QUEUE: testQueueName(),
+      FLEETQ_DRIVER: 'redis',
+      FLEETQ_API_BUDGET_FALLBACK_TAKERS: '5',
+    });
+    const budget = redisApiBudget({ config, logger: log.logger, timeoutMs: 300, retryMs: 200 });
+    budgets.push(budget);
+    const b = budget.limiter(CLUSTER, { qps: 10, burst: 3 }) as RedisTokenBucket;
+    // 10/5 = 2 qps, starting empty: 3 tokens take 1.5 s (the whole budget would grant them at once).
+    expect(await timeTakes(b, 3)).toBeGreaterThanOrEqual(1_400);
     expect(b.fallingBack).toBe(true);
-    expect(log.lines().find((l) => l.level === 'warn')).toMatchObject({ takers: 1, qps: 10, burst: 3 });
+    expect(log.lines().find((l) => l.level === 'warn')).toMatchObject({
+      takers: 5,
+      takersKnown: false,
+      qps: 2,
+      burst: 1,
+    });
+  });
+
+  it('processes that took from Redis keep to the budget together once it is down', async () => {
+    // Each of 4 processes (4 callers each) learns N = 4 from its takes; when Redis is killed, the tokens it had
+    // already reserved there still come, and its share (qps/4) only starts after them: in no second do the
+    // 4 together get more than qps + burst.
+    const redis = await ownRedis();
+    const conns: Redis[] = [];
+    try {
+      const qps = 20;
+      const burst = 5;
+      const k = redisKeys(redisKeyPrefix(testQueueName()));
+      const buckets = ['p0', 'p1', 'p2', 'p3'].map((takerId) => {
+        const r = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+        r.on('error', () => undefined);
+        conns.push(r);
+        const keys = { bucket: k.apiBucket(CLUSTER), takers: k.apiBucketTakers(CLUSTER) };
+        return new RedisTokenBucket({ redis: r, keys, qps, burst, takerId, timeoutMs: 300, retryMs: 200 });
+      });
+      const grants: number[] = [];
+      let stop = false;
+      const callers = buckets.flatMap((b) =>
+        [1, 2, 3, 4].map(async () => {
+          while (!stop) {
+            await b.take();
+            grants.push(performance.now());
+          }
+        }),
+      );
+      await waitFor(async () => grants.length >= 30, 10_000, 10, 'takes from Redis');
+      await redis.kill();
+      const killedAt = performance.now();
+      // 2.5 s of the outage at the budget.
+      await waitFor(async () => grants.filter((t) => t > killedAt).length >= 50, 10_000, 10, 'takes in the outage');
+      stop = true;
+      await Promise.all(callers);
+      expect(buckets.map((b) => b.fallingBack)).toEqual([true, true, true, true]);
+      // The most tokens granted in any 1 s window (1 token of slack for ms rounding).
+      const most = Math.max(...grants.map((t, i) => grants.slice(i).filter((u) => u < t + 1_000).length));
+      expect(most).toBeLessThanOrEqual(qps + burst + 1);
+    } finally {
+      conns.forEach((c) => c.disconnect());
+      await redis.kill();
+    }
   });
 });
