@@ -4,7 +4,9 @@
 //   handlerSecretArn    Secrets Manager secret of the reconcile function (registry + the handlers' cluster
 //                       credentials, REDIS_URL, FLEETQ_SIGNING_SECRET; see shared/runtime/lambda-secrets.ts)
 //   forwarderSecretArn  the forwarder's secret (registry + its read-only credentials, REDIS_URL, signing secret)
-//   delaySecretArn      optional: the delay function's secret (FLEETQ_SIGNING_SECRET only); default handlerSecretArn
+//   delaySecretArn      optional: the delay function's own secret, holding FLEETQ_SIGNING_SECRET only (needed when
+//                       messages are signed). None: the delay function gets no secret and no GetSecretValue at all.
+//                       Never the handlers' or the forwarder's secret: those hold every cluster's credentials
 //   subnetIds           comma-separated private subnets that reach the Redis (ElastiCache) and, through a NAT
 //                       gateway or VPC endpoints, the clusters' apiservers, SQS and Secrets Manager
 //   securityGroupIds    comma-separated security groups allowed into the Redis
@@ -59,9 +61,13 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
   };
   const handlerSecretArn = await required('handlerSecretArn', SECRET_ARN);
   const forwarderSecretArn = await required('forwarderSecretArn', SECRET_ARN);
-  const delaySecretArn = (await param('delaySecretArn'))
-    ? await required('delaySecretArn', SECRET_ARN)
-    : handlerSecretArn;
+  const delaySecretArn = (await param('delaySecretArn')) ? await required('delaySecretArn', SECRET_ARN) : '';
+  if (delaySecretArn !== '' && [handlerSecretArn, forwarderSecretArn].includes(delaySecretArn)) {
+    problems.push(
+      "delaySecretArn: the delay function's secret must be its own (FLEETQ_SIGNING_SECRET only), not the " +
+        "handlers' or the forwarder's, which hold the clusters' credentials; leave it out when messages are unsigned",
+    );
+  }
   const subnetIds = await required('subnetIds', SUBNET, true);
   const securityGroupIds = await required('securityGroupIds', SECURITY_GROUP, true);
   const optional = async (name, pattern) => ((await param(name)) ? await required(name, pattern) : '');
@@ -85,11 +91,12 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
     },
     // Lambda's own variables only: every credential comes from the function's secret at cold start.
     local: {},
+    // '' for a delay function without a secret: HasDelaySecret leaves its GetSecretValue out of the stack.
     secrets: { handler: handlerSecretArn, forwarder: forwarderSecretArn, delay: delaySecretArn },
     secretEnv: {
       handler: { FLEETQ_SECRET_ID: handlerSecretArn },
       forwarder: { FLEETQ_SECRET_ID: forwarderSecretArn },
-      delay: { FLEETQ_SECRET_ID: delaySecretArn },
+      delay: delaySecretArn === '' ? {} : { FLEETQ_SECRET_ID: delaySecretArn },
     },
     vpc: { subnetIds, securityGroupIds },
     // '' when not given: the SecretsKeyPolicy's condition (HasSecretsKey) leaves it out of the stack.

@@ -57,8 +57,10 @@ describe('stack parameters', () => {
       secretEnv: {
         handler: { FLEETQ_SECRET_ID: arn('h') },
         forwarder: { FLEETQ_SECRET_ID: arn('f') },
-        delay: { FLEETQ_SECRET_ID: arn('h') },
+        // The delay function gets no secret unless it is given its own (delaySecretArn): never the handlers'.
+        delay: {},
       },
+      secrets: { handler: arn('h'), forwarder: arn('f'), delay: '' },
       local: {},
       vpc: { subnetIds: ['subnet-0123456789abcdef0'], securityGroupIds: ['sg-0123456789abcdef0'] },
       logRetentionDays: 30,
@@ -66,6 +68,33 @@ describe('stack parameters', () => {
       secretsKmsKeyArn: '',
       alarmActions: [],
     });
+  });
+
+  it('gives the delay function its own secret only: never one holding cluster credentials', async () => {
+    const arn = (n: string) => `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${n}-AbC`;
+    const stack = (delay: string) =>
+      resolve({
+        options: {
+          stage: 'prod',
+          param: [
+            `handlerSecretArn=${arn('h')}`,
+            `forwarderSecretArn=${arn('f')}`,
+            'subnetIds=subnet-0123456789abcdef0',
+            'securityGroupIds=sg-0123456789abcdef0',
+            `delaySecretArn=${delay}`,
+          ],
+        },
+        resolveConfigurationProperty: config(),
+      });
+    await expect(stack(arn('d'))).resolves.toMatchObject({
+      secrets: { delay: arn('d') },
+      secretEnv: { delay: { FLEETQ_SECRET_ID: arn('d') } },
+    });
+    for (const other of [arn('h'), arn('f')]) {
+      await expect(stack(other)).rejects.toThrow(
+        /delaySecretArn: the delay function's secret must be its own \(FLEETQ_SIGNING_SECRET only\)/,
+      );
+    }
   });
 
   it('the local stage: the emulator’s queue URLs, no AWS credentials, no VPC', async () => {
