@@ -28,7 +28,8 @@
 // - done(lease, requeueAfterMs) sends the requeue first and deletes the held message second: a crash in
 //   between costs one extra run, never a lost requeue.
 // - the Lambda path (holdRecords): the event source mapping received the batch with the queue's visibility
-//   timeout; renewals extend to at least that and to the function's remaining time, never shorter.
+//   timeout; renewals extend to at least that and to the function's remaining time, never shorter. A record's
+//   local deadline counts from its receive (receivedAtOf), not from the invocation, which may start later.
 // - backoffBreakdown() is what this process knows: keys it retried whose backoff has not ended and which it
 //   has not received since. Other processes' retries are not seen (best effort).
 // - per-cluster fairness and caps are per process and best effort (sqs-fair-buffer.ts).
@@ -269,12 +270,13 @@ export class SqsQueue implements WorkQueue {
   async holdRecords(records: readonly SqsRecordLike[], timing: LambdaTiming): Promise<RecordPlan[]> {
     const granted = performance.now();
     const before = Date.now();
-    const deadline = before + timing.visibilityMs;
     const plans: RecordPlan[] = [];
     const leases = new Map<string, { lease: Lease; messageId: string; coalesced: string[] }>();
     const discard: string[] = [];
     for (const record of records) {
-      const item = await this.admit(fromRecord(record), before, deadline, granted);
+      const receivedAt = receivedAtOf(record, before);
+      const deadline = receivedAt + timing.visibilityMs;
+      const item = await this.admit(fromRecord(record), receivedAt, deadline, granted - (before - receivedAt));
       if ('dropped' in item) {
         discard.push(record.receiptHandle ?? '');
         plans.push({ ...item, messageId: record.messageId });
@@ -582,6 +584,18 @@ function fromRecord(record: SqsRecordLike): Delivered {
     conflicts: deliveredConflicts(bag),
     signature: attribute(bag, SIGNATURE_ATTRIBUTE),
   };
+}
+
+/**
+ * When (Date.now() scale) SQS handed this record to the event source mapping, whose visibility timeout runs
+ * from then: its ApproximateFirstReceiveTimestamp when this is its first receive (ApproximateReceiveCount 1).
+ * SQS stamps no later receive, so for those the batch's arrival (`arrived`), as before. Never later than the
+ * arrival; an attribute that is not a time is ignored.
+ */
+export function receivedAtOf(record: SqsRecordLike, arrived: number): number {
+  if (record.attributes.ApproximateReceiveCount !== '1') return arrived;
+  const first = Number(record.attributes.ApproximateFirstReceiveTimestamp);
+  return Number.isFinite(first) && first > 0 ? Math.min(first, arrived) : arrived;
 }
 
 function errorName(err: unknown): string | undefined {
