@@ -5,6 +5,12 @@
 // Every change of one object, its indexes and its kind's watermark is one atomic step. The watermark of a
 // kind is the resourceVersion the cache has caught up with for that kind's watch (events and bookmarks);
 // absent until the first list completed, and during a relist.
+//
+// Time only goes forward, whoever writes (a forwarder that lost its lease and finishes late, a watch replayed
+// from a checkpoint): an entry never replaces one with a newer resourceVersion, a delete older than the object
+// held is ignored, an object not held whose resourceVersion is not past the watermark was deleted since (the
+// cache is complete at its watermark) and is not brought back, and the watermark never moves back. Only reset()
+// starts over: a cluster restored from a backup (cluster-identity.ts), whose resourceVersions went back.
 import type { CacheEntry, CachedObject } from './cache-entry.js';
 
 /** What a reconcile wrote, kept per reconcile key until its next run has seen it in the cache. */
@@ -28,10 +34,13 @@ export interface CacheStore {
   /** Advances a kind's watermark (a bookmark, or an event already applied). Never moves it back. */
   advance(kind: string, resourceVersion: string): Promise<void>;
   /**
-   * A relist: the kind's objects become exactly `entries`, and its watermark is set to resourceVersion (it may
-   * move back: a cluster restored from a backup). Readers see no watermark while it runs.
+   * A relist: the kind's objects become `entries`, and its watermark resourceVersion, except where the cache
+   * already holds newer (above): objects changed after the list stay as held, objects deleted since stay deleted,
+   * the watermark does not move back. Readers see no watermark while it runs.
    */
   replace(kind: string, entries: readonly CacheEntry[], resourceVersion: string): Promise<void>;
+  /** Drops every object and watermark: the cluster's resourceVersions went back (restored from a backup). */
+  reset(): Promise<void>;
   /**
    * A paged relist (the same outcome as replace, one page at a time, so no list is held whole): beginReplace
    * clears the kind's watermark (readers see none until endReplace), putListed files a page's objects, and

@@ -1,13 +1,16 @@
 // The in-process CacheStore: `fleetq run`, where the forwarder and the workers share one process. Each method
-// runs synchronously inside its promise, so one change is one atomic step for every reader.
+// runs synchronously inside its promise, so one change is one atomic step for every reader. Time only goes
+// forward as in the Redis store (cache-store.ts); no MACs and no fence: nothing outside the process writes here.
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
 import type { CacheStore, WriteRecord } from './cache-store.js';
-import { compareResourceVersions, maxResourceVersion } from './resource-version.js';
+import { compareResourceVersions, isComparableResourceVersion, maxResourceVersion } from './resource-version.js';
 
 export class MemoryCacheStore implements CacheStore {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly indexes = new Map<string, Set<string>>();
   private readonly watermarks = new Map<string, string>();
+  /** Kinds being relisted page by page: no watermark for readers until the relist ends. */
+  private readonly relisting = new Set<string>();
   private readonly writes = new Map<string, WriteRecord>();
 
   /** Objects held (for the cache-size gauge and tests). */
@@ -17,7 +20,7 @@ export class MemoryCacheStore implements CacheStore {
 
   /** An event older than the object held (a watch replayed from a checkpoint after a warm list) changes nothing. */
   async put(entry: CacheEntry, resourceVersion: string): Promise<void> {
-    if (!this.isOlderThanHeld(entry.id, entry.resourceVersion)) this.putNow(entry);
+    if (this.mayFile(entry)) this.putNow(entry);
     this.advanceNow(entry.kind, resourceVersion);
   }
 
@@ -31,23 +34,37 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async replace(kind: string, entries: readonly CacheEntry[], resourceVersion: string): Promise<void> {
-    const keep = new Set(entries.map((e) => e.id));
-    for (const id of [...(this.indexes.get(`all:${kind}`) ?? [])]) if (!keep.has(id)) this.removeNow(id);
-    for (const e of entries) this.putNow(e);
-    this.watermarks.set(kind, resourceVersion);
+    await this.beginReplace(kind);
+    await this.putListed(entries);
+    await this.endReplace(kind, new Set(entries.map((e) => e.id)), resourceVersion);
   }
 
   async beginReplace(kind: string): Promise<void> {
-    this.watermarks.delete(kind);
+    this.relisting.add(kind);
   }
 
   async putListed(entries: readonly CacheEntry[]): Promise<void> {
-    for (const e of entries) this.putNow(e);
+    for (const e of entries) if (this.mayFile(e)) this.putNow(e);
   }
 
   async endReplace(kind: string, seenIds: ReadonlySet<string>, resourceVersion: string): Promise<void> {
-    for (const id of [...(this.indexes.get(`all:${kind}`) ?? [])]) if (!seenIds.has(id)) this.removeNow(id);
-    this.watermarks.set(kind, resourceVersion);
+    for (const id of [...(this.indexes.get(`all:${kind}`) ?? [])]) {
+      // Not listed: deleted by the list's resourceVersion, unless changed after it.
+      if (!seenIds.has(id) && !this.isNewerThan(id, resourceVersion)) this.removeNow(id);
+    }
+    const current = this.watermarks.get(kind);
+    this.watermarks.set(
+      kind,
+      compareResourceVersions(resourceVersion, current) === -1 ? (current as string) : resourceVersion,
+    );
+    this.relisting.delete(kind);
+  }
+
+  async reset(): Promise<void> {
+    this.entries.clear();
+    this.indexes.clear();
+    this.watermarks.clear();
+    this.relisting.clear();
   }
 
   async get(id: string): Promise<CachedObject | null> {
@@ -64,7 +81,7 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async watermark(kind: string): Promise<string | undefined> {
-    return this.watermarks.get(kind);
+    return this.relisting.has(kind) ? undefined : this.watermarks.get(kind);
   }
 
   /** In-process: the forwarder and the readers live and die together. */
@@ -81,9 +98,25 @@ export class MemoryCacheStore implements CacheStore {
 
   async close(): Promise<void> {}
 
+  /** Held: unless older than held. Not held: unless at or before the watermark (deleted since). */
+  private mayFile(entry: CacheEntry): boolean {
+    if (this.entries.has(entry.id)) return !this.isOlderThanHeld(entry.id, entry.resourceVersion);
+    const c = compareResourceVersions(entry.resourceVersion, this.watermarks.get(entry.kind));
+    return c === undefined || c > 0;
+  }
+
   private isOlderThanHeld(id: string, resourceVersion: string): boolean {
     const held = this.entries.get(id);
     return held !== undefined && compareResourceVersions(resourceVersion, held.resourceVersion) === -1;
+  }
+
+  private isNewerThan(id: string, resourceVersion: string): boolean {
+    const held = this.entries.get(id);
+    return (
+      held !== undefined &&
+      isComparableResourceVersion(resourceVersion) &&
+      compareResourceVersions(held.resourceVersion, resourceVersion) === 1
+    );
   }
 
   private putNow(entry: CacheEntry): void {

@@ -1,14 +1,33 @@
 // The Redis CacheStore: split workers and Lambdas read what the forwarder materialized. One Lua script per
 // event (redis-cache-scripts.ts): an object, its index entries and its kind's watermark change together.
-// A relist clears the kind's watermark first (readers wait, or read live), files the listed objects in
-// batches, drops the rest, and sets the watermark last. The forwarder that fills it refreshes an `alive` key
-// (heartbeat); without it every watermark reads as absent, so a cache left behind by a stopped or dead
-// forwarder is never read as current (readers go live until a forwarder lists it again).
+// A relist marks the kind as relisting first (readers wait, or read live), files the listed objects in batches,
+// drops the rest, and clears the mark last. The forwarder that fills it refreshes an `alive` key (heartbeat);
+// without it every watermark reads as absent, so a cache left behind by a stopped or dead forwarder is never
+// read as current (readers go live until a forwarder lists it again).
+//
+// Trust: what is read back from Redis is untrusted. With signing secrets, every entry, watermark and write record
+// carries a MAC (cache-mac.ts) checked on every read; one that does not verify is a miss (an entry: absent; a
+// watermark: not synced, so readers go live; a write record: an error, so the run reads live), is reported to
+// onRejected, and is never returned. With a fence (cache-fence.ts), every write script first compares the
+// forwarder's lease, so a forwarder that lost its lease writes nothing.
 import type { Redis } from 'ioredis';
-import { ScriptRunner } from '../queue/redis/script-runner.js';
+import { ScriptRunner, type Reply } from '../queue/redis/script-runner.js';
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
-import type { CacheStore, WriteRecord } from './cache-store.js';
+import type { CacheFence, FenceableCacheStore } from './cache-fence.js';
+import { CacheMac, MAC_HEX_LENGTH, type MacPurpose } from './cache-mac.js';
+import type { WriteRecord } from './cache-store.js';
 import { CACHE_SCRIPTS, type CacheScriptName } from './redis-cache-scripts.js';
+
+/** Why a value read back from Redis was not used. */
+export type RejectionReason = 'missing-mac' | 'bad-mac' | 'malformed' | 'index';
+
+export type CacheRejection = {
+  readonly cluster: string;
+  readonly what: MacPurpose;
+  /** The entry id, the kind (watermark) or the reconcile key (write record); never the value. */
+  readonly id: string;
+  readonly reason: RejectionReason;
+};
 
 export type RedisCacheStoreOptions = {
   readonly redis: Redis;
@@ -19,91 +38,155 @@ export type RedisCacheStoreOptions = {
   readonly writeRecordTtlMs?: number;
   /** Close the client on close(); default false. */
   readonly ownsClient?: boolean;
+  /**
+   * The queue's signing secrets (the current one first, then a rotation's previous one): values written carry a
+   * MAC made with the first, values read must verify with one of them. Empty or absent: no MACs (as before).
+   */
+  readonly signingSecrets?: readonly string[];
+  /** Values read back that did not verify (counted and logged by the caller; cluster-caches.ts). */
+  readonly onRejected?: (e: CacheRejection) => void;
+  /** The lease the writes go through (a pooled forwarder's); absent: no fence. */
+  readonly fence?: CacheFence;
 };
 
+/** A write record read back from Redis that does not verify: the run that wanted it reads live. */
+export class UnverifiedCacheData extends Error {
+  override name = 'UnverifiedCacheData';
+}
+
 const BATCH = 200;
+const WRITE_ATTEMPTS = 3;
 
 export function redisCachePrefix(cluster: string, prefix = 'fleetq'): string {
   if (/[{}]/.test(cluster)) throw new RangeError(`cluster name ${JSON.stringify(cluster)} must not contain { or }`);
   return `${prefix}:{cache:${cluster}}:`;
 }
 
-export class RedisCacheStore implements CacheStore {
+type Blocked = { readonly id: string; readonly type: 'e' | 'w'; readonly value: string };
+
+export class RedisCacheStore implements FenceableCacheStore {
   readonly prefix: string;
   private readonly redis: Redis;
   private readonly scripts: ScriptRunner<CacheScriptName>;
   private readonly ttlMs: number;
+  private readonly mac: CacheMac | undefined;
+  private readonly cluster: string;
 
   constructor(private readonly o: RedisCacheStoreOptions) {
     this.redis = o.redis;
+    this.cluster = o.cluster;
     this.prefix = redisCachePrefix(o.cluster, o.prefix);
     this.scripts = new ScriptRunner(this.redis, `${this.prefix}e`, [this.prefix], CACHE_SCRIPTS);
     this.ttlMs = o.writeRecordTtlMs ?? 600_000;
+    const secrets = (o.signingSecrets ?? []).filter((s) => s !== '');
+    this.mac = secrets.length > 0 ? new CacheMac(secrets) : undefined;
+  }
+
+  /** The same cache, its writes behind `fence` (a pooled forwarder's lease). */
+  withFence(fence: CacheFence): RedisCacheStore {
+    return new RedisCacheStore({ ...this.o, fence, ownsClient: false });
   }
 
   async put(entry: CacheEntry, resourceVersion: string): Promise<void> {
-    await this.scripts.run('put', entry.id, stored(entry), entry.kind, entry.resourceVersion, resourceVersion);
+    const stored = this.stored(entry);
+    const wm = this.watermarkValue(entry.kind, resourceVersion);
+    await this.untilNotForged(entry.kind, entry.id, wm, () =>
+      this.write('put', entry.kind, entry.id, stored, entry.resourceVersion, resourceVersion, wm),
+    );
   }
 
   async remove(kind: string, id: string, resourceVersion: string): Promise<void> {
-    await this.scripts.run('remove', id, kind, resourceVersion);
+    const wm = this.watermarkValue(kind, resourceVersion);
+    await this.untilNotForged(kind, id, wm, () => this.write('remove', kind, id, resourceVersion, wm));
   }
 
   async advance(kind: string, resourceVersion: string): Promise<void> {
-    await this.scripts.run('advance', kind, resourceVersion);
+    const wm = this.watermarkValue(kind, resourceVersion);
+    await this.untilNotForged(kind, '', wm, () => this.write('advance', kind, resourceVersion, wm));
   }
 
   async replace(kind: string, entries: readonly CacheEntry[], resourceVersion: string): Promise<void> {
-    await this.scripts.run('beginReplace', kind);
-    const keep = new Set(entries.map((e) => e.id));
-    const held = await this.redis.smembers(`${this.prefix}i:all:${kind}`);
-    const drop = held.filter((id) => !keep.has(id));
-    for (let i = 0; i < drop.length; i += BATCH) await this.scripts.run('unfileMany', ...drop.slice(i, i + BATCH));
-    for (let i = 0; i < entries.length; i += BATCH) {
-      await this.scripts.run('fileMany', ...entries.slice(i, i + BATCH).flatMap((e) => [e.id, stored(e)]));
-    }
-    await this.scripts.run('endReplace', kind, resourceVersion);
+    await this.beginReplace(kind);
+    await this.putListed(entries);
+    await this.endReplace(kind, new Set(entries.map((e) => e.id)), resourceVersion);
   }
 
   async beginReplace(kind: string): Promise<void> {
-    await this.scripts.run('beginReplace', kind);
+    await this.write('beginReplace', kind);
   }
 
   async putListed(entries: readonly CacheEntry[]): Promise<void> {
     for (let i = 0; i < entries.length; i += BATCH) {
-      await this.scripts.run('fileMany', ...entries.slice(i, i + BATCH).flatMap((e) => [e.id, stored(e)]));
+      let batch = entries.slice(i, i + BATCH);
+      for (let attempt = 0; attempt < WRITE_ATTEMPTS && batch.length > 0; attempt++) {
+        const kind = (batch[0] as CacheEntry).kind;
+        const args = batch.flatMap((e) => [e.id, this.stored(e), e.resourceVersion]);
+        const forged = triples(await this.write('fileMany', kind, ...args)).filter((b) => this.isForged(b, kind));
+        if (forged.length === 0) break;
+        // A forged watermark is dropped (endReplace sets the list's); a forged entry is dropped, then filed.
+        await this.repair(kind, '', forged);
+        const again = new Set(forged.map((b) => b.id));
+        batch = batch.filter((e) => again.has(e.id));
+      }
     }
   }
 
   async endReplace(kind: string, seenIds: ReadonlySet<string>, resourceVersion: string): Promise<void> {
     const held = await this.redis.smembers(`${this.prefix}i:all:${kind}`);
     const drop = held.filter((id) => !seenIds.has(id));
-    for (let i = 0; i < drop.length; i += BATCH) await this.scripts.run('unfileMany', ...drop.slice(i, i + BATCH));
-    await this.scripts.run('endReplace', kind, resourceVersion);
+    for (let i = 0; i < drop.length; i += BATCH) {
+      const kept = pairs(await this.write('unfileMany', resourceVersion, ...drop.slice(i, i + BATCH)));
+      // Held back because changed after the list; a forged one (say, a huge resourceVersion) is dropped all the same.
+      const forged = kept
+        .map(([id, value]): Blocked => ({ id, type: 'e', value }))
+        .filter((b) => this.isForged(b, kind));
+      if (forged.length > 0) await this.repair(kind, '', forged);
+    }
+    const wm = this.watermarkValue(kind, resourceVersion);
+    await this.untilNotForged(kind, '', wm, () => this.write('endReplace', kind, resourceVersion, wm));
+  }
+
+  /** Drops every object, index and watermark of this cluster's cache: the next list starts over. */
+  async reset(): Promise<void> {
+    await this.write('reset');
+    const pattern = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}i:*`;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await this.redis.unlink(...keys);
+    } while (cursor !== '0');
   }
 
   async get(id: string): Promise<CachedObject | null> {
-    const json = await this.redis.hget(`${this.prefix}e`, id);
-    return json === null ? null : objectOf(json);
+    const value = await this.redis.hget(`${this.prefix}e`, id);
+    return value === null ? null : this.objectOf(id, value);
   }
 
   async members(indexName: string): Promise<CachedObject[]> {
     const ids = await this.redis.smembers(`${this.prefix}i:${indexName}`);
     const out: CachedObject[] = [];
     for (let i = 0; i < ids.length; i += 500) {
-      const jsons = await this.redis.hmget(`${this.prefix}e`, ...ids.slice(i, i + 500));
-      for (const json of jsons) if (json !== null) out.push(objectOf(json));
+      const batch = ids.slice(i, i + 500);
+      const values = await this.redis.hmget(`${this.prefix}e`, ...batch);
+      values.forEach((value, j) => {
+        if (value === null) return;
+        const object = this.objectOf(batch[j] as string, value, indexName);
+        if (object !== null) out.push(object);
+      });
     }
     return out;
   }
 
   /** Absent while no forwarder has said within its heartbeat TTL that it keeps this cache current. */
   async watermark(kind: string): Promise<string | undefined> {
-    const [wm, alive] = await Promise.all([
+    const [wm, relisting, alive] = await Promise.all([
       this.redis.hget(`${this.prefix}wm`, kind),
+      this.redis.hexists(`${this.prefix}rl`, kind),
       this.redis.exists(`${this.prefix}alive`),
     ]);
-    return alive === 1 ? (wm ?? undefined) : undefined;
+    if (alive !== 1 || relisting === 1 || wm === null) return undefined;
+    return this.watermarkOf(kind, wm);
   }
 
   async heartbeat(ttlMs: number): Promise<void> {
@@ -113,23 +196,150 @@ export class RedisCacheStore implements CacheStore {
   async recordWrites(keyId: string, record: WriteRecord | null): Promise<void> {
     const key = `${this.prefix}w:${keyId}`;
     if (record === null) await this.redis.del(key);
-    else await this.redis.set(key, JSON.stringify(record), 'PX', this.ttlMs);
+    else await this.redis.set(key, this.signed('record', keyId, JSON.stringify(record)), 'PX', this.ttlMs);
   }
 
+  /** Throws UnverifiedCacheData for a record that does not verify (its reader then reads live). */
   async writesOf(keyId: string): Promise<WriteRecord | null> {
-    const json = await this.redis.get(`${this.prefix}w:${keyId}`);
-    return json === null ? null : (JSON.parse(json) as WriteRecord);
+    const value = await this.redis.get(`${this.prefix}w:${keyId}`);
+    if (value === null) return null;
+    const json = this.verified('record', keyId, value);
+    const record = json === undefined ? undefined : parseJson(json);
+    if (!isRecord(record)) {
+      if (json !== undefined) this.reject('record', keyId, 'malformed');
+      throw new UnverifiedCacheData(`write record of ${keyId} is not authentic or not readable: reading live`);
+    }
+    return record;
   }
 
   async close(): Promise<void> {
     if (this.o.ownsClient) await this.redis.quit();
   }
+
+  /** Runs a write script behind the fence (when there is one). */
+  private async write(name: CacheScriptName, ...args: (string | number)[]): Promise<Reply> {
+    const fence = this.o.fence;
+    fence?.assertHeld();
+    const [key, value] = fence ? fence.leaseArgs() : ['', ''];
+    const reply = await this.scripts.run(name, key, value, ...args);
+    if (reply === -1) throw fence ? fence.refused() : new Error(`cache ${name} refused by a fence it was not given`);
+    return reply;
+  }
+
+  /**
+   * Runs a write that may be held back by a newer entry or watermark; one that does not verify is removed and
+   * the write tried again (a forged value must not hold back real updates). Real ones hold it back as they should.
+   */
+  private async untilNotForged(kind: string, id: string, wm: string, run: () => Promise<Reply>): Promise<void> {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const reply = await run();
+      if (!Array.isArray(reply)) return;
+      const [type, value] = reply as [string, string];
+      const blocked: Blocked = { id, type: type === 'e' ? 'e' : 'w', value };
+      if (!this.isForged(blocked, kind)) return;
+      await this.repair(kind, wm, [blocked]);
+    }
+  }
+
+  private async repair(kind: string, wm: string, forged: readonly Blocked[]): Promise<void> {
+    const args = forged.flatMap((b) => (b.type === 'e' ? ['e', b.id, b.value] : ['w', wm, b.value]));
+    await this.write('repair', kind, ...args);
+  }
+
+  /** A held-back value that does not verify (no secrets: nothing can be told forged). */
+  private isForged(b: Blocked, kind: string): boolean {
+    if (!this.mac) return false;
+    if (b.type === 'w') return this.watermarkOf(kind, b.value) === undefined;
+    return this.objectOf(b.id, b.value) === null;
+  }
+
+  private stored(e: CacheEntry): string {
+    return this.signed('entry', e.id, JSON.stringify({ o: e.object, rv: e.resourceVersion, ix: indexNames(e) }));
+  }
+
+  private watermarkValue(kind: string, rv: string): string {
+    return this.mac ? `${rv}:${this.mac.sign('watermark', this.cluster, kind, rv)}` : rv;
+  }
+
+  private watermarkOf(kind: string, value: string): string | undefined {
+    const colon = value.indexOf(':');
+    const rv = colon < 0 ? value : value.slice(0, colon);
+    if (!this.mac) return rv;
+    if (colon < 0) return this.reject('watermark', kind, 'missing-mac');
+    if (!this.mac.verify('watermark', this.cluster, kind, rv, value.slice(colon + 1)))
+      return this.reject('watermark', kind, 'bad-mac');
+    return rv;
+  }
+
+  /** `<mac><body>` with secrets, else body. */
+  private signed(purpose: MacPurpose, id: string, body: string): string {
+    return this.mac ? this.mac.sign(purpose, this.cluster, id, body) + body : body;
+  }
+
+  /** The body of a signed value when it verifies (undefined, reported, when not); unsigned: the body. */
+  private verified(purpose: MacPurpose, id: string, value: string): string | undefined {
+    const hasMac = /^[0-9a-f]{64}/.test(value) && value.length > MAC_HEX_LENGTH && value[MAC_HEX_LENGTH] === '{';
+    if (!this.mac) return hasMac ? value.slice(MAC_HEX_LENGTH) : value;
+    if (!hasMac) return this.reject(purpose, id, 'missing-mac');
+    const body = value.slice(MAC_HEX_LENGTH);
+    if (!this.mac.verify(purpose, this.cluster, id, body, value.slice(0, MAC_HEX_LENGTH)))
+      return this.reject(purpose, id, 'bad-mac');
+    return body;
+  }
+
+  /** The object of a stored entry read under `id` (and from index `indexName`); null when it may not be used. */
+  private objectOf(id: string, value: string, indexName?: string): CachedObject | null {
+    const json = this.verified('entry', id, value);
+    if (json === undefined) return null;
+    const e = parseJson(json) as { o?: unknown; ix?: unknown } | undefined;
+    if (typeof e !== 'object' || e === null || typeof e.o !== 'object' || e.o === null) {
+      this.reject('entry', id, 'malformed');
+      return null;
+    }
+    // An id added to an index set the entry is not filed under (its index names are inside the MAC).
+    if (indexName !== undefined && !(Array.isArray(e.ix) && e.ix.includes(indexName))) {
+      this.reject('entry', id, 'index');
+      return null;
+    }
+    return e.o as CachedObject;
+  }
+
+  private reject(what: MacPurpose, id: string, reason: RejectionReason): undefined {
+    this.o.onRejected?.({ cluster: this.cluster, what, id, reason });
+    return undefined;
+  }
 }
 
-function stored(e: CacheEntry): string {
-  return JSON.stringify({ o: e.object, rv: e.resourceVersion, ix: indexNames(e) });
+function parseJson(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
-function objectOf(json: string): CachedObject {
-  return (JSON.parse(json) as { o: CachedObject }).o;
+function isRecord(r: unknown): r is WriteRecord {
+  const x = r as Partial<WriteRecord> | undefined;
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof x.resourceVersions === 'object' &&
+    x.resourceVersions !== null &&
+    Array.isArray(x.deleted)
+  );
+}
+
+function pairs(reply: Reply): Array<[string, string]> {
+  const flat = Array.isArray(reply) ? (reply as string[]) : [];
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i] as string, flat[i + 1] as string]);
+  return out;
+}
+
+function triples(reply: Reply): Blocked[] {
+  const flat = Array.isArray(reply) ? (reply as string[]) : [];
+  const out: Blocked[] = [];
+  for (let i = 0; i + 2 < flat.length; i += 3)
+    out.push({ id: flat[i] as string, type: flat[i + 1] === 'e' ? 'e' : 'w', value: flat[i + 2] as string });
+  return out;
 }

@@ -1,8 +1,10 @@
 // The writes a pooled forwarder makes for a cluster, behind that cluster's lease (forwarder-lease.ts): enqueues
 // on the Redis driver and checkpoint saves in Redis, each one Lua script that compares the lease first.
+// Cache writes (a shared cache's Lua scripts compare the same lease: cache-fence.ts) go through leaseCacheFence.
 // A refused write throws ForwarderLeaseLost: the forwarder's batch fails (its watch would start again from
 // before the event, so nothing is skipped) and the pool stops that cluster's forwarder.
 import type { Redis } from 'ioredis';
+import type { CacheFence } from '../cache/cache-fence.js';
 import type { ReconcileKey } from '../kube/key.js';
 import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
 import { signKey } from '../queue/message-signing.js';
@@ -12,7 +14,7 @@ import { queueScriptHeader } from '../queue/redis/redis-queue.js';
 import type { QueueOptions, WorkQueue } from '../queue/work-queue.js';
 import { FENCED_ADD_SCRIPT, ForwarderLeaseLost, type ForwarderLease } from './forwarder-lease.js';
 
-export type FenceRefusals = (operation: 'enqueue' | 'checkpoint', where: 'local' | 'redis') => void;
+export type FenceRefusals = (operation: 'enqueue' | 'checkpoint' | 'cache', where: 'local' | 'redis') => void;
 
 /** queue.add through the fenced add script (the Redis driver's own `schedule`, after the lease compare). */
 export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
@@ -96,4 +98,27 @@ export class FencedCheckpoints implements CheckpointStore {
 
   /** The store is shared by every cluster of the pool: its owner closes it. */
   async close(): Promise<void> {}
+}
+
+/** The fence of a cluster's shared cache writes: the same lease key and value as its enqueues and checkpoints. */
+export function leaseCacheFence(lease: ForwarderLease, onRefused?: FenceRefusals): CacheFence {
+  return {
+    assertHeld: () => {
+      try {
+        lease.assertHeld();
+      } catch (err) {
+        onRefused?.('cache', 'local');
+        throw err;
+      }
+    },
+    leaseArgs: () => {
+      const [key, value] = lease.fenceArgs();
+      return [key as string, value as string];
+    },
+    refused: () => {
+      onRefused?.('cache', 'redis');
+      lease.markLost('cache write refused by the fence');
+      return new ForwarderLeaseLost(lease.cluster, 'cache write refused by the fence');
+    },
+  };
 }

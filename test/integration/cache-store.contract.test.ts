@@ -1,6 +1,10 @@
 // The CacheStore contract, run against both stores: the in-process one and the Redis one (real Redis at
 // REDIS_URL, a prefix of its own per test). The same events through applyEvent must leave the same objects,
 // indexes and watermarks in both, so live (Redis), all-in-one (memory) and replayed state cannot differ.
+// Both keep time going forward (an older resourceVersion never replaces a newer one, a stale relist does not
+// bring back what was deleted since, the watermark never moves back: only reset() starts over). The Redis store
+// also authenticates what it reads back (a signing secret: entries, watermarks and write records carry a MAC)
+// and refuses a write of a forwarder whose lease was taken over (its fence).
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
@@ -10,7 +14,10 @@ import { index } from '../../shared/cache/cache-entry.js';
 import type { CacheStore } from '../../shared/cache/cache-store.js';
 import { MemoryCacheStore } from '../../shared/cache/memory-cache-store.js';
 import { RedisCacheStore } from '../../shared/cache/redis-cache-store.js';
+import { fencedCacheStore } from '../../shared/cache/cache-fence.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
+import { leaseCacheFence } from '../../shared/forwarder/fenced-writes.js';
+import { ForwarderLease, ForwarderLeaseLost } from '../../shared/forwarder/forwarder-lease.js';
 
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const prefixes: string[] = [];
@@ -33,8 +40,13 @@ const stores: Array<{ name: string; shared: boolean; make: () => Promise<CacheSt
   },
 ];
 
-function pod(name: string, rv: string, o: { owner?: string; node?: string; uid?: string } = {}): KubernetesObject {
+function pod(
+  name: string,
+  rv: string,
+  o: { owner?: string; node?: string; uid?: string; phase?: string } = {},
+): KubernetesObject {
   return {
+    ...(o.phase && { status: { phase: o.phase } }),
     metadata: {
       name,
       namespace: 'ns',
@@ -59,6 +71,7 @@ const ev = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubernetesObject): C
   object,
 });
 const names = (objects: KubernetesObject[]) => objects.map((o) => o.metadata?.name).sort();
+const rvOf = (o: KubernetesObject | null) => o?.metadata?.resourceVersion;
 
 describe.each(stores)('CacheStore contract: $name', ({ make, shared }) => {
   it('files a relist, follows adoption, deletion and node moves, and ignores replayed older events', async () => {
@@ -117,5 +130,160 @@ describe.each(stores)('CacheStore contract: $name', ({ make, shared }) => {
     expect(await s.watermark('Pod')).toBe(shared ? undefined : '10');
     await s.heartbeat(60_000);
     expect(await s.watermark('Pod')).toBe('10');
+  });
+});
+
+describe.each(stores)('CacheStore contract, time only goes forward: $name', ({ make }) => {
+  it('an older resourceVersion never replaces a newer one; a stale relist brings back nothing deleted since', async () => {
+    const s = await make();
+    await applyEvent(s, listed([pod('a', '5', { phase: 'Running' }), pod('b', '6'), pod('c', '7')], '10'));
+    await applyEvent(s, ev('MODIFIED', pod('a', '20', { phase: 'Failed' })));
+    await applyEvent(s, ev('DELETED', pod('b', '21')));
+    // A relist listed at 10 by a forwarder that was paused meanwhile, finishing now.
+    await applyEvent(s, listed([pod('a', '5', { phase: 'Running' }), pod('b', '6'), pod('c', '7')], '10'));
+    expect(await s.get('Pod/ns/a')).toMatchObject({ status: { phase: 'Failed' }, metadata: { resourceVersion: '20' } });
+    expect(await s.get('Pod/ns/b')).toBeNull();
+    expect(names(await s.members(index.all('Pod')))).toEqual(['a', 'c']);
+    expect(await s.watermark('Pod')).toBe('21');
+    // A delete older than the object held is refused too.
+    await applyEvent(s, ev('DELETED', pod('a', '19')));
+    expect(rvOf(await s.get('Pod/ns/a'))).toBe('20');
+  });
+
+  it('the watermark never moves back; reset() lets a cluster restored from a backup start over', async () => {
+    const s = await make();
+    await applyEvent(s, listed([pod('a', '40')], '50'));
+    await applyEvent(s, { type: 'BOOKMARK', kind: 'Pod', resourceVersion: '60' });
+    await applyEvent(s, listed([pod('a', '3'), pod('z', '2')], '4'));
+    expect(await s.watermark('Pod')).toBe('60');
+    expect(rvOf(await s.get('Pod/ns/a'))).toBe('40');
+    expect(await s.get('Pod/ns/z')).toBeNull();
+    await s.reset();
+    expect(await s.watermark('Pod')).toBeUndefined();
+    expect(await s.members(index.all('Pod'))).toEqual([]);
+    await applyEvent(s, listed([pod('a', '3'), pod('z', '2')], '4'));
+    expect(await s.watermark('Pod')).toBe('4');
+    expect(names(await s.members(index.all('Pod')))).toEqual(['a', 'z']);
+  });
+});
+
+describe('RedisCacheStore: authenticated entries and a fenced forwarder', () => {
+  const SECRET = 'contract-test-secret-0123456789';
+  type Rejection = { cluster: string; what: string; id: string; reason: string };
+  function signed(cluster = 'c1', prefix = `test-${randomUUID().slice(0, 8)}`) {
+    const rejected: Rejection[] = [];
+    const store = new RedisCacheStore({
+      redis,
+      cluster,
+      prefix,
+      signingSecrets: [SECRET],
+      onRejected: (e: Rejection) => rejected.push(e),
+    } as ConstructorParameters<typeof RedisCacheStore>[0]);
+    prefixes.push(store.prefix);
+    return { store, rejected, prefix, hash: `${store.prefix}e` };
+  }
+  const forged = (rv: string, ix: string[]) =>
+    JSON.stringify({
+      o: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'a', namespace: 'ns', uid: 'uid-a', resourceVersion: rv },
+        spec: { containers: [{ name: 'x', image: 'evil', securityContext: { privileged: true } }], hostPID: true },
+      },
+      rv,
+      ix,
+    });
+
+  it('an entry written into the hash by another client, or tampered with, reads as a miss and is counted', async () => {
+    const { store, rejected, hash } = signed();
+    await store.heartbeat(60_000);
+    await applyEvent(store, listed([pod('a', '5', { owner: 'u1' }), pod('b', '6', { owner: 'u1' })], '10'));
+    expect(names(await store.members(index.owner('Pod', 'u1')))).toEqual(['a', 'b']);
+    await redis.hset(hash, 'Pod/ns/a', forged('7', ['ns:Pod/ns', 'all:Pod', 'owner:Pod/u1']));
+    const valid = (await redis.hget(hash, 'Pod/ns/b')) as string;
+    await redis.hset(hash, 'Pod/ns/b', valid.replace('"uid-b"', '"uid-x"'));
+    expect(await store.get('Pod/ns/a')).toBeNull();
+    expect(await store.get('Pod/ns/b')).toBeNull();
+    expect(await store.members(index.owner('Pod', 'u1'))).toEqual([]);
+    expect(rejected).toContainEqual({ cluster: 'c1', what: 'entry', id: 'Pod/ns/a', reason: 'missing-mac' });
+    expect(rejected).toContainEqual({ cluster: 'c1', what: 'entry', id: 'Pod/ns/b', reason: 'bad-mac' });
+    // A forged entry with a huge resourceVersion does not block the next real update of the object.
+    await redis.hset(hash, 'Pod/ns/a', forged('99999999999', ['ns:Pod/ns', 'all:Pod', 'owner:Pod/u1']));
+    await applyEvent(store, ev('MODIFIED', pod('a', '11', { owner: 'u1' })));
+    expect(rvOf(await store.get('Pod/ns/a'))).toBe('11');
+  });
+
+  it('an entry copied to another id, index or cluster reads as a miss', async () => {
+    const one = signed('c1');
+    const two = signed('c2', one.prefix);
+    await one.store.heartbeat(60_000);
+    await applyEvent(one.store, listed([pod('a', '5', { owner: 'u1' })], '10'));
+    await applyEvent(two.store, listed([], '10'));
+    const valid = (await redis.hget(one.hash, 'Pod/ns/a')) as string;
+    await redis.hset(one.hash, 'Pod/ns/b', valid);
+    await redis.sadd(`${one.store.prefix}i:owner:Pod/u1`, 'Pod/ns/b');
+    await redis.sadd(`${one.store.prefix}i:owner:Pod/u2`, 'Pod/ns/a');
+    await redis.hset(two.hash, 'Pod/ns/a', valid);
+    expect(await one.store.get('Pod/ns/b')).toBeNull();
+    expect(names(await one.store.members(index.owner('Pod', 'u1')))).toEqual(['a']);
+    expect(await one.store.members(index.owner('Pod', 'u2'))).toEqual([]);
+    expect(await two.store.get('Pod/ns/a')).toBeNull();
+    expect(new Set(one.rejected.map((r) => `${r.id}:${r.reason}`))).toEqual(
+      new Set(['Pod/ns/b:bad-mac', 'Pod/ns/a:index']),
+    );
+    expect(two.rejected).toMatchObject([{ cluster: 'c2', id: 'Pod/ns/a', reason: 'bad-mac' }]);
+  });
+
+  it('a forged watermark reads as absent and does not hold the real one back; a forged write record is refused', async () => {
+    const { store, rejected } = signed();
+    await store.heartbeat(60_000);
+    await applyEvent(store, listed([], '10'));
+    expect(await store.watermark('Pod')).toBe('10');
+    await redis.hset(`${store.prefix}wm`, 'Pod', '99999999999');
+    expect(await store.watermark('Pod')).toBeUndefined();
+    await applyEvent(store, { type: 'BOOKMARK', kind: 'Pod', resourceVersion: '30' });
+    expect(await store.watermark('Pod')).toBe('30');
+    const record = { resourceVersions: { Pod: '42' }, deleted: [] };
+    await store.recordWrites('c1/ReplicaSet/ns/rs', record);
+    expect(await store.writesOf('c1/ReplicaSet/ns/rs')).toEqual(record);
+    await redis.set(
+      `${store.prefix}w:c1/ReplicaSet/ns/rs`,
+      JSON.stringify({ resourceVersions: { Pod: '1' }, deleted: [] }),
+    );
+    await expect(store.writesOf('c1/ReplicaSet/ns/rs')).rejects.toThrow(/not authentic/);
+    expect(new Set(rejected.map((r) => `${r.what}:${r.reason}`))).toEqual(
+      new Set(['watermark:missing-mac', 'record:missing-mac']),
+    );
+  });
+
+  it("a write of a forwarder whose lease another took is refused, and the newer holder's state stays", async () => {
+    const queuePrefix = `test-${randomUUID().slice(0, 8)}:{q}:`;
+    prefixes.push(queuePrefix);
+    const frozen = () => 0; // A's clock never tells it the lease ran out: only Redis can refuse it
+    const leaseA = new ForwarderLease({
+      redis,
+      queuePrefix,
+      cluster: 'c1',
+      holder: 'A',
+      leaseMs: 60_000,
+      clock: frozen,
+    });
+    const leaseB = new ForwarderLease({ redis, queuePrefix, cluster: 'c1', holder: 'B', leaseMs: 60_000 });
+    expect(await leaseA.acquire()).toMatchObject({ acquired: true });
+    const base = signed();
+    const a = fencedCacheStore(base.store, leaseCacheFence(leaseA));
+    await applyEvent(a, listed([pod('a', '5', { phase: 'Running' }), pod('b', '6')], '1000'));
+    await redis.del(leaseA.key); // A's lease expired while it was paused
+    expect(await leaseB.acquire()).toMatchObject({ acquired: true });
+    const b = fencedCacheStore(base.store, leaseCacheFence(leaseB));
+    await applyEvent(b, ev('MODIFIED', pod('a', '1100', { phase: 'Failed' })));
+    await applyEvent(b, ev('DELETED', pod('b', '1200')));
+    await expect(applyEvent(a, ev('MODIFIED', pod('b', '1150')))).rejects.toThrow(ForwarderLeaseLost);
+    expect(leaseA.held()).toBe(false);
+    await expect(a.advance('Pod', '1300')).rejects.toThrow(ForwarderLeaseLost);
+    await base.store.heartbeat(60_000);
+    expect(await base.store.get('Pod/ns/a')).toMatchObject({ status: { phase: 'Failed' } });
+    expect(await base.store.get('Pod/ns/b')).toBeNull();
+    expect(await base.store.watermark('Pod')).toBe('1200');
   });
 });

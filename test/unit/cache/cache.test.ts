@@ -118,12 +118,13 @@ describe('applyEvent on the in-process store', () => {
       want: { watermark: '30', owned: ['a'], orphans: [] },
     },
     {
-      name: 'a relist drops what is gone, and may move the watermark back (a restored cluster)',
+      name: 'a relist drops what is gone; an older one moves nothing back (a restored cluster needs reset())',
       events: [
-        listed([pod('a', '5', { owner: 'u1' }), pod('b', '6', { owner: 'u1' })], '50'),
+        listed([pod('a', '5', { owner: 'u1' }), pod('b', '6', { owner: 'u1' }), pod('c', '7', { owner: 'u1' })], '50'),
+        listed([pod('b', '6', { owner: 'u1' })], '60'),
         listed([pod('b', '3', { owner: 'u1' })], '4'),
       ],
-      want: { watermark: '4', owned: ['b'], orphans: [] },
+      want: { watermark: '60', owned: ['b'], orphans: [] },
     },
     {
       name: 'a bookmark advances the watermark, never back',
