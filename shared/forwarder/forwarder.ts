@@ -48,6 +48,11 @@ import { isUnreachable } from '../kube/errors.js';
 import { applyEvent } from '../cache/apply-event.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { WorkloadIndex, isIndexedResource } from './workload-index.js';
+import { cacheEntry } from '../cache/cache-entry.js';
+import { resourceOf } from '../kube/resources.js';
+import { forwarderLimitsFromEnv, type ForwarderLimits } from './forwarder-limits.js';
+import { trimForForwarder } from './object-trim.js';
+import { processRelistSlots, type RelistSlots } from './relist-slots.js';
 
 export type ForwarderOptions = {
   readonly cluster: string;
@@ -71,6 +76,13 @@ export type ForwarderOptions = {
   readonly now?: () => number;
   /** Per watched resource, events received but not yet handled, at most (default 1 000); more ends the stream. */
   readonly maxPendingEvents?: number;
+  /**
+   * Memory bounds in bytes: trimming, the per-object cap, each watch buffer and each list page (default from
+   * the environment, forwarder-limits.ts).
+   */
+  readonly limits?: ForwarderLimits;
+  /** Bounds how many lists run at once; default the process's (FLEETQ_MAX_CONCURRENT_RELISTS); null: none. */
+  readonly relistSlots?: RelistSlots | null;
   /** Server-side timeout of each watch request; default random in [300, 600) s. */
   readonly watchTimeoutSeconds?: number;
   /** How watch requests are made; default client-node's Watch. */
@@ -160,6 +172,9 @@ export class Forwarder {
   private progressed = false;
   /** A resumable resync's stop (runFor). */
   private readonly resyncStop = new AbortController();
+  private readonly limits: ForwarderLimits;
+  /** Per resource, the cache ids a paged relist has filed so far (its final sweep drops the rest). */
+  private readonly listedIds = new Map<Resource, Set<string>>();
 
   constructor(private readonly o: ForwarderOptions) {
     this.cluster = o.cluster;
@@ -173,6 +188,7 @@ export class Forwarder {
     this.metrics = forwarderMetrics(o.registry);
     this.lister = o.lister ?? makeLister(o.kubeConfig);
     this.now = o.now ?? Date.now;
+    this.limits = o.limits ?? forwarderLimitsFromEnv();
     this.writer = new CheckpointWriter(
       o.cluster,
       o.checkpoints,
@@ -183,6 +199,22 @@ export class Forwarder {
     this.invalid = new InvalidKeyRecorder(o.cluster, o.queue, this.logger, this.metrics, (operation, resource) =>
       this.countError(operation, resource),
     );
+  }
+
+  /** The largest object (bytes after trimming, and its namespace/name) any of this forwarder's watchers saw. */
+  get largestObject(): { resource: Resource; bytes: number; name: string } | undefined {
+    let best: { resource: Resource; bytes: number; name: string } | undefined;
+    for (const w of this.watchers) {
+      if (w.stats.largest.bytes > (best?.bytes ?? 0)) best = { resource: w.resource, ...w.stats.largest };
+    }
+    return best;
+  }
+
+  /** Trims an object before anything holds it (object-trim.ts); counted. */
+  private admit(resource: Resource, object: KubeObject): KubeObject {
+    const t = trimForForwarder(object, this.limits.trim);
+    if (t.trimmed && t.droppedBytes > 0) this.metrics.trimmed.inc({ cluster: this.cluster, resource });
+    return t.object;
   }
 
   /** The most events any of this forwarder's watches held unhandled at once. */
@@ -367,6 +399,8 @@ export class Forwarder {
       owns: this.served,
       ctx: this.ctx,
       pageSize: this.o.pageSize ?? 500,
+      maxPageBytes: this.limits.maxPageBytes,
+      trim: (object: KubeObject) => trimForForwarder(object, this.limits.trim).object,
       add: (keys: readonly ReconcileKey[]) => this.addAll(keys),
       park: (resource: Resource, object: KubeObject, invalid: readonly InvalidKey[]) =>
         this.recordInvalid(resource, object, invalid),
@@ -424,10 +458,15 @@ export class Forwarder {
       ...(this.o.pageSize === undefined ? {} : { pageSize: this.o.pageSize }),
       ...(this.o.backoff === undefined ? {} : { backoff: this.o.backoff }),
       ...(this.o.maxPendingEvents === undefined ? {} : { maxPending: this.o.maxPendingEvents }),
+      maxPendingBytes: this.limits.maxPendingBytes,
+      maxObjectBytes: this.limits.maxObjectBytes,
+      maxPageBytes: this.limits.maxPageBytes,
+      admit: (object) => this.admit(resource, object),
+      ...(this.o.relistSlots !== null && { relistSlots: this.o.relistSlots ?? processRelistSlots() }),
       ...(this.o.watchTimeoutSeconds === undefined ? {} : { watchTimeoutSeconds: this.o.watchTimeoutSeconds }),
       ...(this.o.watch === undefined ? {} : { watch: this.o.watch }),
-      // A scheduled run's lists go on from where the last run stopped (not with a cache: its LISTED replace
-      // needs the whole list at once).
+      // A scheduled run's lists go on from where the last run stopped (not with a cache: its paged replace
+      // must see the whole list in one process).
       ...(listProgress && { listProgress }),
       ...(this.resumableLists &&
         !this.o.cache &&
@@ -462,14 +501,19 @@ export class Forwarder {
   private async onEvents(resource: Resource, events: readonly WatchedEvent[]): Promise<void> {
     const keys = new Map<string, ReconcileKey>();
     const problems: Array<() => Promise<void>> = [];
-    for (const { type, object } of events) {
+    for (const { type, object, oversized } of events) {
       let mapped: EventKeys | undefined;
       let mappingError: unknown;
       try {
         const previous = this.previous.get(resource, object);
         mapped = eventKeys({ type, resource, object, ...(previous === undefined ? {} : { previous }) }, this.ctx);
-        this.index.apply(resource, type, object);
-        this.previous.apply(resource, type, object);
+        // Metadata only (too large to hold): its keys are enqueued, what is held of it stays as it was.
+        if (oversized && type !== 'DELETED') {
+          this.metrics.oversized.inc({ cluster: this.cluster, resource });
+        } else {
+          this.index.apply(resource, type, object);
+          this.previous.apply(resource, type, object);
+        }
       } catch (err) {
         mappingError = err;
       }
@@ -487,7 +531,8 @@ export class Forwarder {
     if (cache) {
       // Issued together: one connection sends them in order, and the store applies each atomically.
       const kind = kindOfResource(resource);
-      await Promise.all(events.map(({ type, object }) => applyEvent(cache, { type, kind, object })));
+      const held = events.filter((e) => !e.oversized || e.type === 'DELETED');
+      await Promise.all(held.map(({ type, object }) => applyEvent(cache, { type, kind, object })));
     }
     // The log and the queue together: a worker needs the cache to hold the events before it runs their keys
     // (above), not the log. A failure of either fails the batch (its checkpoint stays; it is handled again, and
@@ -511,8 +556,9 @@ export class Forwarder {
   }
 
   /**
-   * One page of a resumable list: its objects go into the index and previous state, its keys are enqueued and
-   * it is logged, before the watcher saves the list's progress past it.
+   * One page of a list: its objects go into the index, previous state and cache (a paged replace: the first page
+   * begins it, onList's sweep ends it), then its keys are enqueued and it is logged, before the next page is
+   * read (and before a resumable list's progress is saved past it).
    */
   private async onListPage(
     resource: Resource,
@@ -530,6 +576,19 @@ export class Forwarder {
         this.previous.apply(resource, 'ADDED', object);
       }
     }
+    const cache = this.o.cache;
+    if (cache) {
+      const kind = kindOfResource(resource);
+      let seen = this.listedIds.get(resource);
+      if (first || seen === undefined) {
+        await cache.beginReplace(kind);
+        this.listedIds.set(resource, (seen = new Set()));
+      }
+      const apiVersion = resourceOf(kind).apiVersion;
+      const entries = objects.flatMap((o) => (o.metadata?.name ? [cacheEntry(kind, apiVersion, o)] : []));
+      for (const e of entries) seen.add(e.id);
+      await cache.putListed(entries);
+    }
     if (reason === 'warm') return; // refills memory only: nothing is enqueued
     await this.enqueueListed(resource, objects);
     this.logger.debug('List page handled', { resource, reason, objects: objects.length });
@@ -542,12 +601,18 @@ export class Forwarder {
     resourceVersion: string,
     paged = false,
   ): Promise<void> {
+    if (paged && this.o.cache) {
+      // The paged replace's sweep: what the list did not see is gone; the watermark is set last.
+      const kind = kindOfResource(resource);
+      await this.o.cache.endReplace(kind, this.listedIds.get(resource) ?? new Set(), resourceVersion);
+      this.listedIds.delete(resource);
+    }
     if (paged && reason === 'warm') {
       this.stats.warmLists++;
       return;
     }
     if (paged) {
-      // Pages were indexed and enqueued as they came (objects holds this run's pages only).
+      // Pages were indexed, cached and enqueued as they came.
       this.stats.relists[reason === 'expired' ? 'expired' : 'initial']++;
       this.metrics.relists.inc({ cluster: this.cluster, resource, reason });
       if (reason === 'expired') await this.addAll(this.dependentKeys(resource));

@@ -1,6 +1,7 @@
 // Prometheus metrics of the forwarder, on the default registry or an injected one. Created once per registry
 // and shared by every Forwarder that uses it.
 import { Counter, Gauge, register as defaultRegistry, type Registry } from 'prom-client';
+import { processRelistSlots } from './relist-slots.js';
 
 export type ForwarderMetrics = {
   readonly events: Counter<'cluster' | 'resource' | 'type'>;
@@ -11,6 +12,10 @@ export type ForwarderMetrics = {
   readonly resyncs: Counter<'cluster'>;
   readonly invalidKeys: Counter<'cluster' | 'resource'>;
   readonly lastEvent: Gauge<'cluster' | 'resource'>;
+  readonly trimmed: Counter<'cluster' | 'resource'>;
+  readonly oversized: Counter<'cluster' | 'resource'>;
+  readonly relistsWaiting: Gauge;
+  readonly relistsRunning: Gauge;
 };
 
 const cache = new WeakMap<Registry, ForwarderMetrics>();
@@ -67,6 +72,34 @@ export function forwarderMetrics(registry: Registry = defaultRegistry): Forwarde
       help: 'When the last watch event or bookmark of a resource was handled',
       labelNames: ['cluster', 'resource'],
       registers,
+    }),
+    trimmed: new Counter({
+      name: 'fleetq_forwarder_objects_trimmed_total',
+      help: 'Objects trimmed before the forwarder held them (managedFields, large annotations dropped)',
+      labelNames: ['cluster', 'resource'],
+      registers,
+    }),
+    oversized: new Counter({
+      name: 'fleetq_forwarder_oversized_objects_total',
+      help: 'Watched objects over the per-object byte cap even trimmed: only their metadata was held',
+      labelNames: ['cluster', 'resource'],
+      registers,
+    }),
+    relistsWaiting: new Gauge({
+      name: 'fleetq_forwarder_relists_waiting',
+      help: 'Lists waiting for one of the process relist slots (FLEETQ_MAX_CONCURRENT_RELISTS)',
+      registers,
+      collect() {
+        this.set(processRelistSlots().waiting);
+      },
+    }),
+    relistsRunning: new Gauge({
+      name: 'fleetq_forwarder_relists_running',
+      help: 'Lists holding one of the process relist slots',
+      registers,
+      collect() {
+        this.set(processRelistSlots().active);
+      },
     }),
   };
   cache.set(registry, metrics);

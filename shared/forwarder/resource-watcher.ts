@@ -2,7 +2,9 @@
 // runs. A stored checkpoint resumes the watch without a relist; 410 Gone (or "too large resource version")
 // relists; a closed stream watches again from the last resourceVersion; errors back off (an unreachable cluster
 // only delays its own watchers).
-// Events and bookmarks are handled one at a time, in order, from a bounded buffer; the resourceVersion advances
+// Everything read is trimmed (admit) before it is held, lists are applied page by page (pages bounded in bytes,
+// resources.ts listPages) and take one of the process's relist slots (relist-slots.ts).
+// Events and bookmarks are handled one at a time, in order, from a buffer bounded in events and in bytes; the resourceVersion advances
 // only after the hooks succeeded, and never again in a stream after a failed event, so a checkpoint is never
 // ahead of what reached the queue. A full buffer ends the stream; the watch resumes from the last handled
 // resourceVersion and the apiserver sends the rest again. Whatever the stream delivers is untrusted: a line
@@ -11,7 +13,18 @@ import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import type { EventType } from './event-keys.js';
 import type { Logger } from '../runtime/logger.js';
-import { isKubeObject, listAll, watchPath, type KubeObject, type Lister, type Resource } from './resources.js';
+import {
+  FIRST_PAGE_LIMIT,
+  isKubeObject,
+  listPages,
+  nextPageLimit,
+  watchPath,
+  type KubeObject,
+  type Lister,
+  type Resource,
+} from './resources.js';
+import { approxBytes } from './object-trim.js';
+import type { RelistSlots } from './relist-slots.js';
 import { isUnreachable } from '../kube/errors.js';
 import { isExpiredError, outcomeOfDone, outcomeOfStatus, type WatchOutcome } from './watch-errors.js';
 
@@ -19,8 +32,11 @@ import { isExpiredError, outcomeOfDone, outcomeOfStatus, type WatchOutcome } fro
 export type ListReason = 'initial' | 'expired' | 'warm';
 export type RestartReason = 'ended' | 'timeout' | 'expired' | 'error' | 'overflow';
 
-/** One watch event handed to the hooks. */
-export type WatchedEvent = { readonly type: EventType; readonly object: KubeObject };
+/**
+ * One watch event handed to the hooks. `oversized`: the object was larger than maxObjectBytes even trimmed, and
+ * only its metadata is handed over (its keys can be made; its content must be read from the apiserver).
+ */
+export type WatchedEvent = { readonly type: EventType; readonly object: KubeObject; readonly oversized?: true };
 
 export type WatcherHooks = {
   /**
@@ -30,13 +46,14 @@ export type WatcherHooks = {
    */
   onEvents(events: readonly WatchedEvent[]): Promise<void>;
   /**
-   * A complete list (every page) and the resourceVersion it was read at. `paged`: a resumable list whose pages
-   * were handed to onListPage already (their keys enqueued), and `objects` holds only the pages of this run.
+   * A complete list and the resourceVersion it was read at. `paged`: its pages were handed to onListPage
+   * already (their keys enqueued) and `objects` is empty (a list is never held whole); else `objects` is it all.
    */
   onList(reason: ListReason, objects: readonly KubeObject[], resourceVersion: string, paged?: boolean): Promise<void>;
   /**
-   * One page of a resumable list (listProgress, or warmProgress for a warm list), before its progress is saved.
-   * `first`: the list's first page (what an earlier run or attempt of it handed over is superseded).
+   * One page of a list, before the next is asked for (and, resumable, before its progress is saved). `first`:
+   * the list's first page (what an earlier run or attempt of it handed over is superseded). Without this hook a
+   * list is collected whole and handed to onList.
    */
   onListPage?(reason: ListReason, objects: readonly KubeObject[], first: boolean): Promise<void>;
   /**
@@ -78,6 +95,19 @@ export type ResourceWatcherOptions = {
   readonly watchTimeoutSeconds?: number;
   /** Events and bookmarks received but not yet handled, at most; default 1 000. */
   readonly maxPending?: number;
+  /** Bytes (approximate, as JSON, after trimming) of the events received but not yet handled; default 32 MiB. */
+  readonly maxPendingBytes?: number;
+  /**
+   * One object (trimmed) larger than this is not held whole: its event carries its metadata only (`oversized`)
+   * and a warning names it and its size; default 2 MiB (above what etcd stores, so only a lower setting bites).
+   */
+  readonly maxObjectBytes?: number;
+  /** Bytes a list page should hold at most (the page limit adapts to the objects' size); default 8 MiB. */
+  readonly maxPageBytes?: number;
+  /** Applied to every object listed or watched before anything holds it (object-trim.ts); default none. */
+  readonly admit?: (object: KubeObject) => KubeObject;
+  /** Slots that bound how many lists run at once in the process; default none (unbounded). */
+  readonly relistSlots?: RelistSlots;
   /** How a watch request is made; default client-node's Watch on kubeConfig. */
   readonly watch?: WatchStarter;
   /**
@@ -98,23 +128,36 @@ export type ResourceWatcherOptions = {
 export type ListProgressStore = { load(): Promise<string | undefined>; save(value: string): Promise<void> };
 
 export const DEFAULT_MAX_PENDING = 1_000;
+export const DEFAULT_MAX_PENDING_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MAX_OBJECT_BYTES = 2 * 1024 * 1024;
 /** The most events handed to onEvents at once. */
 export const MAX_BATCH = 200;
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
-type Pending = { readonly type: EventType | 'BOOKMARK'; readonly object: KubeObject; readonly rv: string | undefined };
+type Pending = {
+  readonly type: EventType | 'BOOKMARK';
+  readonly object: KubeObject;
+  readonly rv: string | undefined;
+  readonly bytes: number;
+  readonly oversized?: true;
+};
 
 export class ResourceWatcher {
   readonly resource: Resource;
-  /** Most events waiting at once in one stream; lines skipped as not being an event with an object. */
-  readonly stats = { peakPending: 0, skipped: 0 };
+  /**
+   * Most events (and bytes) waiting at once in one stream; lines skipped as not being an event with an object;
+   * events whose object was over maxObjectBytes; the largest object seen (bytes, after trimming) and its name.
+   */
+  readonly stats = { peakPending: 0, peakPendingBytes: 0, skipped: 0, oversized: 0, largest: { bytes: 0, name: '' } };
   private rv: string | undefined;
   private stopping = false;
   private readonly stopSignal = new AbortController();
   private current: { abort(): void } | undefined;
   private loop: Promise<void> | undefined;
   private readonly maxPending: number;
+  private readonly maxPendingBytes: number;
+  private readonly maxObjectBytes: number;
   private markSyncedPromise!: () => void;
   private syncedYet = false;
   private refillRequested = false;
@@ -135,6 +178,8 @@ export class ResourceWatcher {
     this.resource = o.resource;
     this.rv = o.resumeFrom;
     this.maxPending = Math.max(1, o.maxPending ?? DEFAULT_MAX_PENDING);
+    this.maxPendingBytes = Math.max(1, o.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES);
+    this.maxObjectBytes = Math.max(1, o.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES);
   }
 
   get resourceVersion(): string | undefined {
@@ -222,40 +267,99 @@ export class ResourceWatcher {
 
   /** Lists; returns whether a resumable list went on from a saved continue token. */
   private async list(reason: ListReason): Promise<boolean> {
+    let release: (() => void) | undefined;
+    try {
+      return await this.listInSlot(reason, async () => {
+        release ??= await this.takeSlot();
+      });
+    } finally {
+      release?.();
+    }
+  }
+
+  /** A relist slot, waited for (logged when it has to wait); none without relistSlots. */
+  private async takeSlot(): Promise<() => void> {
+    const slots = this.o.relistSlots;
+    if (!slots) return () => undefined;
+    if (slots.active >= slots.max) this.o.logger.info('List waiting for a relist slot', { waiting: slots.waiting + 1 });
+    return this.untilStopped(slots.acquire(this.stopSignal.signal));
+  }
+
+  private paging(): { pageSize: number; maxPageBytes?: number; trim?: (o: KubeObject) => KubeObject } {
+    return {
+      pageSize: this.o.pageSize ?? 500,
+      ...(this.o.maxPageBytes === undefined ? {} : { maxPageBytes: this.o.maxPageBytes }),
+      ...(this.o.admit && { trim: this.o.admit }),
+    };
+  }
+
+  /** `slot` is called once the first page came back (a cluster that does not answer takes no slot). */
+  private async listInSlot(reason: ListReason, slot: () => Promise<void>): Promise<boolean> {
     const progress = reason === 'warm' ? this.o.warmProgress : this.o.listProgress;
-    if (progress && this.o.hooks.onListPage) return this.resumableList(reason, progress);
-    const pageSize = this.o.pageSize ?? 500;
-    const { items, resourceVersion, skipped } = await this.untilStopped(
-      listAll(this.o.lister, this.o.resource, pageSize, isExpiredError),
-    );
+    if (progress && this.o.hooks.onListPage) return this.resumableList(reason, progress, slot);
+    const onPage = this.o.hooks.onListPage;
+    const pages = listPages(this.o.lister, this.o.resource, this.paging(), isExpiredError);
+    const all: KubeObject[] = [];
+    let skipped = 0;
+    let objects = 0;
+    let resourceVersion = '';
+    for (;;) {
+      const next = await this.untilStopped(pages.next());
+      if (next.done) break;
+      const page = next.value;
+      await slot();
+      if (page.first) {
+        all.length = 0;
+        skipped = 0;
+        objects = 0;
+      }
+      skipped += page.skipped;
+      objects += page.items.length;
+      resourceVersion = page.resourceVersion;
+      this.noteLargest(page.items);
+      if (onPage) await onPage(reason, page.items, page.first);
+      else all.push(...page.items);
+    }
     if (skipped > 0) {
       this.stats.skipped += skipped;
       this.o.logger.warn('Listed items skipped: not objects with metadata', { reason, skipped });
     }
-    await this.o.hooks.onList(reason, items, resourceVersion);
-    this.o.logger.info('Listed', { reason, objects: items.length, resourceVersion });
+    await this.o.hooks.onList(reason, all, resourceVersion, onPage !== undefined);
+    this.o.logger.info('Listed', { reason, objects, resourceVersion });
     if (reason === 'warm') return false;
     this.rv = resourceVersion;
     this.o.hooks.onProgress(resourceVersion);
     return false;
   }
 
+  private noteLargest(objects: readonly KubeObject[]): void {
+    for (const object of objects) {
+      const bytes = approxBytes(object);
+      if (bytes > this.stats.largest.bytes) this.stats.largest = { bytes, name: objectName(object) };
+    }
+  }
+
   /** A list that goes on from the last run's continue token, page by page (listProgress, warmProgress). */
-  private async resumableList(reason: ListReason, progress: ListProgressStore): Promise<boolean> {
+  private async resumableList(
+    reason: ListReason,
+    progress: ListProgressStore,
+    slot: () => Promise<void>,
+  ): Promise<boolean> {
     const onPage = this.o.hooks.onListPage as NonNullable<WatcherHooks['onListPage']>;
     const saved = parseListProgress(await this.untilStopped(progress.load()));
     let token = saved?.continueToken;
     let resourceVersion = saved?.resourceVersion ?? '';
     let resumed = token !== undefined;
     if (resumed) this.o.logger.info('Resuming list', { reason, resourceVersion });
-    const items: KubeObject[] = [];
+    let listed = 0;
+    let limit = Math.min(this.o.pageSize ?? 500, FIRST_PAGE_LIMIT);
     // `continue` starts over from the first page (a do/while would test the cleared token and stop).
     for (;;) {
       let page;
       try {
         page = await this.untilStopped(
           this.o.lister(this.o.resource, {
-            limit: this.o.pageSize ?? 500,
+            limit,
             ...(token === undefined ? {} : { continueToken: token }),
           }),
         );
@@ -268,22 +372,28 @@ export class ResourceWatcher {
         token = undefined;
         resumed = false;
         resourceVersion = '';
-        items.length = 0;
+        listed = 0;
         await progress.save('');
         continue;
       }
-      const objects = (Array.isArray(page.items) ? page.items : []).filter(isKubeObject);
+      await slot();
+      const valid = (Array.isArray(page.items) ? page.items : []).filter(isKubeObject);
+      const bytes = valid.reduce((n, o) => n + approxBytes(o), 0);
+      limit = nextPageLimit(limit, valid.length, bytes, this.paging());
+      const admit = this.o.admit;
+      const objects = admit ? valid.map((o) => admit(o)) : valid;
       const first = token === undefined;
       if (first) resourceVersion = page.resourceVersion;
+      this.noteLargest(objects);
       await onPage(reason, objects, first);
-      items.push(...objects);
+      listed += objects.length;
       token = page.continueToken;
       await progress.save(token === undefined ? '' : JSON.stringify({ continueToken: token, resourceVersion }));
       this.o.hooks.onListProgress?.(reason);
       if (token === undefined) break;
     }
-    await this.o.hooks.onList(reason, items, resourceVersion, true);
-    this.o.logger.info('Listed', { reason, objects: items.length, resourceVersion, paged: true, resumed });
+    await this.o.hooks.onList(reason, [], resourceVersion, true);
+    this.o.logger.info('Listed', { reason, objects: listed, resourceVersion, paged: true, resumed });
     if (reason === 'warm') return resumed;
     this.rv = resourceVersion;
     this.o.hooks.onProgress(resourceVersion);
@@ -299,6 +409,7 @@ export class ResourceWatcher {
       let halted = false;
       let finished = false;
       const buffer: Pending[] = [];
+      let bufferedBytes = 0;
       let draining: Promise<void> | undefined;
       this.current = undefined;
 
@@ -310,7 +421,9 @@ export class ResourceWatcher {
         await undefined; // `draining` is set before the first item is handled
         while (buffer.length > 0 && !halted && !this.stopping) {
           const batch = buffer.slice(0, MAX_BATCH);
-          const events = batch.flatMap((p) => (p.type === 'BOOKMARK' ? [] : [{ type: p.type, object: p.object }]));
+          const events = batch.flatMap((p): WatchedEvent[] =>
+            p.type === 'BOOKMARK' ? [] : [{ type: p.type, object: p.object, ...(p.oversized && { oversized: true }) }],
+          );
           try {
             if (events.length > 0) await this.o.hooks.onEvents(events);
             if (this.stopping) break;
@@ -320,9 +433,12 @@ export class ResourceWatcher {
             settle({ kind: 'failed', error });
             break;
           }
-          buffer.splice(0, batch.length);
+          for (const p of buffer.splice(0, batch.length)) bufferedBytes -= p.bytes;
         }
-        if (halted || this.stopping) buffer.length = 0;
+        if (halted || this.stopping) {
+          buffer.length = 0;
+          bufferedBytes = 0;
+        }
       };
       const kick = (): void => {
         if (draining !== undefined || halted) return;
@@ -369,13 +485,39 @@ export class ResourceWatcher {
           if (!isObjectWithMetadata(object)) return skip('not an object with metadata', type);
           const rv = object.metadata.resourceVersion;
           if (rv !== undefined && typeof rv !== 'string') return skip('resourceVersion is not a string', type);
-          if (buffer.length >= this.maxPending) {
-            // Dropped, not lost: the checkpoint has not passed it, and the next watch starts before it.
-            return settle({ kind: 'overflow' });
+          const admitted = type === 'BOOKMARK' || !this.o.admit ? object : this.o.admit(object);
+          let held: KubeObject = admitted;
+          let bytes = approxBytes(admitted, this.maxObjectBytes);
+          if (bytes > this.stats.largest.bytes) this.stats.largest = { bytes, name: objectName(admitted) };
+          const oversized = bytes > this.maxObjectBytes;
+          if (oversized) {
+            // Not held whole: its keys are still made from its metadata, and a handler reads it live.
+            this.stats.oversized++;
+            this.o.logger.warn('Watched object over the size cap: only its metadata is kept', {
+              cluster: this.o.cluster,
+              resource: this.o.resource,
+              namespace: stringOr(admitted.metadata?.namespace),
+              name: stringOr(admitted.metadata?.name),
+              bytesAtLeast: bytes,
+              maxObjectBytes: this.maxObjectBytes,
+            });
+            held = metadataOnly(admitted);
+            bytes = approxBytes(held);
           }
+          // Dropped, not lost: the checkpoint has not passed it, and the next watch starts before it.
+          if (buffer.length >= this.maxPending) return settle({ kind: 'overflow' });
+          if (buffer.length > 0 && bufferedBytes + bytes > this.maxPendingBytes) return settle({ kind: 'overflow' });
           if (type !== 'BOOKMARK') events++;
-          buffer.push({ type: type as Pending['type'], object, rv });
+          buffer.push({
+            type: type as Pending['type'],
+            object: held,
+            rv,
+            bytes,
+            ...(oversized && { oversized: true }),
+          });
+          bufferedBytes += bytes;
           if (buffer.length > this.stats.peakPending) this.stats.peakPending = buffer.length;
+          if (bufferedBytes > this.stats.peakPendingBytes) this.stats.peakPendingBytes = bufferedBytes;
           kick();
         } catch (error) {
           // Never throw into the watch client (it would drop the line silently): end this stream instead.
@@ -432,6 +574,28 @@ function lastResourceVersion(batch: readonly Pending[]): string | undefined {
     if (rv !== undefined && rv !== '') return rv;
   }
   return undefined;
+}
+
+function stringOr(value: unknown): string {
+  return typeof value === 'string' ? value.slice(0, 253) : '';
+}
+
+function objectName(object: KubeObject): string {
+  const ns = stringOr(object.metadata?.namespace);
+  return ns === '' ? stringOr(object.metadata?.name) : `${ns}/${stringOr(object.metadata?.name)}`;
+}
+
+/** What the mapping needs of an object too large to hold: its identity, owners, labels and deletion. */
+function metadataOnly(object: KubeObject): KubeObject {
+  const m = (object.metadata ?? {}) as Record<string, unknown>;
+  const keep = ['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'labels', 'ownerReferences'] as const;
+  const metadata: Record<string, unknown> = {};
+  for (const k of [...keep, 'deletionTimestamp', 'creationTimestamp']) if (k in m) metadata[k] = m[k];
+  const out: Record<string, unknown> = { metadata };
+  const raw = object as unknown as Record<string, unknown>;
+  if (typeof raw.kind === 'string') out.kind = raw.kind;
+  if (typeof raw.apiVersion === 'string') out.apiVersion = raw.apiVersion;
+  return out as unknown as KubeObject;
 }
 
 function isObjectWithMetadata(value: unknown): value is KubeObject & { metadata: { resourceVersion?: unknown } } {

@@ -6,6 +6,7 @@ import { DESCRIPTORS } from '../controllers/index.js';
 import type { DescriptorRegistry } from '../controllers/descriptor-registry.js';
 import type { KubeObject } from '../kube/meta/object.js';
 import { resourcePath } from '../kube/resources.js';
+import { approxBytes } from './object-trim.js';
 
 /** An API resource by its plural, as the resource table names it ('pods', 'replicasets', …). */
 export type Resource = string;
@@ -58,39 +59,106 @@ export function isKubeObject(value: unknown): value is KubeObject {
   return typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata);
 }
 
+/** How a list is paged: at most `pageSize` items a page, and about `maxPageBytes` bytes (learnt as it goes). */
+export type PagingOptions = {
+  readonly pageSize: number;
+  /** Bytes a page should hold at most; the first page asks for FIRST_PAGE_LIMIT items. Default 8 MiB. */
+  readonly maxPageBytes?: number;
+  /** Applied to every item as it arrives, before anything holds it (object-trim.ts). */
+  readonly trim?: (object: KubeObject) => KubeObject;
+};
+
+export const DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024;
 /**
- * Every page of a resource, following the continue token until the last page; starts over from the first page
- * when a continue token has expired (410). All pages are one snapshot: the resourceVersion is the first page's.
+ * The first page's limit: a list of unknown objects starts small and grows (×4 a page) while its pages stay
+ * under maxPageBytes, so one page of a tenant's huge objects is never parsed whole into memory.
  */
+export const FIRST_PAGE_LIMIT = 25;
+
+export type ListedPage = {
+  readonly items: KubeObject[];
+  /** The list's resourceVersion (its first page's). */
+  readonly resourceVersion: string;
+  /** The first page of the list (again after a continue token expired: what came before is superseded). */
+  readonly first: boolean;
+  readonly last: boolean;
+  /** Items dropped for not being objects with metadata (a list is untrusted input too). */
+  readonly skipped: number;
+  /** About how many bytes the page's items took before trimming. */
+  readonly bytes: number;
+};
+
+/** The next page's limit: as many items as fit in maxPageBytes at the average size seen so far. */
+export function nextPageLimit(current: number, items: number, bytes: number, o: PagingOptions): number {
+  const max = Math.max(1, o.pageSize);
+  if (items === 0) return Math.min(max, current * 4);
+  const fit = Math.floor((o.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES) / Math.max(1, bytes / items));
+  return Math.max(1, Math.min(max, current * 4, fit));
+}
+
+/**
+ * Every page of a resource, one at a time, following the continue token until the last page; starts over from
+ * the first page when a continue token has expired (410). All pages are one snapshot: the resourceVersion is
+ * the first page's. Nothing is kept between pages: the caller applies each before asking for the next.
+ */
+export async function* listPages(
+  lister: Lister,
+  resource: Resource,
+  o: PagingOptions,
+  isExpired: (err: unknown) => boolean,
+): AsyncGenerator<ListedPage> {
+  let continueToken: string | undefined;
+  let resourceVersion = '';
+  let limit = Math.min(Math.max(1, o.pageSize), FIRST_PAGE_LIMIT);
+  for (;;) {
+    let page: ObjectPage;
+    try {
+      page = await lister(resource, { limit, ...(continueToken === undefined ? {} : { continueToken }) });
+    } catch (err) {
+      if (continueToken === undefined || !isExpired(err)) throw err;
+      continueToken = undefined;
+      continue;
+    }
+    const first = continueToken === undefined;
+    if (first) resourceVersion = page.resourceVersion;
+    const items: KubeObject[] = [];
+    let skipped = 0;
+    let bytes = 0;
+    for (const item of Array.isArray(page.items) ? page.items : []) {
+      if (!isKubeObject(item)) {
+        skipped++;
+        continue;
+      }
+      bytes += approxBytes(item);
+      items.push(o.trim ? o.trim(item) : item);
+    }
+    continueToken = page.continueToken;
+    limit = nextPageLimit(limit, items.length + skipped, bytes, o);
+    yield { items, resourceVersion, first, last: continueToken === undefined, skipped, bytes };
+    if (continueToken === undefined) return;
+  }
+}
+
+/** Every page of a resource collected (trimmed as they come): for callers that need the whole list at once. */
 export async function listAll(
   lister: Lister,
   resource: Resource,
-  pageSize: number,
+  paging: PagingOptions | number,
   isExpired: (err: unknown) => boolean,
 ): Promise<FullList> {
-  const items: KubeObject[] = [];
+  const o = typeof paging === 'number' ? { pageSize: paging } : paging;
+  let items: KubeObject[] = [];
   let skipped = 0;
-  let continueToken: string | undefined;
   let resourceVersion = '';
-  do {
-    try {
-      const page = await lister(resource, {
-        limit: pageSize,
-        ...(continueToken === undefined ? {} : { continueToken }),
-      });
-      for (const item of Array.isArray(page.items) ? page.items : []) {
-        if (isKubeObject(item)) items.push(item);
-        else skipped++;
-      }
-      if (continueToken === undefined) resourceVersion = page.resourceVersion;
-      continueToken = page.continueToken;
-    } catch (err) {
-      if (continueToken === undefined || !isExpired(err)) throw err;
-      items.length = 0;
+  for await (const page of listPages(lister, resource, o, isExpired)) {
+    if (page.first) {
+      items = [];
       skipped = 0;
-      continueToken = undefined;
     }
-  } while (continueToken !== undefined);
+    items.push(...page.items);
+    skipped += page.skipped;
+    resourceVersion = page.resourceVersion;
+  }
   return { items, resourceVersion, skipped };
 }
 

@@ -5,7 +5,7 @@
 import { keyString, type ReconcileKey } from '../kube/key.js';
 import { eventKeys, type EventKeys, type InvalidKey, type KeyContext } from './event-keys.js';
 import { DESCRIPTORS } from '../controllers/index.js';
-import { isKubeObject, listAll, type KubeObject, type Lister, type Resource } from './resources.js';
+import { isKubeObject, listPages, type KubeObject, type Lister, type Resource } from './resources.js';
 import { isExpiredError } from './watch-errors.js';
 
 export type ResyncInput = {
@@ -13,6 +13,9 @@ export type ResyncInput = {
   readonly owns: readonly string[];
   readonly ctx: KeyContext;
   readonly pageSize: number;
+  /** Bytes a page should hold at most (resources.ts listPages); trims each object before it is held. */
+  readonly maxPageBytes?: number;
+  readonly trim?: (object: KubeObject) => KubeObject;
   readonly add: (keys: readonly ReconcileKey[]) => Promise<number>;
   /** Records the keys of one object that are not valid (they are skipped; the resync goes on). */
   readonly park: (resource: Resource, object: KubeObject, invalid: readonly InvalidKey[]) => Promise<void>;
@@ -55,8 +58,15 @@ export async function runResync(input: ResyncInput): Promise<number> {
   let added = 0;
   const seen = new Set<string>();
   for (const resource of new Set(input.owns.map((k) => (input.ctx.descriptors ?? DESCRIPTORS).primaryResource(k)))) {
-    const { items } = await listAll(input.lister, resource, input.pageSize, isExpiredError);
-    added += await input.add(await keysOfPage(input, resource, items, seen));
+    // Page by page: no list is held whole (a key seen on an earlier attempt's page is not added twice).
+    const paging = {
+      pageSize: input.pageSize,
+      ...(input.maxPageBytes === undefined ? {} : { maxPageBytes: input.maxPageBytes }),
+      ...(input.trim && { trim: input.trim }),
+    };
+    for await (const page of listPages(input.lister, resource, paging, isExpiredError)) {
+      added += await input.add(await keysOfPage(input, resource, page.items, seen));
+    }
   }
   return added;
 }

@@ -39,6 +39,11 @@ const schema = z.object({
   FLEETQ_LEASE_MS: intVar(1_000).default(30_000),
   /** HMAC-SHA256 secret for queue messages (every driver signs on add and checks on get); unset: unsigned. */
   FLEETQ_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  /**
+   * The previous signing secret during a rotation window: messages it signed still verify, nothing new is signed
+   * with it (docs/operations/signing-key-rotation.md). Needs FLEETQ_SIGNING_SECRET.
+   */
+  FLEETQ_SIGNING_SECRET_PREVIOUS: z.string().min(16, 'at least 16 characters').optional(),
   /** CA file (PEM) for rediss:// connections to a server whose certificate is not publicly trusted. */
   FLEETQ_REDIS_TLS_CA: z.string().min(1).optional(),
   /** How often the Redis data-loss marker is checked (ms). */
@@ -91,6 +96,13 @@ export function loadConfig(
           message: 'SQS_WORK_URL, SQS_DELAY_URL and SQS_DEAD_URL go together (the stack gives all three)',
         });
       }
+      if (c.FLEETQ_SIGNING_SECRET_PREVIOUS !== undefined && c.FLEETQ_SIGNING_SECRET === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['FLEETQ_SIGNING_SECRET_PREVIOUS'],
+          message: 'needs FLEETQ_SIGNING_SECRET (the new secret that signs); the previous one only verifies',
+        });
+      }
       // A Redis off this machine only with AUTH and TLS, unless FLEETQ_ALLOW_INSECURE_REDIS=1 (redis-url-policy.ts).
       const insecure = insecureRedisUrl(c.REDIS_URL, env);
       if (insecure !== undefined) ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: insecure });
@@ -132,7 +144,7 @@ export function isLambda(env: NodeJS.ProcessEnv): boolean {
 /** A value fit for an error message: a secret is not repeated, credentials in a URL are hidden. */
 function redact(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return value;
-  if (name === 'FLEETQ_SIGNING_SECRET') return '***';
+  if (name === 'FLEETQ_SIGNING_SECRET' || name === 'FLEETQ_SIGNING_SECRET_PREVIOUS') return '***';
   return redactText(value);
 }
 
@@ -143,4 +155,15 @@ function redact(name: string, value: string | undefined): string | undefined {
  */
 export function readsMode(config: Pick<FleetqConfig, 'FLEETQ_READS' | 'FLEETQ_DRIVER'>): 'live' | 'cache' {
   return config.FLEETQ_READS ?? (config.FLEETQ_DRIVER === 'sqs' ? 'live' : 'cache');
+}
+
+/** The queue's signing options from the config: the secret that signs and, in a rotation window, the previous one. */
+export function signingOptions(config: FleetqConfig): { signingSecret?: string; signingSecretPrevious?: string } {
+  if (config.FLEETQ_SIGNING_SECRET === undefined) return {};
+  return {
+    signingSecret: config.FLEETQ_SIGNING_SECRET,
+    ...(config.FLEETQ_SIGNING_SECRET_PREVIOUS !== undefined && {
+      signingSecretPrevious: config.FLEETQ_SIGNING_SECRET_PREVIOUS,
+    }),
+  };
 }

@@ -9,7 +9,7 @@ import { connectRedis } from '../queue/redis/redis-connection.js';
 import { reconcileRateCounter, type ReconcileRateCounter } from '../ops/reconcile-rates.js';
 import { ClusterCaches } from './cluster-caches.js';
 import { apiBudgetMode, clusterClients, processApiBudget, redisApiBudget, type ApiBudget } from './clients.js';
-import { readsMode, type FleetqConfig } from './config.js';
+import { readsMode, signingOptions, type FleetqConfig } from './config.js';
 import { Logger } from './logger.js';
 import { runtimeMetrics, type RuntimeMetrics } from './metrics.js';
 import type { ReconcileDeps } from './reconcile-one.js';
@@ -40,7 +40,7 @@ export function queueConfig(
     name: config.FLEETQ_QUEUE,
     options: {
       leaseMs: config.FLEETQ_LEASE_MS,
-      ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
+      ...signingOptions(config),
       ...(Object.keys(caps).length > 0 && { clusterConcurrencyOverrides: caps }),
       ...(logger && {
         onMalformed: (raw: string, reason: string) =>

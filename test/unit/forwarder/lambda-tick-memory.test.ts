@@ -159,7 +159,7 @@ describe('a warm list longer than a tick', () => {
       { names: ['c', 'd'], first: false },
       { names: ['e'], first: false },
     ]);
-    expect(tick2.lists).toEqual(['warm 3 @100 true']);
+    expect(tick2.lists).toEqual(['warm 0 @100 true']);
     expect(tick2.w.resourceVersion).toBe('90'); // a warm list does not move the checkpoint
     expect(['a', 'b', 'c', 'd', 'e'].map((n) => memory.index.get('Deployment', 'ns', n)?.name)).toEqual([
       'a',

@@ -86,7 +86,7 @@ describe('resumable list (scheduled runs)', () => {
     await run2.w.stop();
     expect(second.asked).toEqual(['t3']);
     expect(run2.pages).toEqual([['e']]);
-    expect(run2.lists).toEqual(['initial 1 @100 paged=true']);
+    expect(run2.lists).toEqual(['initial 0 @100 paged=true']);
     expect(run2.progress).toEqual(['100']);
     expect(store.value).toBe('');
   });
@@ -103,7 +103,7 @@ describe('resumable list (scheduled runs)', () => {
     await run.w.stop();
     expect(l.asked).toEqual(['old', 'first', 't2', 't3']);
     expect(run.pages).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
-    expect(run.lists).toEqual(['initial 5 @100 paged=true']);
+    expect(run.lists).toEqual(['initial 0 @100 paged=true']);
     expect(run.progress).toEqual(['100']);
   });
 
@@ -120,6 +120,6 @@ describe('resumable list (scheduled runs)', () => {
     await run.w.synced;
     await run.w.stop();
     expect(inner.asked).toEqual(['t3']);
-    expect(run.lists).toEqual(['initial 1 @100 paged=true']);
+    expect(run.lists).toEqual(['initial 0 @100 paged=true']);
   });
 });
