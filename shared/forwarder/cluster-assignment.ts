@@ -4,6 +4,8 @@
 // highest among those not yet full (floor(n/m) each, n mod m of them one more), taking clusters in a fixed order (their own hash),
 // so no forwarder gets more than ceil(n/m) and no fewer than floor(n/m) — an even spread — and a member joining
 // or leaving moves few clusters (mostly those whose top choice changed). Pure: no I/O, no clock.
+// `excluded` (cluster → members): members left out of that cluster's ranking (they gave it up after failed
+// starts); a cluster every live member gave up is assigned to none (until a give-up expires).
 import { createHash } from 'node:crypto';
 
 function weight(cluster: string, member: string): bigint {
@@ -16,8 +18,12 @@ function order(cluster: string): bigint {
 
 const byWeight = (a: bigint, b: bigint): number => (a < b ? 1 : a > b ? -1 : 0);
 
-/** cluster → member; empty when there are no members. */
-export function assignClusters(clusters: readonly string[], members: readonly string[]): Map<string, string> {
+/** cluster → member; empty when there are no members; a cluster every member gave up is absent. */
+export function assignClusters(
+  clusters: readonly string[],
+  members: readonly string[],
+  excluded: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+): Map<string, string> {
   const out = new Map<string, string>();
   const live = [...new Set(members)].sort();
   if (live.length === 0) return out;
@@ -31,11 +37,13 @@ export function assignClusters(clusters: readonly string[], members: readonly st
     return l < floor || (l === floor && extra > 0);
   };
   for (const cluster of names) {
+    const skip = excluded.get(cluster);
     const ranked = live
+      .filter((m) => !skip?.has(m))
       .map((m) => ({ m, w: weight(cluster, m) }))
       .sort((a, b) => byWeight(a.w, b.w) || a.m.localeCompare(b.m));
     const pick = ranked.find((r) => open(r.m)) ?? ranked[0];
-    if (!pick) continue;
+    if (!pick) continue; // every live member gave it up
     const l = load.get(pick.m) ?? 0;
     if (l === floor) extra--;
     out.set(cluster, pick.m);

@@ -4,12 +4,23 @@
 //
 // Every tick (leaseMs / 3) a forwarder:
 //   1. renews the leases it holds; one refused, or whose local deadline passed, is lost: its forwarder stops;
-//   2. re-reads the registry (registry-reload.ts): a removed cluster is stopped, released and drained
-//      (cluster-drain.ts), a changed one restarted with its new entry, an added one joins the assignment;
-//   3. heartbeats into the membership set (a ZSET of holder → expiry, leaseMs ahead) and reads the live members;
-//   4. computes the assignment (cluster-assignment.ts: the same map on every forwarder), gives up the clusters
-//      assigned to another live forwarder (stop, write checkpoints, release: the other takes it next tick) and
-//      takes the free clusters assigned to it, starting their forwarders from the checkpoints.
+//   2. re-reads the registry (registry-reload.ts): a changed cluster's forwarder is stopped, then started again
+//      with its new entry (never two forwarders of one cluster in this process); added and removed clusters wait
+//      for step 4;
+//   3. heartbeats into the membership set (a ZSET of holder → expiry, leaseMs ahead) with the digest of its
+//      registry (registryDigest), and reads the live members, their digests and the start give-ups;
+//   4. only when every live member reports the same digest: drains the clusters removed from the registry
+//      (stop, release, cluster-drain.ts), computes the assignment (cluster-assignment.ts: the same map on every
+//      forwarder), gives up the clusters assigned to another live forwarder (stop, write checkpoints, release:
+//      the other takes it next tick) and takes the free clusters assigned to it, starting their forwarders from
+//      the checkpoints. While the digests differ (a ConfigMap update reaches pods at different times) a member
+//      keeps what it holds, takes nothing new and drains nothing: members with different registries would
+//      otherwise compute different assignments (a registered cluster left unwatched, a removed one drained by
+//      one member and taken again by another). fleetq_forwarder_registry_agreed is 0 meanwhile.
+// A cluster whose forwarder fails to start maxStartFailures rounds in a row is given up: the lease is released
+// and the member is left out of that cluster's ranking for startGiveUpMs (a HASH every member reads with its
+// heartbeat), so another member tries it; each give-up is logged as an error and counted
+// (fleetq_forwarder_start_giveups_total).
 // A dead, partitioned or paused forwarder stops renewing: its leases and membership expire after leaseMs,
 // the others' next tick assigns its clusters among themselves and takes them: within leaseMs + leaseMs / 3 +
 // one round trip (20 s for the default 15 s lease), then the watch resumes from the checkpoint (410: relist).
@@ -24,7 +35,7 @@ import { ScriptRunner } from '../queue/redis/script-runner.js';
 import { Logger } from '../runtime/logger.js';
 import { assignClusters } from './cluster-assignment.js';
 import { drainCluster } from './cluster-drain.js';
-import { FencedCheckpoints, FencedQueue } from './fenced-writes.js';
+import { FencedCheckpoints, FencedQueue, type FenceRefusals } from './fenced-writes.js';
 import { Forwarder, type ForwarderOptions } from './forwarder.js';
 import {
   DEFAULT_FORWARDER_LEASE_MS,
@@ -49,6 +60,10 @@ export type ForwarderPoolOptions = {
   readonly registry: RegistryReload;
   /** Lease length; default 15 000. A dead holder's clusters are taken within about leaseMs * 4/3. */
   readonly leaseMs?: number;
+  /** Failed forwarder starts in a row (one per round) after which the lease is given up; default 3. */
+  readonly maxStartFailures?: number;
+  /** How long a member that gave a cluster up is left out of its ranking; default 10 × leaseMs. */
+  readonly startGiveUpMs?: number;
   /** This forwarder's name in the pool; default `<hostname>/<pid>/<random>`. */
   readonly holder?: string;
   readonly logger?: Logger;
@@ -75,15 +90,61 @@ type Held = {
   forwarder?: Forwarder;
   /** Set while the forwarder is being stopped (lost, released or removed). */
   leaving?: Promise<void>;
+  /** Set while the forwarder is stopped for a restart (changed entry): no new one starts before it resolves. */
+  stopping?: Promise<void>;
+  /** Failed starts in a row. */
+  failedStarts: number;
+  /** The round of the last start attempt: at most one a round. */
+  startRound?: number;
 };
 
-/** ARGV 1 holder, 2 leaseMs. Adds or refreshes this member, drops expired ones, returns the live members. */
-const HEARTBEAT = `
+/** What a heartbeat reads: the live members, each one's registry digest ('' when it published none), give-ups. */
+type PoolView = {
+  readonly members: string[];
+  readonly digests: ReadonlyMap<string, string>;
+  /** cluster → members that gave it up recently (left out of its ranking). */
+  readonly givenUp: ReadonlyMap<string, ReadonlySet<string>>;
+};
+
+const NOW_LUA = `
 local T = redis.call('TIME')
 local NOW = tonumber(T[1]) * 1000 + math.floor(tonumber(T[2]) / 1000)
+`;
+
+/**
+ * KEYS[1] members ZSET; ARGV 1 holder, 2 leaseMs, 3 digests HASH, 4 this member's digest, 5 give-ups HASH.
+ * Adds or refreshes this member and its digest, drops expired members (and their digests) and expired give-ups.
+ * → { live members, their digests ('' when none), live give-up fields `<cluster>|<holder>` }
+ */
+const HEARTBEAT = `${NOW_LUA}
 redis.call('ZADD', KEYS[1], NOW + tonumber(ARGV[2]), ARGV[1])
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', NOW)) do redis.call('HDEL', ARGV[3], m) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', NOW)
-return redis.call('ZRANGE', KEYS[1], 0, -1)`;
+redis.call('HSET', ARGV[3], ARGV[1], ARGV[4])
+local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+local digests = {}
+for i, m in ipairs(members) do digests[i] = redis.call('HGET', ARGV[3], m) or '' end
+local given = {}
+local g = redis.call('HGETALL', ARGV[5])
+for i = 1, #g, 2 do
+  if tonumber(g[i + 1]) <= NOW then redis.call('HDEL', ARGV[5], g[i]) else given[#given + 1] = g[i] end
+end
+return { members, digests, given }`;
+
+/** ARGV 1 give-ups HASH, 2 field `<cluster>|<holder>`, 3 ms. Records a give-up expiring ms from now (server time). */
+const GIVE_UP = `${NOW_LUA}
+redis.call('HSET', ARGV[1], ARGV[2], NOW + tonumber(ARGV[3]))
+return 1`;
+
+/** HASH holder → the digest of its registry (registryDigest), written with each heartbeat. */
+export function forwarderDigestsKey(queuePrefix: string): string {
+  return `${queuePrefix}fwd:digests`;
+}
+
+/** HASH `<cluster>|<holder>` → server ms until which that member is left out of the cluster's ranking. */
+export function forwarderGiveUpsKey(queuePrefix: string): string {
+  return `${queuePrefix}fwd:giveups`;
+}
 
 export class ForwarderPool {
   readonly holder: string;
@@ -93,11 +154,17 @@ export class ForwarderPool {
   private readonly held = new Map<string, Held>();
   private readonly logger: Logger;
   private readonly metrics: PoolMetrics;
-  private readonly membership: ScriptRunner<'heartbeat'>;
+  private readonly membership: ScriptRunner<'heartbeat' | 'giveUp'>;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
   private members: string[] = [];
+  private rounds = 0;
+  private agreed: boolean | undefined;
+  /** Clusters removed from the registry, drained at the first round on which every member agrees. */
+  private readonly removed = new Set<string>();
+  private readonly maxStartFailures: number;
+  private readonly startGiveUpMs: number;
   /** Since when (Date.now) each registered cluster was seen with no lease, for the unheld warning. */
   private readonly unheldSince = new Map<string, number>();
   private readonly epochListeners = new Set<() => void>();
@@ -107,7 +174,12 @@ export class ForwarderPool {
     this.leaseMs = o.leaseMs ?? DEFAULT_FORWARDER_LEASE_MS;
     this.logger = (o.logger ?? new Logger('fleetq-forwarder')).child({ forwarder: this.holder });
     this.metrics = poolMetrics(o.metrics);
-    this.membership = new ScriptRunner(o.redis, forwarderMembersKey(o.queuePrefix), [], { heartbeat: HEARTBEAT });
+    this.maxStartFailures = o.maxStartFailures ?? 3;
+    this.startGiveUpMs = o.startGiveUpMs ?? 10 * this.leaseMs;
+    this.membership = new ScriptRunner(o.redis, forwarderMembersKey(o.queuePrefix), [], {
+      heartbeat: HEARTBEAT,
+      giveUp: GIVE_UP,
+    });
   }
 
   /**
@@ -122,6 +194,11 @@ export class ForwarderPool {
 
   get tickMs(): number {
     return Math.max(100, Math.floor(this.leaseMs / 3));
+  }
+
+  /** Whether every live member reported this member's registry digest at the last round (undefined before one). */
+  get registryAgreed(): boolean | undefined {
+    return this.agreed;
   }
 
   /** The clusters this forwarder holds now. */
@@ -143,6 +220,7 @@ export class ForwarderPool {
     await Promise.all([...this.held.keys()].map((c) => this.leave(c, 'release', 'shutdown')));
     await Promise.all([...this.held.values()].map((h) => h.leaving));
     await this.o.redis.zrem(forwarderMembersKey(this.o.queuePrefix), this.holder).catch(() => undefined);
+    await this.o.redis.hdel(forwarderDigestsKey(this.o.queuePrefix), this.holder).catch(() => undefined);
     this.logger.info('Forwarder pool left');
   }
 
@@ -156,17 +234,29 @@ export class ForwarderPool {
 
   private async round(): Promise<void> {
     if (this.stopped) return;
+    this.rounds++;
     await this.renewAll();
     const change = this.o.registry.check();
     if (change) {
-      for (const cluster of change.removed) void this.remove(cluster);
-      for (const cluster of change.changed) void this.restart(cluster);
+      for (const cluster of change.removed) this.removed.add(cluster);
+      for (const cluster of change.changed) this.restart(cluster);
     }
     const registry = this.o.registry.registry;
-    this.members = (await this.membership.run('heartbeat', this.holder, this.leaseMs)) as string[];
+    const digest = this.o.registry.digest;
+    const view = await this.heartbeat(digest);
+    this.members = view.members;
     this.metrics.members.set(this.members.length);
     const names = registry.clusters.map((c) => c.name);
-    const assignment = assignClusters(names, this.members);
+    this.noteAgreement(view, digest);
+    if (!this.agreed) {
+      // Hold still: keep (and restart) what is held, take nothing, release nothing, drain nothing.
+      for (const [cluster, h] of this.held) if (this.startable(h)) await this.startForwarder(cluster, h);
+      this.metrics.held.set({ forwarder: this.holder }, this.clusters.length);
+      return this.checkUnheld(names);
+    }
+    for (const cluster of this.removed) if (!registry.get(cluster)) void this.remove(cluster);
+    this.removed.clear();
+    const assignment = assignClusters(names, this.members, view.givenUp);
     for (const [cluster, h] of this.held) {
       if (h.leaving) continue;
       const owner = assignment.get(cluster);
@@ -174,9 +264,51 @@ export class ForwarderPool {
     }
     const wanted = names.filter((c) => assignment.get(c) === this.holder && !this.held.has(c));
     await Promise.all(wanted.map((c) => this.take(c)));
-    for (const [cluster, h] of this.held) if (!h.leaving && !h.forwarder) await this.startForwarder(cluster, h);
+    for (const [cluster, h] of this.held) if (this.startable(h)) await this.startForwarder(cluster, h);
     this.metrics.held.set({ forwarder: this.holder }, this.clusters.length);
     await this.checkUnheld(names);
+  }
+
+  private startable(h: Held): boolean {
+    return !h.leaving && !h.stopping && !h.forwarder && h.startRound !== this.rounds;
+  }
+
+  private async heartbeat(digest: string): Promise<PoolView> {
+    const [members, digests, given] = (await this.membership.run(
+      'heartbeat',
+      this.holder,
+      this.leaseMs,
+      forwarderDigestsKey(this.o.queuePrefix),
+      digest,
+      forwarderGiveUpsKey(this.o.queuePrefix),
+    )) as [string[], string[], string[]];
+    const givenUp = new Map<string, Set<string>>();
+    for (const field of given) {
+      const bar = field.indexOf('|');
+      if (bar <= 0) continue;
+      const cluster = field.slice(0, bar);
+      let set = givenUp.get(cluster);
+      if (!set) givenUp.set(cluster, (set = new Set()));
+      set.add(field.slice(bar + 1));
+    }
+    return { members, digests: new Map(members.map((m, i) => [m, digests[i] ?? ''])), givenUp };
+  }
+
+  /** Agreement: every live member reports this member's digest (one that reports none disagrees). */
+  private noteAgreement(view: PoolView, digest: string): void {
+    const others = [...view.digests].filter(([, d]) => d !== digest);
+    const agreed = others.length === 0;
+    this.metrics.registryAgreed.set(agreed ? 1 : 0);
+    if (agreed !== this.agreed) {
+      const members = Object.fromEntries([...view.digests].map(([m, d]) => [m, d.slice(0, 12) || 'none']));
+      if (agreed) this.logger.info('Pool members agree on the registry', { digest: digest.slice(0, 12), members });
+      else
+        this.logger.warn(
+          'Pool members disagree on the registry; holding what is held, taking and draining nothing until they agree',
+          { digest: digest.slice(0, 12), members },
+        );
+    }
+    this.agreed = agreed;
   }
 
   private async renewAll(): Promise<void> {
@@ -220,7 +352,7 @@ export class ForwarderPool {
     this.metrics.acquisitions.inc();
     if (got.gapMs >= 0) this.metrics.takeover.observe(got.gapMs / 1000);
     this.logger.info('Forwarder lease acquired', { cluster, token: got.token, sinceLastHolderMs: got.gapMs });
-    const h: Held = { lease };
+    const h: Held = { lease, failedStarts: 0 };
     this.held.set(cluster, h);
     await this.startForwarder(cluster, h);
   }
@@ -228,7 +360,8 @@ export class ForwarderPool {
   private async startForwarder(cluster: string, h: Held): Promise<void> {
     const config = this.o.registry.registry.get(cluster);
     if (!config) return;
-    const onRefused = (operation: 'enqueue' | 'checkpoint', where: 'local' | 'redis'): void => {
+    h.startRound = this.rounds;
+    const onRefused: FenceRefusals = (operation, where) => {
       this.metrics.refusals.inc({ operation, where });
       this.logger.warn('Fenced write refused', { cluster, operation, where, token: h.lease.currentToken });
     };
@@ -256,10 +389,30 @@ export class ForwarderPool {
       });
       await forwarder.start();
       h.forwarder = forwarder;
+      h.failedStarts = 0;
       this.forwarders.set(cluster, forwarder);
     } catch (err) {
-      this.logger.error('Forwarder start failed; retried next round', { cluster, err });
+      h.failedStarts++;
+      this.metrics.startFailures.inc();
+      if (h.failedStarts < this.maxStartFailures) {
+        this.logger.error('Forwarder start failed; retried next round', { cluster, failures: h.failedStarts, err });
+        return;
+      }
+      await this.giveUp(cluster, h, err);
     }
+  }
+
+  /** Releases a cluster whose forwarder would not start, and leaves this member out of its ranking a while. */
+  private async giveUp(cluster: string, h: Held, err: unknown): Promise<void> {
+    this.metrics.giveUps.inc();
+    this.logger.error(
+      'Forwarder start failed repeatedly; lease given up so another forwarder can try. Check the cluster entry and its credentials',
+      { cluster, failures: h.failedStarts, retryAfterMs: this.startGiveUpMs, err },
+    );
+    await this.membership
+      .run('giveUp', forwarderGiveUpsKey(this.o.queuePrefix), `${cluster}|${this.holder}`, this.startGiveUpMs)
+      .catch((e: unknown) => this.logger.warn('Forwarder give-up not recorded', { cluster, err: e }));
+    void this.leave(cluster, 'release', 'start-failed');
   }
 
   /** Stops a cluster's forwarder (its checkpoints written while the lease holds), then releases the lease. */
@@ -269,6 +422,7 @@ export class ForwarderPool {
     h.leaving ??= (async () => {
       this.forwarders.delete(cluster);
       if (how === 'lost') h.lease.markLost(reason);
+      await h.stopping;
       await h.forwarder?.stop().catch((err: unknown) => this.logger.warn('Forwarder stop failed', { cluster, err }));
       if (how === 'release') {
         const released = await h.lease.release().catch(() => false);
@@ -281,15 +435,22 @@ export class ForwarderPool {
     return h.leaving;
   }
 
-  private async restart(cluster: string): Promise<void> {
+  /**
+   * A changed entry: stops the cluster's forwarder; a round after the stop has finished starts it again with the
+   * new entry (the lease stays ours). Until then no forwarder of that cluster starts here.
+   */
+  private restart(cluster: string): void {
     const h = this.held.get(cluster);
-    if (!h?.forwarder || h.leaving) return;
+    if (!h?.forwarder || h.leaving || h.stopping) return;
     this.logger.info('Cluster entry changed; restarting its forwarder', { cluster });
     this.forwarders.delete(cluster);
     const old = h.forwarder;
     delete h.forwarder;
-    await old.stop();
-    // The next round starts it again with the new entry (the lease stays ours).
+    h.failedStarts = 0;
+    h.stopping = old
+      .stop()
+      .catch((err: unknown) => this.logger.warn('Forwarder stop failed', { cluster, err }))
+      .finally(() => delete h.stopping);
   }
 
   /** A cluster gone from the registry: stop watching it (if held), then drain its queue and checkpoints. */

@@ -12,6 +12,9 @@ export type PoolMetrics = {
   readonly takeover: Histogram;
   readonly refusals: Counter<'operation' | 'where'>;
   readonly drained: Counter;
+  readonly registryAgreed: Gauge;
+  readonly startFailures: Counter;
+  readonly giveUps: Counter;
 };
 
 const cache = new WeakMap<Registry, PoolMetrics>();
@@ -70,6 +73,21 @@ export function poolMetrics(registry: Registry = defaultRegistry): PoolMetrics {
     drained: new Counter({
       name: 'fleetq_forwarder_drained_keys_total',
       help: 'Waiting keys dropped because their cluster was removed from the registry',
+      registers,
+    }),
+    registryAgreed: new Gauge({
+      name: 'fleetq_forwarder_registry_agreed',
+      help: 'Every live pool member reported the same registry digest at the last round (1), else 0: rebalancing, taking and draining wait',
+      registers,
+    }),
+    startFailures: new Counter({
+      name: 'fleetq_forwarder_start_failures_total',
+      help: "Failed starts of a held cluster's forwarder (retried next round)",
+      registers,
+    }),
+    giveUps: new Counter({
+      name: 'fleetq_forwarder_start_giveups_total',
+      help: 'Cluster leases given up after repeated failed forwarder starts, for another member to try',
       registers,
     }),
   };

@@ -2,6 +2,9 @@
 // SHA-256 with what was last loaded, so an edit takes effect at the next check with no restart and no file
 // watcher (inotify misses edits made by replacing the file, as kubectl does for a mounted ConfigMap). A file
 // that no longer parses is logged and the last good registry stays in force.
+// The registry's digest (registryDigest: SHA-256 of the parsed, normalized entries sorted by name) is what pool
+// members compare (forwarder-pool.ts): the same clusters with the same entries give the same digest whatever the
+// file's formatting, comments or order.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -16,7 +19,15 @@ export type RegistryChange = {
   readonly changed: readonly string[];
 };
 
+/** SHA-256 (hex) of the normalized registry: its parsed entries sorted by name, as JSON. */
+export function registryDigest(clusters: readonly ClusterConfig[]): string {
+  const sorted = [...clusters].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
+}
+
 export class RegistryReload {
+  private currentDigest: string | undefined;
+
   private hash: string | undefined;
   private current: ClusterRegistry;
 
@@ -26,11 +37,17 @@ export class RegistryReload {
     private readonly logger: Logger,
   ) {
     this.current = initial;
-    if (path) this.hash = this.digest(path);
+    if (path) this.hash = this.fileHash(path);
   }
 
   get registry(): ClusterRegistry {
     return this.current;
+  }
+
+  /** registryDigest of the registry in force (the last good one). */
+  get digest(): string {
+    this.currentDigest ??= registryDigest(this.current.clusters);
+    return this.currentDigest;
   }
 
   /** Re-reads the file; the change when it differs from the last loaded registry, else undefined. */
@@ -60,9 +77,11 @@ export class RegistryReload {
     const removed = [...before.keys()].filter((n) => !after.has(n));
     const changed = [...after.keys()].filter((n) => before.has(n) && before.get(n) !== after.get(n));
     this.current = new ClusterRegistry(clusters);
+    this.currentDigest = undefined;
     this.logger.info('Cluster registry reloaded', {
       path: this.path,
       sha256: hash.slice(0, 12),
+      digest: this.digest.slice(0, 12),
       added,
       removed,
       changed,
@@ -70,7 +89,7 @@ export class RegistryReload {
     return { registry: this.current, added, removed, changed };
   }
 
-  private digest(path: string): string | undefined {
+  private fileHash(path: string): string | undefined {
     try {
       return createHash('sha256').update(readFileSync(path, 'utf8')).digest('hex');
     } catch {

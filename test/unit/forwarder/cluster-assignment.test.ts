@@ -36,6 +36,18 @@ describe('assignClusters', () => {
     expect(assignedCounts(joined, members(4)).get(members(4)[3] as string)).toBeGreaterThanOrEqual(7);
   });
 
+  it('a member that gave a cluster up is left out of its ranking; a cluster all gave up goes to none', () => {
+    const before = assignClusters(clusters(6), members(3));
+    const [cluster, owner] = [...before][0] as [string, string];
+    const after = assignClusters(clusters(6), members(3), new Map([[cluster, new Set([owner])]]));
+    expect(after.get(cluster)).toBeDefined();
+    expect(after.get(cluster)).not.toBe(owner);
+    expect(after.size).toBe(6);
+    const none = assignClusters(clusters(6), members(3), new Map([[cluster, new Set(members(3))]]));
+    expect(none.has(cluster)).toBe(false);
+    expect(none.size).toBe(5);
+  });
+
   it('no members: nothing assigned', () => {
     expect(assignClusters(clusters(3), []).size).toBe(0);
   });
