@@ -11,6 +11,7 @@
 //   FLEETQ_FORWARDER_POOL   true: this forwarder is one of a pool sharing the registry's clusters under leases
 //                           (forwarder-pool.ts; needs the redis driver and redis checkpoints); default false
 //   FLEETQ_FORWARDER_LEASE_MS the pool's lease length (default 15 000; clusters move within about 4/3 of it)
+import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { connectRedis } from '../queue/redis/redis-connection.js';
 import { z } from 'zod';
@@ -82,15 +83,23 @@ export type ForwarderStores = {
   close(): Promise<void>;
 };
 
-/** The event log's redaction: ConfigMap data is kept only for clusters whose registry entry opts in. */
+/**
+ * The event log's redaction: ConfigMap data is kept only for clusters whose registry entry opts in; env values
+ * are digested with a key derived from FLEETQ_SIGNING_SECRET when it is set (log-record.ts).
+ */
 export function redactionPolicy(config: FleetqConfig): RedactionPolicy {
-  if (!config.FLEETQ_REGISTRY) return {};
+  const secret = config.FLEETQ_SIGNING_SECRET;
+  const digest =
+    secret === undefined
+      ? {}
+      : { envDigestKey: createHmac('sha256', secret).update('fleetq event-log env digest').digest('hex') };
+  if (!config.FLEETQ_REGISTRY) return digest;
   const keep = new Set(
     loadRegistry(config.FLEETQ_REGISTRY)
       .filter((c) => c.eventLog?.configMapData === true)
       .map((c) => c.name),
   );
-  return { keepConfigMapData: (cluster) => keep.has(cluster) };
+  return { ...digest, keepConfigMapData: (cluster) => keep.has(cluster) };
 }
 
 /** Builds the stores; one Redis connection serves both when both are in Redis. */

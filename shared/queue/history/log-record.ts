@@ -14,10 +14,25 @@
 //   object           the object, trimmed of metadata.managedFields; redacted (below); a stub with a
 //                    `fleetqTruncated` marker when larger than the entry cap (event-log.ts boundedEventJson)
 //
-// Redaction, on by default: a Secret is never written (its record is dropped whole); a ConfigMap loses data,
-// binaryData and the kubectl last-applied-configuration annotation (which repeats them), and carries
-// `fleetqRedacted: ["data", …]` instead, unless its cluster opts in with the registry's
-// `eventLog: { configMapData: true }`.
+// Redaction, on by default (redact below); what was taken is listed in the object's `fleetqRedacted`:
+// - a Secret is never written (its record is dropped whole);
+// - a ConfigMap loses data and binaryData, unless its cluster opts in with the registry's
+//   `eventLog: { configMapData: true }`;
+// - every object loses the kubectl last-applied-configuration annotation (it repeats the object: ConfigMap data,
+//   env values), except the ConfigMap of a cluster that opted in;
+// - every pod spec (a Pod's; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob
+//   and of a workload's ControllerRevision data) has each env `value` of its containers, initContainers and
+//   ephemeralContainers replaced by `fleetq-redacted:<digest>`; `name` and `valueFrom` are kept.
+// The digest (HMAC-SHA256 of cluster and value, 16 hex digits) keeps replay deciding as live did: the planners
+// compare templates (a Deployment's with its ReplicaSets', EqualIgnoreHash; a DaemonSet's or StatefulSet's with
+// its ControllerRevisions' data), and the same value gives the same marker in every object of a cluster, a
+// changed value a changed one. What replay cannot reproduce is a hash computed from a redacted template
+// (pod-template-hash, a revision's name): it differs from the live one, which only names an object replay
+// plans to create; both builds of a shadow run compute the same one, and existing objects are found by
+// template, never by a recomputed hash. The digest is keyed (RedactionPolicy.envDigestKey; forwarders derive
+// the key from FLEETQ_SIGNING_SECRET) so that a log reader cannot test guesses of a value; without a key it is a
+// plain digest, open to guessing of short values.
+import { createHmac } from 'node:crypto';
 import { boundedEventJson, isLoggedEvent, type LoggedEvent, type LoggedEventType } from './event-log.js';
 
 export const LOG_FORMAT_VERSION = 1;
@@ -59,6 +74,8 @@ export function decodeOrSkip(json: string, where: string, onMalformed?: OnMalfor
 export type RedactionPolicy = {
   /** Clusters whose ConfigMap data is logged (registry `eventLog.configMapData: true`); default none. */
   readonly keepConfigMapData?: (cluster: string) => boolean;
+  /** The key of env value digests; default none (a plain digest). Change it and digests change with it. */
+  readonly envDigestKey?: string;
 };
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -77,22 +94,134 @@ function isConfigMap(event: LoggedEvent): boolean {
   return event.resource === 'configmaps' || kindOf(event) === 'ConfigMap';
 }
 
-/** The event as it may be logged: null for a Secret; a ConfigMap without its data unless the cluster opts in. */
+/** The event as it may be logged: null for a Secret; otherwise the object redacted (see the header). */
 export function redact(event: LoggedEvent, policy: RedactionPolicy = {}): LoggedEvent | null {
   if (isSecret(event)) return null;
-  if (!isConfigMap(event) || policy.keepConfigMapData?.(event.cluster) === true) return event;
-  if (typeof event.object !== 'object' || event.object === null) return event;
-  const { data, binaryData, ...rest } = event.object as Record<string, unknown>;
-  const dropped = [...(data === undefined ? [] : ['data']), ...(binaryData === undefined ? [] : ['binaryData'])];
-  const metadata = (rest.metadata ?? {}) as Record<string, unknown>;
-  const annotations = metadata.annotations as Record<string, unknown> | undefined;
-  let object: Record<string, unknown> = rest;
-  if (annotations !== undefined && typeof annotations === 'object' && LAST_APPLIED in annotations) {
+  if (typeof event.object !== 'object' || event.object === null || Array.isArray(event.object)) return event;
+  const keepData = isConfigMap(event) && policy.keepConfigMapData?.(event.cluster) === true;
+  if (keepData) return event;
+  let object = event.object as Record<string, unknown>;
+  const dropped: string[] = [];
+  if (isConfigMap(event)) {
+    const { data, binaryData, ...rest } = object;
+    if (data !== undefined) dropped.push('data');
+    if (binaryData !== undefined) dropped.push('binaryData');
+    object = rest;
+  }
+  const metadata = object.metadata;
+  const annotations = isRecord(metadata) ? metadata.annotations : undefined;
+  if (isRecord(metadata) && isRecord(annotations) && LAST_APPLIED in annotations) {
     const { [LAST_APPLIED]: _dropped, ...kept } = annotations;
-    object = { ...rest, metadata: { ...metadata, annotations: kept } };
+    object = { ...object, metadata: { ...metadata, annotations: kept } };
     dropped.push(`metadata.annotations.${LAST_APPLIED}`);
   }
-  return { ...event, object: dropped.length === 0 ? object : { ...object, fleetqRedacted: dropped } };
+  const digest = envDigest(event.cluster, policy.envDigestKey);
+  let envRedacted = false;
+  for (const path of podSpecPaths(event)) {
+    const next = updateAt(object, path, (spec) => redactPodSpecEnv(spec, digest));
+    if (next !== object) envRedacted = true;
+    object = next;
+  }
+  if (envRedacted) dropped.push(ENV_VALUES);
+  if (dropped.length === 0) return event;
+  const already = Array.isArray(object.fleetqRedacted) ? (object.fleetqRedacted as unknown[]) : [];
+  return { ...event, object: { ...object, fleetqRedacted: [...already, ...dropped] } };
+}
+
+/** What `fleetqRedacted` says of env values replaced by digests. */
+export const ENV_VALUES = 'env.value';
+/** How an env value's replacement starts. */
+export const ENV_VALUE_MARKER = 'fleetq-redacted:';
+
+const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+
+/** Where the pod specs of an object are: a Pod's spec, a workload's template, a ControllerRevision's data. */
+function podSpecPaths(event: LoggedEvent): readonly (readonly string[])[] {
+  const kind = kindOf(event) ?? KIND_OF_RESOURCE[event.resource];
+  switch (kind) {
+    case 'Pod':
+      return [['spec']];
+    case 'PodTemplate':
+      return [['template', 'spec']];
+    case 'Deployment':
+    case 'ReplicaSet':
+    case 'StatefulSet':
+    case 'DaemonSet':
+    case 'Job':
+    case 'ReplicationController':
+      return [['spec', 'template', 'spec']];
+    case 'CronJob':
+      return [['spec', 'jobTemplate', 'spec', 'template', 'spec']];
+    case 'ControllerRevision':
+      return [['data', 'spec', 'template', 'spec']];
+    default:
+      return [];
+  }
+}
+
+const KIND_OF_RESOURCE: Readonly<Record<string, string>> = {
+  pods: 'Pod',
+  podtemplates: 'PodTemplate',
+  deployments: 'Deployment',
+  replicasets: 'ReplicaSet',
+  statefulsets: 'StatefulSet',
+  daemonsets: 'DaemonSet',
+  jobs: 'Job',
+  cronjobs: 'CronJob',
+  controllerrevisions: 'ControllerRevision',
+  replicationcontrollers: 'ReplicationController',
+};
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `object` with the record at `path` replaced by change(it); the same object when nothing changed. */
+function updateAt(
+  object: Record<string, unknown>,
+  path: readonly string[],
+  change: (v: Record<string, unknown>) => Record<string, unknown>,
+): Record<string, unknown> {
+  const [head, ...rest] = path;
+  if (head === undefined) return change(object);
+  const child = object[head];
+  if (!isRecord(child)) return object;
+  const next = updateAt(child, rest, change);
+  return next === child ? object : { ...object, [head]: next };
+}
+
+/** The pod spec with every container's env values replaced by digests; the same spec when none has a value. */
+function redactPodSpecEnv(spec: Record<string, unknown>, digest: (value: string) => string): Record<string, unknown> {
+  let out = spec;
+  for (const list of CONTAINER_LISTS) {
+    const containers = spec[list];
+    if (!Array.isArray(containers)) continue;
+    let changed = false;
+    const next = containers.map((c: unknown) => {
+      if (!isRecord(c) || !Array.isArray(c.env)) return c;
+      let envChanged = false;
+      const env = c.env.map((e: unknown) => {
+        if (!isRecord(e) || typeof e.value !== 'string' || e.value === '') return e;
+        envChanged = true;
+        return { ...e, value: digest(e.value) };
+      });
+      if (!envChanged) return c;
+      changed = true;
+      return { ...c, env };
+    });
+    if (changed) out = { ...out, [list]: next };
+  }
+  return out;
+}
+
+/** The marker of an env value: the same value of one cluster always gives the same marker. */
+function envDigest(cluster: string, key: string | undefined): (value: string) => string {
+  return (value) =>
+    ENV_VALUE_MARKER +
+    createHmac('sha256', key ?? 'fleetq event log')
+      .update(`${cluster}\0${value}`)
+      .digest('hex')
+      .slice(0, 16);
 }
 
 function resourceVersionOf(object: unknown): string {
