@@ -73,7 +73,7 @@ export const DEFAULT_MAX_PAGE_BYTES = 8 * 1024 * 1024;
  * The first page's limit: a list of unknown objects starts small and grows (×4 a page) while its pages stay
  * under maxPageBytes, so one page of a tenant's huge objects is never parsed whole into memory.
  */
-export const FIRST_PAGE_LIMIT = 25;
+export const FIRST_PAGE_LIMIT = 10;
 
 export type ListedPage = {
   readonly items: KubeObject[];
