@@ -3,14 +3,16 @@
 // Clients are built lazily and cached per cluster, so one unreachable cluster never stops the others.
 //
 // Credentials: a `tokenFile` is re-read when it changes (token-file.ts), so a rotated token takes effect without
-// a restart. A connection that would send it in clear (`http://`) or to an unverified server
+// a restart; so is a `kubeconfig` file (looked at once a second: a new KubeConfig when it changed, its inline
+// certificates included; a file that no longer loads or passes the checks below keeps the last one, with a
+// warning), and KubeRest builds a new connection pool for changed TLS material (tls-material.ts). A connection that would send it in clear (`http://`) or to an unverified server
 // (`insecureSkipTLSVerify`, also inside a kubeconfig) needs `allowInsecure: true` in the entry, and is logged as a
 // warning when used; without it the registry is refused, naming the field.
 //
 // `mirror.allowedNamespaces` (per cluster, or in defaults): the namespaces the example ConfigMap mirror may
 // write copies into; DNS labels, or a prefix ending in `*` (`team-*`). Empty (the default) allows none, and the
 // system namespaces are refused whatever the list says.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
@@ -231,10 +233,13 @@ export type RegistryWarning = (message: string, fields: Record<string, unknown>)
 const stderrWarning: RegistryWarning = (message, fields) =>
   process.stderr.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), message, ...fields })}\n`);
 
-/** Builds each cluster's KubeConfig on first use and keeps it. */
+/** A kubeconfig file is looked at (one stat) at most this often. */
+const KUBECONFIG_CHECK_MS = 1_000;
+
+/** Builds each cluster's KubeConfig on first use and keeps it (a kubeconfig file: until the file changes). */
 export class ClusterRegistry {
   private readonly byName: ReadonlyMap<string, ClusterConfig>;
-  private readonly configs = new Map<string, KubeConfig>();
+  private readonly configs = new Map<string, { kc: KubeConfig; file?: { signature: string; checkedAt: number } }>();
 
   constructor(
     readonly clusters: readonly ClusterConfig[],
@@ -258,9 +263,38 @@ export class ClusterRegistry {
 
   kubeConfig(name: string): KubeConfig {
     const cached = this.configs.get(name);
-    if (cached) return cached;
     const c = this.byName.get(name);
+    if (cached && !this.kubeconfigChanged(c, cached.file)) return cached.kc;
     if (!c) throw new RegistryError(`unknown cluster ${name}`);
+    if (!cached) return this.load(c);
+    try {
+      return this.load(c);
+    } catch (err) {
+      // A parser's message may quote the file, whose inline keys must not reach the logs: only ours are shown.
+      const path = c.connection.type === 'kubeconfig' ? c.connection.path : undefined;
+      this.warn('Kubeconfig file not reloaded, the last one kept; fix the file', {
+        cluster: name,
+        path,
+        error: err instanceof RegistryError ? err.message : `it does not load as a kubeconfig (${errorName(err)})`,
+      });
+      return cached.kc;
+    }
+  }
+
+  /** Whether the cluster's kubeconfig file changed since it was loaded (looked at once per KUBECONFIG_CHECK_MS). */
+  private kubeconfigChanged(c: ClusterConfig | undefined, file: { signature: string; checkedAt: number } | undefined) {
+    if (!c || c.connection.type !== 'kubeconfig' || !file) return false;
+    const now = Date.now();
+    if (now - file.checkedAt < KUBECONFIG_CHECK_MS) return false;
+    file.checkedAt = now;
+    const signature = fileSignature(c.connection.path);
+    if (signature === file.signature) return false;
+    file.signature = signature; // a file that fails to load is tried again when it changes again
+    return true;
+  }
+
+  private load(c: ClusterConfig): KubeConfig {
+    const signature = c.connection.type === 'kubeconfig' ? fileSignature(c.connection.path) : undefined;
     const kc = new KubeConfig();
     if (c.connection.type === 'kubeconfig') {
       kc.loadFromFile(c.connection.path);
@@ -286,7 +320,8 @@ export class ClusterRegistry {
       });
     }
     this.checkInsecure(c, kc);
-    this.configs.set(name, kc);
+    // The identity seen before the read: a change after it is seen at the next look.
+    this.configs.set(c.name, { kc, ...(signature !== undefined && { file: { signature, checkedAt: Date.now() } }) });
     return kc;
   }
 
@@ -311,6 +346,19 @@ export class ClusterRegistry {
       server: cluster?.server,
       insecure: reasons,
     });
+  }
+}
+
+function errorName(err: unknown): string {
+  return err instanceof Error ? err.name : typeof err;
+}
+
+function fileSignature(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+  } catch {
+    return 'unreadable';
   }
 }
 

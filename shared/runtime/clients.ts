@@ -134,7 +134,8 @@ export function clusterClients(
     if (!config) throw new Error(`unknown cluster ${cluster}`);
     const rest = new KubeRest(
       cluster,
-      registry.kubeConfig(cluster),
+      // The current one: a kubeconfig file that changed is loaded again (registry.ts), its TLS material used.
+      () => registry.kubeConfig(cluster),
       timedLimiter(budget.limiter(cluster, config.limits)),
       timedObserver(observe),
       new ClusterCircuit(cluster),

@@ -1,7 +1,8 @@
-// Rotated CA and client certificate files are used by a running KubeRest without a restart. A real TLS server
-// (node https, client certificates required) with certificates made by openssl; the rotation replaces the
-// kubeconfig's caFile, certFile and keyFile (written aside, renamed over) and the server's certificates (a
-// new CA), and drops the server's open connections as a restarted apiserver would.
+// A rotated CA and client certificate are used by a running KubeRest without a restart: as files the kubeconfig
+// names (caFile, certFile, keyFile), or as inline data of a registry entry's kubeconfig file that is rewritten.
+// A real TLS server (node https, client certificates required) with certificates made by openssl; a rotation
+// replaces the files (written aside, renamed over) and the server's certificates (a new CA), and drops the
+// server's open connections as a restarted apiserver would.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -9,10 +10,12 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { waitFor } from '../../infra/sandbox/process.js';
+import { ClusterRegistry, parseRegistry } from '../../shared/kube/registry.js';
 import { KubeRest } from '../../shared/kube/rest.js';
+import { clusterClients } from '../../shared/runtime/clients.js';
 
 type Pki = { ca: Buffer; serverCert: Buffer; serverKey: Buffer; clientCert: Buffer; clientKey: Buffer };
 
@@ -91,6 +94,38 @@ describe('KubeRest with rotated TLS files', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   });
 
+  beforeEach(() => {
+    server.setSecureContext({ key: gen1.serverKey, cert: gen1.serverCert, ca: gen1.ca });
+    server.closeAllConnections();
+  });
+
+  /** The cluster's CA is rotated: the server presents a certificate of the new CA and accepts only its clients. */
+  function rotateServer(): void {
+    server.setSecureContext({ key: gen2.serverKey, cert: gen2.serverCert, ca: gen2.ca });
+    server.closeAllConnections();
+  }
+
+  /** Asks until the server says `client` presented its certificate (5 s deadline). */
+  async function until(whoAmI: () => Promise<string>, client: string): Promise<void> {
+    let last: unknown;
+    await waitFor(
+      async () => {
+        try {
+          last = await whoAmI();
+        } catch (err) {
+          last = err;
+        }
+        return last === client;
+      },
+      5_000,
+      50,
+      'a request with the rotated certificates',
+    ).catch((err: unknown) => {
+      const cause = last instanceof Error && last.cause instanceof Error ? ` (${last.cause.message})` : '';
+      throw new Error(`${String(err)}; last outcome: ${String(last)}${cause}`);
+    });
+  }
+
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -116,32 +151,43 @@ describe('KubeRest with rotated TLS files', () => {
     expect(connections).toBeLessThanOrEqual(2);
     const before = connections;
 
-    // The cluster's CA is rotated: the server presents a certificate of the new CA and accepts only client
-    // certificates of it; the worker's files are replaced by the new ones.
+    // The worker's files are replaced by the new ones.
     replace(f.ca, gen2.ca);
     replace(f.cert, gen2.clientCert);
     replace(f.key, gen2.clientKey);
-    server.setSecureContext({ key: gen2.serverKey, cert: gen2.serverCert, ca: gen2.ca });
-    server.closeAllConnections();
-
-    let last: unknown;
-    await waitFor(
-      async () => {
-        try {
-          last = await whoAmI();
-        } catch (err) {
-          last = err;
-        }
-        return last === 'client-gen2';
-      },
-      5_000,
-      50,
-      'a request with the rotated certificates',
-    ).catch((err: unknown) => {
-      const cause = last instanceof Error && last.cause instanceof Error ? ` (${last.cause.message})` : '';
-      throw new Error(`${String(err)}; last outcome: ${String(last)}${cause}`);
-    });
+    rotateServer();
+    await until(whoAmI, 'client-gen2');
     expect(await whoAmI()).toBe('client-gen2');
     expect(connections).toBeGreaterThan(before);
+  });
+
+  it("a registry entry's kubeconfig file rewritten with new inline certificates is loaded again", async () => {
+    const { port } = server.address() as AddressInfo;
+    const path = join(dir, 'inline-kubeconfig.yaml');
+    const b64 = (b: Buffer) => b.toString('base64');
+    const kubeconfig = (g: Pki) =>
+      Buffer.from(
+        [
+          'apiVersion: v1',
+          'kind: Config',
+          'clusters:',
+          `- name: tls`,
+          `  cluster: { server: "https://127.0.0.1:${port}", certificate-authority-data: "${b64(g.ca)}" }`,
+          'users:',
+          `- name: worker`,
+          `  user: { client-certificate-data: "${b64(g.clientCert)}", client-key-data: "${b64(g.clientKey)}" }`,
+          'contexts: [{ name: tls, context: { cluster: tls, user: worker } }]',
+          'current-context: tls',
+        ].join('\n'),
+      );
+    replace(path, kubeconfig(gen1));
+    const registry = new ClusterRegistry(parseRegistry(`clusters:\n  - name: inline\n    kubeconfig: ${path}\n`, path));
+    const { rest } = clusterClients(registry)('inline');
+    const whoAmI = async () => (await rest.request<{ client: string }>('GET', '/api')).client;
+    expect(await whoAmI()).toBe('client-gen1');
+
+    replace(path, kubeconfig(gen2));
+    rotateServer();
+    await until(whoAmI, 'client-gen2');
   });
 });
