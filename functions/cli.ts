@@ -6,6 +6,8 @@
 //   fleetq forwarder [--pool] [--registry fleet.yaml] [--driver redis]   the forwarder alone (README "Forwarder pool")
 //   fleetq dead-letters | redrive      inspect or redrive the dead-letter list of the configured queue
 //   fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--driver D]
+//                        [--resign-unverified]   redrive re-signs with the current secret; a "bad signature" letter
+//                        that no known secret (current, previous) signed is refused unless --resign-unverified
 //   fleetq log export --cluster C [--since T] [--until T2] [--out FILE] [--store redis|jsonl:DIR]
 //   fleetq log import --file FILE [--store redis|jsonl:DIR]
 //   fleetq log stats (--cluster C [--store S] | --file FILE) [--since T] [--until T2] [--json]
@@ -22,7 +24,8 @@ import { DEFAULT_OWNED_KINDS } from '../shared/kube/kinds.js';
 import { ClusterRegistry } from '../shared/kube/registry.js';
 import { createQueue } from '../shared/queue/index.js';
 import { startAllInOne } from '../shared/runtime/all-in-one.js';
-import { loadConfig, type FleetqConfig } from '../shared/runtime/config.js';
+import { loadConfig, signingOptions, type FleetqConfig } from '../shared/runtime/config.js';
+import { verifyingSecrets } from '../shared/queue/message-signing.js';
 import { queueConfig, registryFrom } from '../shared/runtime/deps.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
 import { keyString } from '../shared/kube/key.js';
@@ -32,6 +35,7 @@ import {
   formatDeadLettersJson,
   listDeadLetters,
   redriveDeadLetters,
+  refusedMessage,
   type DeadLetterFilter,
 } from '../shared/replay/dead-letters.js';
 import { readLogFile, writeLogFile, type ReadPosition } from '../shared/replay/log-file.js';
@@ -128,13 +132,26 @@ async function deadLetters(args: string[], redrive: boolean): Promise<void> {
   const queue = await createQueue(queueConfig(config));
   try {
     if (redrive) {
-      console.log(`redrove ${await queue.redrive()} key(s)`);
+      await redriveAndReport(queue, {}, config, false);
     } else {
       for (const line of formatDeadLettersJson(await queue.deadLetters(), 'list')) console.log(line);
     }
   } finally {
     await queue.close();
   }
+}
+
+/** Redrives (re-signing with the current secret); refused bad-signature letters are said and fail the command. */
+async function redriveAndReport(
+  queue: Awaited<ReturnType<typeof createQueue>>,
+  filter: DeadLetterFilter,
+  config: FleetqConfig,
+  resignUnverified: boolean,
+): Promise<void> {
+  const secrets = verifyingSecrets(signingOptions(config));
+  const { moved, refused } = await redriveDeadLetters(queue, filter, Date.now(), { secrets, resignUnverified });
+  console.log(`redrove ${moved} key(s)`);
+  if (refused.length > 0) throw new Error(refusedMessage(refused));
 }
 
 function need(value: string | boolean | undefined, flag: string): string {
@@ -154,6 +171,7 @@ async function dlq(args: string[]): Promise<void> {
       'older-than': { type: 'string' },
       key: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'resign-unverified': { type: 'boolean', default: false },
     },
   });
   const key = values.key ?? positionals[0];
@@ -182,10 +200,12 @@ async function dlq(args: string[]): Promise<void> {
         return;
       }
       case 'redrive':
-        console.log(`redrove ${await redriveDeadLetters(queue, filter, now)} key(s)`);
+        await redriveAndReport(queue, filter, config, values['resign-unverified']);
         return;
       default:
-        throw new Error('usage: fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K]');
+        throw new Error(
+          'usage: fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--resign-unverified]',
+        );
     }
   } finally {
     await queue.close();

@@ -3,7 +3,7 @@
 // (stack parameter delaySecretArn): never the clusters' credentials or Redis.
 import type { SQSEvent } from 'aws-lambda';
 import { SqsQueue } from '../shared/queue/sqs/sqs-queue.js';
-import { loadConfig } from '../shared/runtime/config.js';
+import { loadConfig, signingOptions } from '../shared/runtime/config.js';
 import { LambdaDeps } from '../shared/runtime/lambda-deps.js';
 import { processDelayBatch } from '../shared/runtime/sqs-batch.js';
 import { sqsClientFor, stackQueueUrls } from './lambda-queue.js';
@@ -19,7 +19,7 @@ const lambda = new LambdaDeps<SqsQueue>(
       ownsClient: true,
       urls: stackQueueUrls(config),
       leaseMs: config.FLEETQ_LEASE_MS,
-      ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
+      ...signingOptions(config),
     });
   },
   (queue) => queue.close(),

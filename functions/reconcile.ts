@@ -7,7 +7,7 @@
 // Dependencies are built once per container and reused while warm (a failed build is not kept). Each
 // invocation logs with its request id and cold-start flag, and writes its metrics as CloudWatch EMF lines.
 import type { Context, SQSEvent } from 'aws-lambda';
-import { isLambda, loadConfig } from '../shared/runtime/config.js';
+import { isLambda, loadConfig, signingOptions } from '../shared/runtime/config.js';
 import { closeDeps, makeDeps, type Deps } from '../shared/runtime/deps.js';
 import { EmfExporter } from '../shared/runtime/emf.js';
 import { LambdaDeps } from '../shared/runtime/lambda-deps.js';
@@ -31,7 +31,7 @@ const lambda = new LambdaDeps<ReconcileDeps>(
         ownsClient: true,
         urls: stackQueueUrls(config),
         leaseMs: config.FLEETQ_LEASE_MS,
-        ...(config.FLEETQ_SIGNING_SECRET !== undefined && { signingSecret: config.FLEETQ_SIGNING_SECRET }),
+        ...signingOptions(config),
       },
       metrics.registry,
     );

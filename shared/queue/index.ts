@@ -86,4 +86,4 @@ export { RedisQueue } from './redis/redis-queue.js';
 export { SqsQueue } from './sqs/sqs-queue.js';
 export { leaseFromSqsRecord, type SqsRecordLike } from './sqs/sqs-record-lease.js';
 export { instrument } from './metrics.js';
-export type { DeadLetter, Lease, QueueOptions, RetryOutcome, WorkQueue } from './work-queue.js';
+export type { DeadLetter, Lease, QueueOptions, RedriveOptions, RetryOutcome, WorkQueue } from './work-queue.js';

@@ -1,6 +1,6 @@
 // Option resolution and the small rules every driver shares, so the three drivers cannot drift apart:
 // defaults, the per-cluster cap, key validation on add, and how an error becomes a dead-letter reason.
-import { keyString, parseKey, type ReconcileKey } from '../kube/key.js';
+import { keyString, MalformedKeyError, parseKey, type ReconcileKey } from '../kube/key.js';
 import { DEFAULT_QUEUE_OPTIONS, type QueueOptions } from './work-queue.js';
 
 export type ResolvedQueueOptions = {
@@ -9,6 +9,8 @@ export type ResolvedQueueOptions = {
   readonly maxDelayMs: number;
   /** HMAC secret; undefined when messages are not signed. */
   readonly signingSecret: string | undefined;
+  /** The rotation window's previous secret (verifies only); undefined when none or when unsigned. */
+  readonly signingSecretPrevious: string | undefined;
   /** Infinity when unlimited. */
   readonly clusterConcurrency: number;
   readonly clusterConcurrencyOverrides: Readonly<Record<string, number>>;
@@ -20,6 +22,8 @@ export function resolveQueueOptions(options: QueueOptions = {}): ResolvedQueueOp
     baseDelayMs: options.baseDelayMs ?? DEFAULT_QUEUE_OPTIONS.baseDelayMs,
     maxDelayMs: options.maxDelayMs ?? DEFAULT_QUEUE_OPTIONS.maxDelayMs,
     signingSecret: options.signingSecret === '' ? undefined : options.signingSecret,
+    signingSecretPrevious:
+      options.signingSecret === '' || options.signingSecretPrevious === '' ? undefined : options.signingSecretPrevious,
     clusterConcurrency: options.clusterConcurrency ?? Number.POSITIVE_INFINITY,
     clusterConcurrencyOverrides: options.clusterConcurrencyOverrides ?? {},
   };
@@ -47,6 +51,17 @@ export function checkedKeyString(key: ReconcileKey): string {
   const id = keyString(key);
   parseKey(id);
   return id;
+}
+
+/** The text of a raw dead letter when it is exactly a valid key (what a raw redrive may requeue); else undefined. */
+export function rawKeyId(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return keyString(parseKey(raw)) === raw ? raw : undefined;
+  } catch (err) {
+    if (err instanceof MalformedKeyError) return undefined;
+    throw err;
+  }
 }
 
 /** The cluster and kind of an id, for metric labels; empty strings when it does not look like a key. */

@@ -54,9 +54,16 @@ export type DeadLetter = {
   readonly key: ReconcileKey | null;
   /** The raw message body when key is null. */
   readonly raw?: string;
+  /** The signature a raw message carried when it was dead-lettered (untrusted: check it before use). */
+  readonly signature?: string;
   readonly reason: string;
   readonly failures: number;
   readonly at: number;
+};
+
+export type RedriveOptions = {
+  /** Also requeue matching raw letters whose text parses as a key (re-signed with the current secret). */
+  readonly raw?: boolean;
 };
 
 export type DoneOptions = {
@@ -88,6 +95,11 @@ export type QueueOptions = {
   readonly maxDelayMs?: number;
   /** HMAC-SHA256 secret: messages are signed on add and checked on get; unsigned/forged → dead letter. */
   readonly signingSecret?: string;
+  /**
+   * A rotation window's previous secret: messages it signed still verify; new ones are signed with signingSecret
+   * only (docs/operations/signing-key-rotation.md). Ignored without signingSecret.
+   */
+  readonly signingSecretPrevious?: string;
   /** Max keys of one cluster held at once (fleet-wide); default unlimited. Per-cluster overrides by name. */
   readonly clusterConcurrency?: number;
   readonly clusterConcurrencyOverrides?: Readonly<Record<string, number>>;
@@ -119,8 +131,12 @@ export interface WorkQueue {
   renew(lease: Lease): Promise<boolean>;
   /** Keys parked with their last error, oldest first. */
   deadLetters(): Promise<DeadLetter[]>;
-  /** Moves dead-lettered keys (all, or those matching) back to ready with their backoff reset. */
-  redrive(match?: (d: DeadLetter) => boolean): Promise<number>;
+  /**
+   * Moves dead-lettered keys (all, or those matching) back to ready with their backoff reset. With
+   * `{ raw: true }`, matching raw letters whose text is a valid key are requeued too, signed afresh with the
+   * current secret (the caller decides which: see shared/replay/dead-letters.ts).
+   */
+  redrive(match?: (d: DeadLetter) => boolean, options?: RedriveOptions): Promise<number>;
   /** Keys waiting (ready or delayed), not held. */
   depth(): Promise<number>;
   /**

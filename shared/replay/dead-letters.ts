@@ -1,7 +1,14 @@
 // `fleetq dlq list|show|redrive`: the dead-letter list of any driver (WorkQueue.deadLetters / redrive), filtered
 // by cluster, kind and age. On the memory driver the list lives in the process that runs the queue: these
 // functions work there (in-process), while a separate `fleetq dlq` process sees an empty list of its own.
-import { keyString } from '../kube/key.js';
+//
+// Redrive re-signs: every requeued key is signed with the queue's current secret. A raw letter parked as "bad
+// signature" whose text is a key (signed by a secret the workers did not know, e.g. across a rotation) is
+// requeued when the signature it carried was made by a secret this process knows (current or previous);
+// one that no known secret signed is refused and reported, unless resignUnverified says to re-sign it anyway.
+import { keyString, type ReconcileKey, parseKey } from '../kube/key.js';
+import { BAD_SIGNATURE, signatureKeyId, verifySignature } from '../queue/message-signing.js';
+import { rawKeyId } from '../queue/queue-options.js';
 import type { DeadLetter, WorkQueue } from '../queue/work-queue.js';
 import { capText, displayText, terminalSafeJson } from '../ops/terminal-text.js';
 
@@ -14,23 +21,80 @@ export type DeadLetterFilter = {
   readonly key?: string;
 };
 
-/** True when the letter passes the filter; a letter without a key passes only filters on age. */
+/** The key a bad-signature raw letter carries (its text is a valid key); null for any other raw letter. */
+export function unsignedKey(d: DeadLetter): ReconcileKey | null {
+  if (d.key !== null || d.reason !== BAD_SIGNATURE) return null;
+  const id = rawKeyId(d.raw);
+  return id === undefined ? null : parseKey(id);
+}
+
+/**
+ * True when the letter passes the filter; a bad-signature raw letter is filtered by the key it carries, any other
+ * letter without a key passes only filters on age.
+ */
 export function matches(d: DeadLetter, f: DeadLetterFilter, now: number): boolean {
   if (f.olderThanMs !== undefined && d.at > now - f.olderThanMs) return false;
   if (f.cluster === undefined && f.kind === undefined && f.key === undefined) return true;
-  if (d.key === null) return false;
-  if (f.cluster !== undefined && d.key.cluster !== f.cluster) return false;
-  if (f.kind !== undefined && d.key.kind !== f.kind) return false;
-  return f.key === undefined || keyString(d.key) === f.key;
+  const key = d.key ?? unsignedKey(d);
+  if (key === null) return false;
+  if (f.cluster !== undefined && key.cluster !== f.cluster) return false;
+  if (f.kind !== undefined && key.kind !== f.kind) return false;
+  return f.key === undefined || keyString(key) === f.key;
 }
 
 export async function listDeadLetters(queue: WorkQueue, f: DeadLetterFilter, now: number): Promise<DeadLetter[]> {
   return (await queue.deadLetters()).filter((d) => matches(d, f, now));
 }
 
-/** Moves the matching keyed letters back to ready (backoff reset); returns how many. */
-export function redriveDeadLetters(queue: WorkQueue, f: DeadLetterFilter, now: number): Promise<number> {
-  return queue.redrive((d) => matches(d, f, now));
+export type RedriveSigning = {
+  /** The secrets the queue verifies with (current, then previous); empty when messages are not signed. */
+  readonly secrets: readonly string[];
+  /** Re-sign bad-signature letters that no known secret signed too (only for letters you know the origin of). */
+  readonly resignUnverified?: boolean;
+};
+
+export type RedriveResult = {
+  /** Letters moved back to ready (keyed letters and re-signed bad-signature letters). */
+  readonly moved: number;
+  /** Bad-signature letters that matched but that no known secret signed: left parked. */
+  readonly refused: readonly DeadLetter[];
+};
+
+/**
+ * Moves the matching keyed letters back to ready (backoff reset), and the matching bad-signature letters whose
+ * signature a known secret made (all of them with resignUnverified), re-signed with the current secret.
+ */
+export async function redriveDeadLetters(
+  queue: WorkQueue,
+  f: DeadLetterFilter,
+  now: number,
+  signing: RedriveSigning = { secrets: [] },
+): Promise<RedriveResult> {
+  const refused: DeadLetter[] = [];
+  const moved = await queue.redrive(
+    (d) => {
+      if (!matches(d, f, now)) return false;
+      if (d.key !== null) return true;
+      const key = unsignedKey(d);
+      if (key === null) return false;
+      if (signing.resignUnverified || verifySignature(signing.secrets, keyString(key), d.signature)) return true;
+      refused.push(d);
+      return false;
+    },
+    { raw: true },
+  );
+  return { moved, refused };
+}
+
+/** What to tell an operator about refused letters: how many, which key ids signed them, what to do. */
+export function refusedMessage(refused: readonly DeadLetter[]): string {
+  const ids = [...new Set(refused.map((d) => signatureKeyId(d.signature) ?? (d.signature ? 'no key id' : 'unsigned')))];
+  return (
+    `${refused.length} dead letter(s) with a bad signature were signed by no secret this process knows ` +
+    `(signed by: ${ids.join(', ')}) and stay parked. If a secret was rotated out, set it as ` +
+    'FLEETQ_SIGNING_SECRET_PREVIOUS and run the redrive again; if you know where these keys came from, ' +
+    're-sign them anyway with --resign-unverified (a key is only a name: the worker re-reads the object)'
+  );
 }
 
 function ago(ms: number): string {

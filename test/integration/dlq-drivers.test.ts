@@ -65,14 +65,14 @@ describe.each(allDrivers())('dead letters: $name', (h) => {
     expect(table).toContain('2 dead letter(s)');
 
     // Redrive c1's Jobs: b alone goes back to ready, with its backoff reset.
-    expect(await redriveDeadLetters(q, { cluster: 'c1', kind: 'Job' }, now)).toBe(1);
+    expect((await redriveDeadLetters(q, { cluster: 'c1', kind: 'Job' }, now)).moved).toBe(1);
     expect(names(await listDeadLetters(q, {}, now)).sort()).toEqual(['(raw)', 'a', 'c']);
     const lease = await mustGet(q);
     expect([lease.key, lease.failures]).toEqual([B, 0]);
     await q.done(lease);
     // An age filter that nothing passes moves nothing.
-    expect(await redriveDeadLetters(q, { olderThanMs: 3_600_000 }, Date.now())).toBe(0);
-    expect(await redriveDeadLetters(q, { kind: 'Deployment' }, Date.now())).toBe(2);
+    expect((await redriveDeadLetters(q, { olderThanMs: 3_600_000 }, Date.now())).moved).toBe(0);
+    expect((await redriveDeadLetters(q, { kind: 'Deployment' }, Date.now())).moved).toBe(2);
     expect(names(await listDeadLetters(q, {}, now))).toEqual(['(raw)']);
   });
 
@@ -89,7 +89,7 @@ describe.each(allDrivers())('dead letters: $name', (h) => {
     const all = await listDeadLetters(q, {}, now);
     expect(new Set(names(all)).size).toBe(MANY);
     expect(await listDeadLetters(q, { cluster: 'c1' }, now)).toHaveLength(MANY / 2);
-    expect(await redriveDeadLetters(q, { cluster: 'c2' }, now)).toBe(MANY / 2);
+    expect((await redriveDeadLetters(q, { cluster: 'c2' }, now)).moved).toBe(MANY / 2);
     expect(await listDeadLetters(q, {}, now)).toHaveLength(MANY / 2);
     expect(await q.depth()).toBe(MANY / 2);
   });

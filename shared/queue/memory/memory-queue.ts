@@ -21,15 +21,24 @@ import {
   type DeadLetter,
   type DoneOutcome,
   type Lease,
+  type RedriveOptions,
   type RetryOutcome,
   type WorkQueue,
 } from '../work-queue.js';
-import { BAD_SIGNATURE, signKey, verifyKey } from '../message-signing.js';
+import {
+  BAD_SIGNATURE,
+  keyId,
+  signatureKeyId,
+  signKey,
+  verifySignature,
+  verifyingSecrets,
+} from '../message-signing.js';
 import type { QueueOptions } from '../work-queue.js';
 import {
   checkedKeyString,
   clusterAndKind,
   clusterCap,
+  rawKeyId,
   resolveQueueOptions,
   type ResolvedQueueOptions,
 } from '../queue-options.js';
@@ -156,14 +165,17 @@ export class MemoryQueue implements WorkQueue {
     return [...this.dead.values()].sort((a, b) => a.at - b.at);
   }
 
-  async redrive(match?: (d: DeadLetter) => boolean): Promise<number> {
+  async redrive(match?: (d: DeadLetter) => boolean, options?: RedriveOptions): Promise<number> {
     let moved = 0;
     for (const [entryId, letter] of [...this.dead]) {
-      if (letter.key === null || (match && !match(letter))) continue;
+      const id = letter.key !== null ? entryId : options?.raw ? rawKeyId(letter.raw) : undefined;
+      if (id === undefined || (match && !match(letter))) continue;
       this.dead.delete(entryId);
-      this.failures.delete(entryId);
-      this.conflicts.delete(entryId);
-      this.schedule(this.signed(entryId), this.now());
+      if (!this.held.has(id)) {
+        this.failures.delete(id);
+        this.conflicts.delete(id);
+      }
+      this.schedule(this.signed(id), this.now());
       moved++;
     }
     return moved;
@@ -269,11 +281,13 @@ export class MemoryQueue implements WorkQueue {
       this.discard(id, err.message);
       return null;
     }
-    const secret = this.options.signingSecret;
-    if (secret !== undefined && !verifyKey(secret, id, this.signatures.get(id))) {
-      this.discard(id, BAD_SIGNATURE);
+    const signature = this.signatures.get(id);
+    if (this.options.signingSecret !== undefined && !verifySignature(verifyingSecrets(this.options), id, signature)) {
+      this.discard(id, BAD_SIGNATURE, signature);
       return null;
     }
+    const secret = this.options.signingSecret;
+    if (secret !== undefined && signatureKeyId(signature) !== keyId(secret)) this.signed(id); // a previous secret's
     const token = `${this.instance}-${++this.sequence}`;
     const grantedAt = performance.now();
     const failures = this.failures.get(id) ?? 0;
@@ -284,8 +298,8 @@ export class MemoryQueue implements WorkQueue {
   }
 
   /** A message that never became a valid key: parked raw, its failure count and signature forgotten. */
-  private discard(id: string, reason: string): void {
-    this.park(`raw:${++this.sequence}`, null, id, reason, 0);
+  private discard(id: string, reason: string, signature?: string): void {
+    this.park(`raw:${++this.sequence}`, null, id, reason, 0, signature);
     this.failures.delete(id);
     this.conflicts.delete(id);
     this.dirty.delete(id);
@@ -327,10 +341,18 @@ export class MemoryQueue implements WorkQueue {
   }
 
   /** Parks a key (or a raw message) in the dead-letter list; a dirty mark still runs, with failures reset. */
-  private park(entryId: string, key: ReconcileKey | null, raw: string | null, reason: string, failures: number): void {
+  private park(
+    entryId: string,
+    key: ReconcileKey | null,
+    raw: string | null,
+    reason: string,
+    failures: number,
+    signature?: string,
+  ): void {
     this.dead.delete(entryId);
     const at = this.now();
-    this.dead.set(entryId, raw === null ? { key, reason, failures, at } : { key, raw, reason, failures, at });
+    const kept = signature === undefined || signature === '' ? {} : { signature };
+    this.dead.set(entryId, raw === null ? { key, reason, failures, at } : { key, raw, ...kept, reason, failures, at });
     if (key === null) return;
     this.failures.delete(entryId);
     this.conflicts.delete(entryId);

@@ -13,8 +13,10 @@
 // reclaimed by every get() (and by any done/retry/renew that meets one), so no process is special.
 //
 // Signing: with a signingSecret, add() sends HMAC-SHA256(id) and the scripts keep it in the `sig` hash while the
-// key is pending or held; get() returns it with each lease and this client checks it (Lua has no HMAC). A key
-// without a valid one (a forged or corrupt entry) is dead-lettered as "bad signature", never handed out.
+// key is pending or held; get() returns it with each lease and this client checks it (Lua has no HMAC) against the
+// current secret and, in a rotation window, the previous one; a key the previous one signed is signed anew as it is
+// handed out. A key without a valid one (a forged or corrupt entry) is dead-lettered as "bad signature" with the
+// signature it carried, never handed out.
 //
 // Redis is treated as a cache that can vanish (FLUSHALL, a restart without persistence, eviction): the
 // rotation heals itself in get(), and redis-loss.ts notices a lost dataset so the forwarders resync.
@@ -24,13 +26,21 @@
 import { randomUUID } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { keyString, MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
-import { BAD_SIGNATURE, signKey, verifyKey } from '../message-signing.js';
+import {
+  BAD_SIGNATURE,
+  keyId,
+  signatureKeyId,
+  signKey,
+  verifySignature,
+  verifyingSecrets,
+} from '../message-signing.js';
 import type {
   DeadLetter,
   DoneOptions,
   DoneOutcome,
   Lease,
   QueueOptions,
+  RedriveOptions,
   RetryOutcome,
   WorkQueue,
 } from '../work-queue.js';
@@ -38,6 +48,7 @@ import {
   checkedKeyString,
   clusterAndKind,
   errorReason,
+  rawKeyId,
   resolveQueueOptions,
   type ResolvedQueueOptions,
 } from '../queue-options.js';
@@ -230,11 +241,13 @@ export class RedisQueue implements WorkQueue {
     return (await this.deadLetterEntries()).map(({ letter }) => letter);
   }
 
-  async redrive(match?: (d: DeadLetter) => boolean): Promise<number> {
+  async redrive(match?: (d: DeadLetter) => boolean, options?: RedriveOptions): Promise<number> {
     let moved = 0;
     for (const { entryId, letter } of await this.deadLetterEntries()) {
-      if (letter.key === null || (match && !match(letter))) continue;
-      moved += Number(await this.scripts.run('redrive', entryId, this.signature(keyString(letter.key))));
+      if (match && !match(letter)) continue;
+      const id = letter.key !== null ? keyString(letter.key) : options?.raw ? rawKeyId(letter.raw) : undefined;
+      if (id === undefined) continue;
+      moved += Number(await this.scripts.run('redrive', entryId, this.signature(id), id));
     }
     return moved;
   }
@@ -291,7 +304,8 @@ export class RedisQueue implements WorkQueue {
   ): Promise<{ leases: Lease[]; waitHintMs: number; discarded: number }> {
     const leases: Lease[] = [];
     let discarded = 0;
-    const secret = this.options.signingSecret;
+    const current = this.options.signingSecret === undefined ? undefined : keyId(this.options.signingSecret);
+    const secrets = verifyingSecrets(this.options);
     for (let i = 1; i + 5 < reply.length; i += 6) {
       const [id, token, readyAt, failures, conflicts, sig] = reply.slice(i, i + 6) as [
         string,
@@ -309,13 +323,17 @@ export class RedisQueue implements WorkQueue {
         if (!(err instanceof MalformedKeyError)) throw err;
         reason = err.message;
       }
-      if (key !== undefined && secret !== undefined && !verifyKey(secret, id, sig)) reason = BAD_SIGNATURE;
+      if (key !== undefined && current !== undefined && !verifySignature(secrets, id, sig)) reason = BAD_SIGNATURE;
       if (key === undefined || reason !== undefined) {
         const why = reason ?? 'malformed reconcile key';
-        await this.scripts.run('deadLetter', id, token, why, '1');
+        await this.scripts.run('deadLetter', id, token, why, '1', reason === BAD_SIGNATURE ? sig.slice(0, 200) : '');
         this.onMalformed?.(id, why);
         discarded++;
         continue;
+      }
+      // Verified by a previous secret (or the form without a key id): signed anew while held.
+      if (current !== undefined && signatureKeyId(sig) !== current) {
+        await this.scripts.run('resign', id, token, this.signature(id));
       }
       leases.push({
         key,
@@ -354,6 +372,7 @@ export class RedisQueue implements WorkQueue {
       const e = JSON.parse(json) as {
         id?: string;
         raw?: string;
+        sig?: string;
         reason: string;
         failures: number;
         at: number;
@@ -363,7 +382,14 @@ export class RedisQueue implements WorkQueue {
       if (typeof e.id === 'string') {
         letter = { key: parseKey(e.id), reason: e.reason, failures: e.failures, at: e.at };
       } else {
-        letter = { key: null, raw: e.raw ?? '', reason: e.reason, failures: e.failures, at: e.at };
+        letter = {
+          key: null,
+          raw: e.raw ?? '',
+          ...(typeof e.sig === 'string' && e.sig !== '' && { signature: e.sig }),
+          reason: e.reason,
+          failures: e.failures,
+          at: e.at,
+        };
       }
       return { entryId, letter, seq: e.seq };
     });

@@ -141,17 +141,30 @@ local delay = math.floor(math.min(BASE_MS * 2 ^ math.min(prev, 40), MAX_MS))
 schedule(id, NOW + delay)
 return { 'retried', tostring(delay) }`,
 
-  /** ARGV 7 id, 8 token, 9 reason, 10 '1' when the id itself is malformed. */
+  /**
+   * ARGV 7 id, 8 token, 9 reason, 10 '1' when the id itself is malformed or its signature bad, 11 the signature
+   * it carried (kept with a raw letter, for `fleetq dlq redrive`; '' or absent: none).
+   */
   deadLetter: `
 local id = ARGV[7]
 if not current(id, ARGV[8]) then return 0 end
 local prev = tonumber(redis.call('HGET', P .. 'fail', id) or '0')
 release(id)
 if ARGV[10] == '1' then
-  park(nil, id, true, ARGV[9], 0)
+  park(nil, id, true, ARGV[9], 0, ARGV[11])
 else
   park(id, id, false, ARGV[9], prev)
 end
+return 1`,
+
+  /**
+   * ARGV 7 id, 8 token, 9 signature: a held key verified by a previous secret gets its current signature, so it
+   * still verifies once the rotation window closes. Returns 1, or 0 when the lease was lost.
+   */
+  resign: `
+local id = ARGV[7]
+if not current(id, ARGV[8]) then return 0 end
+redis.call('HSET', P .. 'sig', id, ARGV[9])
 return 1`,
 
   /** ARGV 7 id, 8 token. */
@@ -171,12 +184,18 @@ redis.call('HDEL', P .. 'dirty', id)
 schedule(id, ready_at)
 return 1`,
 
-  /** ARGV 7 dead-letter entry id, 8 its key's signature ('' when unsigned). Raw entries stay parked. */
+  /**
+   * ARGV 7 dead-letter entry id, 8 its key's signature ('' when unsigned), 9 the key id the caller read from the
+   * entry: a keyed entry, or a raw one whose text the caller checked is that key (anything else stays parked).
+   */
   redrive: `
 local e = redis.call('HGET', P .. 'dl', ARGV[7])
 if not e then return 0 end
 local d = cjson.decode(e)
-if type(d.id) ~= 'string' then return 0 end
+if type(d.id) ~= 'string' then
+  if type(d.raw) ~= 'string' or d.raw ~= ARGV[9] then return 0 end
+  d.id = d.raw
+end
 redis.call('HDEL', P .. 'dl', ARGV[7])
 if redis.call('HEXISTS', P .. 'held', d.id) == 0 then
   redis.call('HDEL', P .. 'fail', d.id)

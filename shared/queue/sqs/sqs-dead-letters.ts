@@ -11,9 +11,10 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { keyString, parseKey } from '../../kube/key.js';
-import type { DeadLetter } from '../work-queue.js';
+import { rawKeyId } from '../queue-options.js';
+import type { DeadLetter, RedriveOptions } from '../work-queue.js';
 
-type Stored = { key: string | null; raw?: string; reason: string; failures: number; at: number };
+type Stored = { key: string | null; raw?: string; sig?: string; reason: string; failures: number; at: number };
 type Peeked = { letter: DeadLetter; receiptHandle: string };
 
 const PEEK_VISIBILITY_S = 30;
@@ -25,8 +26,21 @@ export class SqsDeadLetters {
     private readonly url: string,
   ) {}
 
-  async park(id: string | null, raw: string | undefined, reason: string, failures: number): Promise<void> {
-    const stored: Stored = { key: id, ...(raw === undefined ? {} : { raw }), reason, failures, at: Date.now() };
+  async park(
+    id: string | null,
+    raw: string | undefined,
+    reason: string,
+    failures: number,
+    signature?: string,
+  ): Promise<void> {
+    const stored: Stored = {
+      key: id,
+      ...(raw === undefined ? {} : { raw }),
+      ...(signature === undefined || signature === '' ? {} : { sig: signature }),
+      reason,
+      failures,
+      at: Date.now(),
+    };
     await this.client.send(new SendMessageCommand({ QueueUrl: this.url, MessageBody: JSON.stringify(stored) }));
   }
 
@@ -36,20 +50,25 @@ export class SqsDeadLetters {
     return peeked.map((p) => p.letter);
   }
 
-  /** Sends matching keyed letters back through `enqueue` and deletes them; raw letters stay parked. */
+  /**
+   * Sends matching keyed letters back through `enqueue` (which signs with the current secret) and deletes them;
+   * raw letters stay parked unless options.raw and their text is a valid key.
+   */
   async redrive(
     match: ((d: DeadLetter) => boolean) | undefined,
     enqueue: (id: string) => Promise<void>,
+    options?: RedriveOptions,
   ): Promise<number> {
     const peeked = await this.receiveAll();
     const keep: string[] = [];
     let moved = 0;
     for (const { letter, receiptHandle } of peeked) {
-      if (letter.key === null || (match && !match(letter))) {
+      const id = letter.key !== null ? keyString(letter.key) : options?.raw ? rawKeyId(letter.raw) : undefined;
+      if (id === undefined || (match && !match(letter))) {
         keep.push(receiptHandle);
         continue;
       }
-      await enqueue(keyString(letter.key));
+      await enqueue(id);
       await this.client.send(new DeleteMessageCommand({ QueueUrl: this.url, ReceiptHandle: receiptHandle }));
       moved++;
     }
@@ -90,7 +109,12 @@ function toLetter(body: string): DeadLetter {
     const s = JSON.parse(body) as Stored;
     const base = { reason: String(s.reason), failures: Number(s.failures), at: Number(s.at) };
     if (typeof s.key === 'string') return { key: parseKey(s.key), ...base };
-    return { key: null, raw: s.raw ?? '', ...base };
+    return {
+      key: null,
+      raw: s.raw ?? '',
+      ...(typeof s.sig === 'string' && s.sig !== '' && { signature: s.sig }),
+      ...base,
+    };
   } catch (err) {
     return { key: null, raw: body, reason: `unreadable dead letter: ${String(err)}`, failures: 0, at: 0 };
   }

@@ -23,6 +23,8 @@ const PUMP_INTERVAL_MS = 250;
 export type ForwardTarget = {
   readonly workUrl: string;
   readonly signingSecret?: string | undefined;
+  /** A rotation window's previous secret: hops it signed still verify. */
+  readonly signingSecretPrevious?: string | undefined;
   readonly onMalformed: (raw: string, reason: string) => Promise<void>;
 };
 
@@ -86,9 +88,7 @@ export class SqsDelayPump {
       const conflicts = count(parsed.conflicts);
       if (typeof parsed.id !== 'string' || typeof parsed.due !== 'number') {
         await this.target.onMalformed(body, 'delay message is not {"id": string, "due": number}');
-      } else if (
-        !isSignedBy(this.target.signingSecret, parsed.id, typeof parsed.sig === 'string' ? parsed.sig : undefined)
-      ) {
+      } else if (!isSignedBy(this.target, parsed.id, typeof parsed.sig === 'string' ? parsed.sig : undefined)) {
         await this.target.onMalformed(body, BAD_SIGNATURE);
       } else if (parsed.due - Date.now() > 1000) {
         await this.send(parsed.id, parsed.due, failures, conflicts); // another hop

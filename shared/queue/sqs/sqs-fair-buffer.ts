@@ -26,6 +26,11 @@ export type Received = {
   grantedAt: number;
   /** Local time by which the message becomes visible again (conservative). */
   deadline: number;
+  /**
+   * Signed by a secret other than the current one (a rotation window's previous secret, or the form without a key
+   * id): a retry sends a fresh copy, signed anew, instead of keeping this message.
+   */
+  readonly staleSignature?: boolean;
 };
 
 export class SqsFairBuffer {

@@ -15,7 +15,7 @@
 // hands back unrun ones as a fresh copy carrying their count), so a receive that never ran is not a failure.
 import { createHash } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { signKey, verifyKey } from '../message-signing.js';
+import { signKey, verifySignature, verifyingSecrets } from '../message-signing.js';
 
 /** SQS limit on MessageGroupId and MessageDeduplicationId. */
 export const MAX_GROUP_ID_LENGTH = 128;
@@ -71,7 +71,14 @@ export function deliveredConflicts(bag: AttributeBag): number {
   return Number.isFinite(carried) && carried > 0 ? Math.floor(carried) : 0;
 }
 
-/** True when signing is off, or the body carries a valid signature. */
-export function isSignedBy(signingSecret: string | undefined, body: string, signature: string | undefined): boolean {
-  return signingSecret === undefined || verifyKey(signingSecret, body, signature);
+/**
+ * True when signing is off, or the body carries a signature made by the current secret or, in a rotation window,
+ * the previous one.
+ */
+export function isSignedBy(
+  keys: { readonly signingSecret?: string | undefined; readonly signingSecretPrevious?: string | undefined },
+  body: string,
+  signature: string | undefined,
+): boolean {
+  return keys.signingSecret === undefined || verifySignature(verifyingSecrets(keys), body, signature);
 }

@@ -45,8 +45,16 @@ import {
 } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
-import { BAD_SIGNATURE } from '../message-signing.js';
-import type { DeadLetter, DoneOutcome, Lease, QueueOptions, RetryOutcome, WorkQueue } from '../work-queue.js';
+import { BAD_SIGNATURE, keyId, signatureKeyId } from '../message-signing.js';
+import type {
+  DeadLetter,
+  DoneOutcome,
+  Lease,
+  QueueOptions,
+  RedriveOptions,
+  RetryOutcome,
+  WorkQueue,
+} from '../work-queue.js';
 import { backoffDelay } from '../work-queue.js';
 import { checkedKeyString, clusterCap, resolveQueueOptions } from '../queue-options.js';
 import type { ResolvedQueueOptions } from '../queue-options.js';
@@ -116,6 +124,8 @@ const MAX_VISIBILITY_S = 43_200;
 export class SqsQueue implements WorkQueue {
   readonly driver = 'sqs' as const;
   private readonly options: ResolvedQueueOptions;
+  /** The key id the current secret signs with (undefined when unsigned). */
+  private readonly currentKeyId: string | undefined;
   private readonly client: SQSClient;
   private readonly urls: SqsQueueUrls;
   private readonly leaseSeconds: number;
@@ -135,6 +145,7 @@ export class SqsQueue implements WorkQueue {
 
   constructor(private readonly config: SqsQueueOptions) {
     this.options = resolveQueueOptions(config);
+    this.currentKeyId = this.options.signingSecret === undefined ? undefined : keyId(this.options.signingSecret);
     this.client = config.client;
     this.urls = config.urls;
     this.leaseSeconds = Math.min(MAX_VISIBILITY_S, Math.max(1, Math.ceil(this.options.leaseMs / 1000)));
@@ -142,6 +153,7 @@ export class SqsQueue implements WorkQueue {
     this.delay = new SqsDelayPump(this.client, this.urls.delay, {
       workUrl: this.urls.work,
       signingSecret: this.options.signingSecret,
+      signingSecretPrevious: this.options.signingSecretPrevious,
       onMalformed: async (raw, reason) => {
         await this.dead.park(null, raw, reason, 0);
         config.onMalformed?.(raw, reason);
@@ -203,7 +215,9 @@ export class SqsQueue implements WorkQueue {
     }
     const delayMs = backoffDelay(held.failures, this.options.baseDelayMs, this.options.maxDelayMs);
     const seconds = Math.max(1, Math.ceil(delayMs / 1000));
-    if (seconds <= MAX_VISIBILITY_S) {
+    // A message signed by a previous secret is not kept: the copy sent through the delay queue is signed anew, so a
+    // key that keeps failing through a rotation window is not dead-lettered when the window closes.
+    if (seconds <= MAX_VISIBILITY_S && !held.staleSignature) {
       try {
         await this.client.send(
           new ChangeMessageVisibilityCommand({
@@ -321,8 +335,8 @@ export class SqsQueue implements WorkQueue {
     await this.delay.route(bodies);
   }
 
-  async redrive(match?: (d: DeadLetter) => boolean): Promise<number> {
-    return this.dead.redrive(match, (id) => this.send(id));
+  async redrive(match?: (d: DeadLetter) => boolean, options?: RedriveOptions): Promise<number> {
+    return this.dead.redrive(match, (id) => this.send(id), options);
   }
 
   async depth(): Promise<number> {
@@ -446,7 +460,7 @@ export class SqsQueue implements WorkQueue {
       if (!(err instanceof MalformedKeyError)) throw err;
       return this.parkRaw(m.body, err.message);
     }
-    if (!isSignedBy(this.options.signingSecret, m.body, m.signature)) return this.parkRaw(m.body, BAD_SIGNATURE);
+    if (!isSignedBy(this.options, m.body, m.signature)) return this.parkRaw(m.body, BAD_SIGNATURE, m.signature);
     if (this.history.isRedundant(m.body, m.sentAt)) return { dropped: 'redundant' };
     return {
       key,
@@ -461,11 +475,14 @@ export class SqsQueue implements WorkQueue {
       receivedAt,
       grantedAt,
       deadline,
+      ...(this.currentKeyId !== undefined &&
+        signatureKeyId(m.signature) !== this.currentKeyId && { staleSignature: true }),
     };
   }
 
-  private async parkRaw(raw: string, reason: string): Promise<Dropped> {
-    await this.dead.park(null, raw, reason, 0);
+  /** A raw letter keeps the signature it carried (for `fleetq dlq redrive`), bounded. */
+  private async parkRaw(raw: string, reason: string, signature?: string): Promise<Dropped> {
+    await this.dead.park(null, raw, reason, 0, signature?.slice(0, 200));
     this.config.onMalformed?.(raw, reason);
     return { dropped: 'invalid', reason };
   }

@@ -44,6 +44,16 @@ describe('loadConfig', () => {
       variable: 'FLEETQ_SIGNING_SECRET="***"',
     },
     {
+      name: 'a short previous signing secret',
+      env: { FLEETQ_SIGNING_SECRET: 'a-secret-of-16-chars', FLEETQ_SIGNING_SECRET_PREVIOUS: 'short' },
+      variable: 'FLEETQ_SIGNING_SECRET_PREVIOUS="***"',
+    },
+    {
+      name: 'a previous signing secret without a current one',
+      env: { FLEETQ_SIGNING_SECRET_PREVIOUS: 'a-secret-of-16-chars' },
+      variable: 'FLEETQ_SIGNING_SECRET_PREVIOUS="***": needs FLEETQ_SIGNING_SECRET',
+    },
+    {
       name: "a Lambda without the stack's queues or Redis",
       env: { AWS_LAMBDA_FUNCTION_NAME: 'fleetq-prod-reconcile', FLEETQ_DRIVER: 'sqs' },
       variable: 'SQS_WORK_URL=undefined: required in Lambda',
@@ -85,5 +95,16 @@ describe('queueConfig', () => {
       options: { signingSecret: 'a-secret-of-16-chars', clusterConcurrencyOverrides: { a: 3 } },
     });
     expect(q.options?.clusterConcurrencyOverrides).not.toHaveProperty('b');
+  });
+
+  it('passes the previous signing secret of a rotation window to the queue', () => {
+    const q = queueConfig(
+      loadConfig({
+        FLEETQ_DRIVER: 'redis',
+        FLEETQ_SIGNING_SECRET: 'the-new-secret-16',
+        FLEETQ_SIGNING_SECRET_PREVIOUS: 'the-old-secret-16',
+      }),
+    );
+    expect(q.options).toMatchObject({ signingSecret: 'the-new-secret-16', signingSecretPrevious: 'the-old-secret-16' });
   });
 });
