@@ -24,6 +24,7 @@ import type { Lease, WorkQueue } from '../queue/work-queue.js';
 import type { Logger } from './logger.js';
 import { errorFields } from './logger.js';
 import { LeaseFence } from './lease-fence.js';
+import { summarizePlan } from './plan-summary.js';
 import { currentPhaseClock, PhaseClock, timedPhase, withPhaseClock, type Phase } from './reconcile-phases.js';
 
 export type ClusterClients = {
@@ -219,7 +220,8 @@ async function observeAndApply(
   const result = controller.plan(observed, deps.now());
   currentPhaseClock()?.add('plan', performance.now() - planStarted);
   logger.info('Plan computed', { actions: countByType(result.actions), requeueAfter: result.requeueAfter });
-  logger.debug('Plan', { plan: result });
+  // Refs and reasons only: the objects a plan writes carry ConfigMap data and env values (plan-summary.ts).
+  logger.debug('Plan', { plan: summarizePlan(result) });
   const { preflight } = controller;
   if (preflight) await timedPhase('preflight', () => preflight(view, key, observed, result));
   const events = deps.events?.for(key.cluster, rest);
