@@ -26,6 +26,11 @@ export type WriteRecord = {
   }>;
 };
 
+/** A value read back from a shared store that does not verify (a write record): the run that wanted it reads live. */
+export class UnverifiedCacheData extends Error {
+  override name = 'UnverifiedCacheData';
+}
+
 export interface CacheStore {
   /** Adds or replaces one object (its indexes follow) and advances its kind's watermark to resourceVersion. */
   put(entry: CacheEntry, resourceVersion: string): Promise<void>;

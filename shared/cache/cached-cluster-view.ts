@@ -18,15 +18,16 @@ import type { LiveClusterView } from '../kube/cluster-view.js';
 import type { ApiObject } from '../kube/meta/object.js';
 import type { ClusterView, ListOptions } from '../kube/view.js';
 import { entryId, index, type CachedObject } from './cache-entry.js';
-import type { CacheStore, WriteRecord } from './cache-store.js';
+import { UnverifiedCacheData, type CacheStore, type WriteRecord } from './cache-store.js';
 import { compareResourceVersions } from './resource-version.js';
 
 export type CacheReadSource = 'cache' | 'live';
 /**
  * Why a read went live: the kind is not cached, not synced yet, the query needs the API, the wait timed out,
- * or the store could not be read (its Redis is down: the cache is a cache, live reads are always correct).
+ * or the store could not be read (its Redis is down: the cache is a cache, live reads are always correct), or
+ * the key's write record read back did not verify (rejected: its MAC, redis-cache-store.ts).
  */
-export type LiveReason = 'not-cached' | 'not-synced' | 'query' | 'stale' | 'unavailable';
+export type LiveReason = 'not-cached' | 'not-synced' | 'query' | 'stale' | 'unavailable' | 'rejected';
 
 export type CachedViewOptions = {
   readonly store: CacheStore;
@@ -72,7 +73,11 @@ export class CachedClusterView implements ClusterView {
     if (this.consistent !== undefined && (await this.consistent)) {
       return this.o.store.recordWrites(this.keyId, written);
     }
-    const previous = await this.o.store.writesOf(this.keyId);
+    // A previous record that does not verify was not written by a run: only this run's writes are kept.
+    const previous = await this.o.store.writesOf(this.keyId).catch((err: unknown) => {
+      if (err instanceof UnverifiedCacheData) return null;
+      throw err;
+    });
     await this.o.store.recordWrites(this.keyId, mergeRecords(previous, written));
   }
 
@@ -147,10 +152,11 @@ export class CachedClusterView implements ClusterView {
       if (!(await this.isConsistent())) return goLive('stale');
       if ((await this.o.store.watermark(kind)) === undefined) return goLive('not-synced');
       answer = await cached();
-    } catch {
-      // The store cannot be read now; from here on this run reads live (its own writes may be in neither).
+    } catch (err) {
+      // The store cannot be read now (or the key's write record is not authentic); from here on this run reads
+      // live (its own writes may be in neither).
       this.consistent = Promise.resolve(false);
-      return goLive('unavailable');
+      return goLive(err instanceof UnverifiedCacheData ? 'rejected' : 'unavailable');
     }
     this.o.onRead?.({ cluster: this.cluster, kind, source: 'cache' });
     return answer;

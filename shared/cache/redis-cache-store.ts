@@ -15,7 +15,7 @@ import { ScriptRunner, type Reply } from '../queue/redis/script-runner.js';
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
 import type { CacheFence, FenceableCacheStore } from './cache-fence.js';
 import { CacheMac, MAC_HEX_LENGTH, type MacPurpose } from './cache-mac.js';
-import type { WriteRecord } from './cache-store.js';
+import { UnverifiedCacheData, type WriteRecord } from './cache-store.js';
 import { CACHE_SCRIPTS, type CacheScriptName } from './redis-cache-scripts.js';
 
 /** Why a value read back from Redis was not used. */
@@ -48,11 +48,6 @@ export type RedisCacheStoreOptions = {
   /** The lease the writes go through (a pooled forwarder's); absent: no fence. */
   readonly fence?: CacheFence;
 };
-
-/** A write record read back from Redis that does not verify: the run that wanted it reads live. */
-export class UnverifiedCacheData extends Error {
-  override name = 'UnverifiedCacheData';
-}
 
 const BATCH = 200;
 const WRITE_ATTEMPTS = 3;
