@@ -28,6 +28,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
+import { fencedCacheStore } from '../cache/cache-fence.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import type { RedisCheckpointStore } from '../queue/history/checkpoint-store.js';
 import type { QueueOptions, WorkQueue } from '../queue/work-queue.js';
@@ -35,7 +36,7 @@ import { ScriptRunner } from '../queue/redis/script-runner.js';
 import { Logger } from '../runtime/logger.js';
 import { assignClusters } from './cluster-assignment.js';
 import { drainCluster } from './cluster-drain.js';
-import { FencedCheckpoints, FencedQueue, type FenceRefusals } from './fenced-writes.js';
+import { FencedCheckpoints, FencedQueue, leaseCacheFence, type FenceRefusals } from './fenced-writes.js';
 import { Forwarder, type ForwarderOptions } from './forwarder.js';
 import {
   DEFAULT_FORWARDER_LEASE_MS,
@@ -385,7 +386,8 @@ export class ForwarderPool {
         checkpoints: new FencedCheckpoints(this.o.checkpoints, h.lease, onRefused),
         logger: this.logger,
         ...(this.o.metrics && { registry: this.o.metrics }),
-        ...(cache && { cache }),
+        // The shared cache's writes go through this lease too: a forwarder that lost it writes nothing there.
+        ...(cache && { cache: fencedCacheStore(cache, leaseCacheFence(h.lease, onRefused)) }),
       });
       await forwarder.start();
       h.forwarder = forwarder;

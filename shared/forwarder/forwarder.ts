@@ -330,7 +330,11 @@ export class Forwarder {
     if (this.resyncing)
       await Promise.race([this.resyncing.catch(() => undefined), delay(2_000, undefined, { ref: false })]);
     this.checkpointsWritten = await this.writer.close();
-    this.logger.info('Forwarder stopped', { stats: this.stats, peakPending: this.peakPending });
+    this.logger.info('Forwarder stopped', {
+      stats: this.stats,
+      peakPending: this.peakPending,
+      largestObject: this.largestObject,
+    });
   }
 
   /**

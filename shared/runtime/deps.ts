@@ -9,6 +9,7 @@ import { connectRedis } from '../queue/redis/redis-connection.js';
 import { reconcileRateCounter, type ReconcileRateCounter } from '../ops/reconcile-rates.js';
 import { ClusterCaches } from './cluster-caches.js';
 import { apiBudgetMode, clusterClients, processApiBudget, redisApiBudget, type ApiBudget } from './clients.js';
+import { verifyingSecrets } from '../queue/message-signing.js';
 import { readsMode, signingOptions, type FleetqConfig } from './config.js';
 import { Logger } from './logger.js';
 import { runtimeMetrics, type RuntimeMetrics } from './metrics.js';
@@ -159,6 +160,8 @@ export function redisCaches(
     redis,
     ownsClient: true,
     redisPrefix: config.FLEETQ_REDIS_PREFIX,
+    // The queue's signing secrets also authenticate the cache (cache-mac.ts): with none, entries carry no MAC.
+    signingSecrets: verifyingSecrets(signingOptions(config)),
     ...(metrics && { metrics: metrics.registry }),
   });
 }
