@@ -149,6 +149,7 @@ export class RedisCacheStore implements FenceableCacheStore {
     do {
       const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
       cursor = next;
+      this.o.fence?.assertHeld();
       if (keys.length > 0) await this.redis.unlink(...keys);
     } while (cursor !== '0');
   }

@@ -175,6 +175,13 @@ export class Forwarder {
   private readonly limits: ForwarderLimits;
   /** Per resource, the cache ids a paged relist has filed so far (its final sweep drops the rest). */
   private readonly listedIds = new Map<Resource, Set<string>>();
+  /** Per resource, the `namespace/name`s a list in this process has seen so far (the index's final sweep). */
+  private readonly listedNames = new Map<Resource, Set<string>>();
+
+  /** Lists go on across runs (runFor without a cache): a list's earlier pages may be another run's. */
+  private get listsAcrossRuns(): boolean {
+    return this.resumableLists && !this.o.cache;
+  }
 
   constructor(private readonly o: ForwarderOptions) {
     this.cluster = o.cluster;
@@ -281,6 +288,9 @@ export class Forwarder {
         if (resumed.size === 0 && this.resources.some((r) => saved.has(r))) {
           this.stats.identityChanges++;
           this.o.memory?.forget();
+          // Another incarnation's (or a restored etcd's) resourceVersions: the cache starts over, or it would keep
+          // the old objects as newer than the new list's (cache-store.ts: time only goes forward otherwise).
+          await this.o.cache?.reset();
         }
         return resumed;
       } catch (err) {
@@ -570,7 +580,17 @@ export class Forwarder {
     objects: readonly KubeObject[],
     first: boolean,
   ): Promise<void> {
-    if (first) {
+    if (!this.listsAcrossRuns) {
+      // In one process: what was held stays until the list's end sweeps out what it did not see (the mapping
+      // of other resources' events meanwhile still finds every workload).
+      let seen = this.listedNames.get(resource);
+      if (first || seen === undefined) this.listedNames.set(resource, (seen = new Set()));
+      for (const object of objects) {
+        seen.add(`${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`);
+        this.index.apply(resource, 'ADDED', object);
+        this.previous.apply(resource, 'ADDED', object);
+      }
+    } else if (first) {
       // A list from its start supersedes what was held of this resource (objects deleted since are dropped).
       this.index.replace(resource, objects);
       this.previous.replace(resource, objects);
@@ -605,6 +625,12 @@ export class Forwarder {
     resourceVersion: string,
     paged = false,
   ): Promise<void> {
+    const names = this.listedNames.get(resource);
+    if (paged && names !== undefined) {
+      this.index.sweep(resource, names);
+      this.previous.sweep(resource, names);
+      this.listedNames.delete(resource);
+    }
     if (paged && this.o.cache) {
       // The paged replace's sweep: what the list did not see is gone; the watermark is set last.
       const kind = kindOfResource(resource);
