@@ -305,7 +305,8 @@ describe('redisApiBudget when Redis is out', () => {
       const burst = 5;
       const k = redisKeys(redisKeyPrefix(testQueueName()));
       const buckets = ['p0', 'p1', 'p2', 'p3'].map((takerId) => {
-        const r = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+        // As clients.ts connects: a socket that does not close when asked (Redis down) is destroyed after 200 ms.
+        const r = new Redis(redis.url, { maxRetriesPerRequest: 0, disconnectTimeout: 200 });
         r.on('error', () => undefined);
         conns.push(r);
         const keys = { bucket: k.apiBucket(CLUSTER), takers: k.apiBucketTakers(CLUSTER) };
