@@ -30,6 +30,13 @@ export class PreviousState {
     for (const key of this.views.keys()) if (key.startsWith(`${resource}/`)) this.views.delete(key);
     for (const object of objects) this.apply(resource, 'ADDED', object);
   }
+
+  /** The end of a list applied page by page: forget what `resource`'s list did not see (`namespace/name`). */
+  sweep(resource: Resource, seen: ReadonlySet<string>): void {
+    for (const key of this.views.keys()) {
+      if (key.startsWith(`${resource}/`) && !seen.has(key.slice(resource.length + 1))) this.views.delete(key);
+    }
+  }
 }
 
 function id(resource: Resource, object: KubeObject): string {

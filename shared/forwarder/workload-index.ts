@@ -57,6 +57,16 @@ export class WorkloadIndex implements WorkloadIndexView {
     for (const object of objects) this.apply(resource, 'ADDED', object);
   }
 
+  /** The end of a list applied page by page: forget `resource`'s entries it did not see (`namespace/name`). */
+  sweep(resource: Resource, seen: ReadonlySet<string>): void {
+    const kind = this.descriptors.indexedKind(resource);
+    if (kind === undefined) return;
+    for (const [namespace, ns] of this.byNamespace) {
+      for (const [id, w] of ns) if (w.kind === kind && !seen.has(`${namespace}/${w.name}`)) ns.delete(id);
+      if (ns.size === 0) this.byNamespace.delete(namespace);
+    }
+  }
+
   matching(namespace: string, labels: Labels, kinds: ReadonlySet<string>): IndexedWorkload[] {
     const out: IndexedWorkload[] = [];
     for (const w of this.byNamespace.get(namespace)?.values() ?? []) {

@@ -8,6 +8,7 @@ import type { KubeObject, Lister } from '../../../shared/forwarder/resources.js'
 import { trimForForwarder } from '../../../shared/forwarder/object-trim.js';
 import { RelistSlots, relistSlotsFromEnv } from '../../../shared/forwarder/relist-slots.js';
 import { Logger } from '../../../shared/runtime/logger.js';
+import { WorkloadIndex } from '../../../shared/forwarder/workload-index.js';
 import { waitFor } from '../../../infra/sandbox/process.js';
 
 const MiB = 1024 * 1024;
@@ -248,5 +249,22 @@ describe('RelistSlots', () => {
     expect(relistSlotsFromEnv({})).toBe(2);
     expect(relistSlotsFromEnv({ FLEETQ_MAX_CONCURRENT_RELISTS: '5' })).toBe(5);
     expect(() => relistSlotsFromEnv({ FLEETQ_MAX_CONCURRENT_RELISTS: '0' })).toThrow(/FLEETQ_MAX_CONCURRENT_RELISTS/);
+  });
+});
+
+describe('a list applied page by page in one process', () => {
+  it('keeps what the index held until the final sweep drops what the list did not see', () => {
+    const index = new WorkloadIndex();
+    const d = (name: string): KubeObject =>
+      ({
+        metadata: { name, namespace: 'ns' },
+        spec: { selector: { matchLabels: { app: name } } },
+      }) as KubeObject;
+    index.apply('deployments', 'ADDED', d('a'));
+    index.apply('deployments', 'ADDED', d('gone'));
+    index.apply('deployments', 'ADDED', d('b')); // a page of the list
+    expect(index.get('Deployment', 'ns', 'gone')).toBeDefined(); // still there while the list runs
+    index.sweep('deployments', new Set(['ns/a', 'ns/b']));
+    expect(['a', 'gone', 'b'].map((n) => index.get('Deployment', 'ns', n)?.name)).toEqual(['a', undefined, 'b']);
   });
 });
