@@ -29,6 +29,7 @@ import { EmfExporter } from '../shared/runtime/emf.js';
 import { LambdaDeps } from '../shared/runtime/lambda-deps.js';
 import { Logger } from '../shared/runtime/logger.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
+import { redactText } from '../shared/runtime/redact-secrets.js';
 import { resyncOnRedisLoss } from '../shared/runtime/redis-loss-resync.js';
 
 /** Time left for stopping cleanly (flushing checkpoints) before Lambda's deadline. */
@@ -224,7 +225,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   main(process.argv.slice(2)).then(
     () => process.exit(0),
     (err: unknown) => {
-      process.stderr.write(`fleetq-forwarder: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`fleetq-forwarder: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
       process.exit(1);
     },
   );

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { ALL_KINDS, DEFAULT_OWNED_KINDS, type Kind } from './kinds.js';
 import { SYSTEM_NAMESPACES } from './names.js';
 import { TOKEN_FILE_AUTH, TokenFile, TokenFileAuthenticator } from './token-file.js';
+import { redactText, redactValue } from '../runtime/redact-secrets.js';
 
 const NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 /** A namespace (DNS-1123 label), or a prefix of one ending in '*'. */
@@ -229,9 +230,12 @@ function formatPath(path: readonly PropertyKey[]): string {
 
 export type RegistryWarning = (message: string, fields: Record<string, unknown>) => void;
 
-/** Default warning sink: one JSON line on stderr, in the runtime logger's shape. */
-const stderrWarning: RegistryWarning = (message, fields) =>
-  process.stderr.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), message, ...fields })}\n`);
+/** Default warning sink: one JSON line on stderr, in the runtime logger's shape (credentials hidden, as there). */
+const stderrWarning: RegistryWarning = (message, fields) => {
+  const safe = redactValue(fields) as Record<string, unknown>;
+  const line = { level: 'warn', time: new Date().toISOString(), message: redactText(message), ...safe };
+  process.stderr.write(`${JSON.stringify(line)}\n`);
+};
 
 /** A kubeconfig file is looked at (one stat) at most this often. */
 const KUBECONFIG_CHECK_MS = 1_000;

@@ -1,7 +1,11 @@
 // No credential reaches a log line or an error message: a configuration with every secret set (the signing
 // secret, Redis passwords in both Redis URLs and as a query parameter, a bearer token, a client key) is driven
 // through the paths that print configuration and errors, and the output must not contain any secret string.
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClusterRegistry } from '../../../shared/kube/registry.js';
 import { loadForwarderConfig } from '../../../shared/forwarder/forwarder-deps.js';
 import { redisOptionsFor, redactedUrl } from '../../../shared/queue/redis/redis-connection.js';
 import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
@@ -86,6 +90,40 @@ describe('no secret reaches a log line', () => {
     // What is not secret stays readable.
     expect(lines[1]).toContain('rediss://fleetq:***@redis.internal:6380/0');
     expect(JSON.parse(lines[2] ?? '{}').error.cause.message).toContain('rediss://fleetq:***@redis.internal:6380');
+  });
+
+  it("the registry's own warning line (stderr) hides a server URL's credentials", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetq-redact-'));
+    const path = join(dir, 'kubeconfig');
+    const server = `http://admin:${REDIS_PW}@127.0.0.1:6443`;
+    writeFileSync(
+      path,
+      `apiVersion: v1\nkind: Config\nclusters: [{ name: c, cluster: { server: "${server}" } }]\n` +
+        `users: [{ name: u, user: { token: "${BEARER}" } }]\ncontexts: [{ name: c, context: { cluster: c, user: u } }]\n` +
+        'current-context: c\n',
+    );
+    const lines: string[] = [];
+    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      const registry = new ClusterRegistry([
+        {
+          name: 'c',
+          owns: ['ConfigMap'],
+          limits: { qps: 1, burst: 1 },
+          connection: { type: 'kubeconfig', path },
+          allowInsecure: true,
+        },
+      ]);
+      registry.kubeConfig('c');
+    } finally {
+      spy.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(lines.join('')).toContain('http://admin:***@127.0.0.1:6443');
+    for (const line of lines) expectNoSecret(line);
   });
 
   it.each([
