@@ -24,8 +24,17 @@ const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 const PEM_PRIVATE_KEY = /-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
 
 /** A field name that holds a secret. Not `token` alone: a lease's fencing token is not a credential. */
-const SECRET_FIELD =
-  /^(?:.*(?:password|passwd|secret|authorization|credential|private[-_]?key|client[-_]?key|api[-_]?key|key[-_]?data|token[-_]?data)|(?:bearer|access|refresh|session|id|auth|service[-_]?account)[-_]?token|cookie|set[-_]?cookie)$/i;
+const SECRET_FIELD = new RegExp(
+  [
+    // anywhere in the name: FLEETQ_SIGNING_SECRET_PREVIOUS, dbPasswordFile
+    '(?:password|passwd|secret|credential|private[-_]?key)',
+    // at the end: clientKey, client-key-data, Authorization
+    '(?:authorization|client[-_]?key|api[-_]?key|key[-_]?data|token[-_]?data)$',
+    '^(?:bearer|access|refresh|session|id|auth|service[-_]?account)[-_]?token$',
+    '^(?:set[-_]?)?cookie$',
+  ].join('|'),
+  'i',
+);
 
 export function isSecretField(name: string): boolean {
   return SECRET_FIELD.test(name);

@@ -85,7 +85,14 @@ describe('no secret reaches a log line', () => {
       error: errorFields(new Error(`got ${PEM}`)),
     });
     logger.child({ password: REDIS_PW }).info('child keys too');
-    expect(lines).toHaveLength(5);
+    logger.info('Rotation', {
+      FLEETQ_SIGNING_SECRET_PREVIOUS: SIGNING,
+      secretId: 'arn:x',
+      tokens: 3,
+      token: 'lease-1',
+    });
+    expect(lines).toHaveLength(6);
+    expect(JSON.parse(lines[5] ?? '{}')).toMatchObject({ tokens: 3, token: 'lease-1' });
     for (const line of lines) expectNoSecret(line);
     // What is not secret stays readable.
     expect(lines[1]).toContain('rediss://fleetq:***@redis.internal:6380/0');
