@@ -6,7 +6,7 @@
 // value moved to another id or cluster does not verify. The first secret signs; every one verifies (rotation).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type MacPurpose = 'entry' | 'watermark' | 'record';
+export type MacPurpose = 'entry' | 'watermark' | 'record' | 'alive';
 
 /** 64 lowercase hex characters. */
 export const MAC_HEX_LENGTH = 64;

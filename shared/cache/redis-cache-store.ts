@@ -51,6 +51,8 @@ export type RedisCacheStoreOptions = {
 
 const BATCH = 200;
 const WRITE_ATTEMPTS = 3;
+/** Clock skew allowed between a forwarder and the readers of its heartbeat. */
+const ALIVE_SKEW_MS = 5_000;
 
 export function redisCachePrefix(cluster: string, prefix = 'fleetq'): string {
   if (/[{}]/.test(cluster)) throw new RangeError(`cluster name ${JSON.stringify(cluster)} must not contain { or }`);
@@ -179,14 +181,28 @@ export class RedisCacheStore implements FenceableCacheStore {
     const [wm, relisting, alive] = await Promise.all([
       this.redis.hget(`${this.prefix}wm`, kind),
       this.redis.hexists(`${this.prefix}rl`, kind),
-      this.redis.exists(`${this.prefix}alive`),
+      this.redis.get(`${this.prefix}alive`),
     ]);
-    if (alive !== 1 || relisting === 1 || wm === null) return undefined;
+    if (alive === null || relisting === 1 || wm === null || !this.isAlive(alive)) return undefined;
     return this.watermarkOf(kind, wm);
   }
 
+  /** With secrets, the heartbeat carries its expiry (wall clock, ms) and a MAC: a forged or replayed one is bounded. */
   async heartbeat(ttlMs: number): Promise<void> {
-    await this.redis.set(`${this.prefix}alive`, '1', 'PX', Math.max(1, Math.floor(ttlMs)));
+    const ms = Math.max(1, Math.floor(ttlMs));
+    const until = String(Date.now() + ms);
+    const value = this.mac ? `${until}:${this.mac.sign('alive', this.cluster, 'alive', until)}` : '1';
+    await this.redis.set(`${this.prefix}alive`, value, 'PX', ms);
+  }
+
+  private isAlive(value: string): boolean {
+    if (!this.mac) return true;
+    const [until = '', mac = ''] = value.split(':');
+    if (mac === '') return this.reject('alive', 'alive', 'missing-mac') ?? false;
+    if (!this.mac.verify('alive', this.cluster, 'alive', until, mac))
+      return this.reject('alive', 'alive', 'bad-mac') ?? false;
+    // A genuine heartbeat replayed after its forwarder stopped is trusted at most ALIVE_SKEW_MS past its expiry.
+    return Date.now() <= Number(until) + ALIVE_SKEW_MS;
   }
 
   async recordWrites(keyId: string, record: WriteRecord | null): Promise<void> {

@@ -144,7 +144,7 @@ function cacheMetrics(registry: Registry) {
       existing<Counter>('fleetq_cache_entries_rejected_total') ??
       new Counter({
         name: 'fleetq_cache_entries_rejected_total',
-        help: 'Values read back from the shared cache that were not used (what: entry, watermark, record; reason: missing-mac, bad-mac, malformed, index)',
+        help: 'Values read back from the shared cache that were not used (what: entry, watermark, record, alive; reason: missing-mac, bad-mac, malformed, index)',
         labelNames: ['cluster', 'what', 'reason'],
         registers: [registry],
       }),

@@ -243,6 +243,9 @@ describe('RedisCacheStore: authenticated entries and a fenced forwarder', () => 
     expect(await store.watermark('Pod')).toBeUndefined();
     await applyEvent(store, { type: 'BOOKMARK', kind: 'Pod', resourceVersion: '30' });
     expect(await store.watermark('Pod')).toBe('30');
+    await redis.set(`${store.prefix}alive`, '1', 'PX', 60_000); // a heartbeat forged for a dead forwarder
+    expect(await store.watermark('Pod')).toBeUndefined();
+    await store.heartbeat(60_000);
     const record = { resourceVersions: { Pod: '42' }, deleted: [] };
     await store.recordWrites('c1/ReplicaSet/ns/rs', record);
     expect(await store.writesOf('c1/ReplicaSet/ns/rs')).toEqual(record);
@@ -252,7 +255,7 @@ describe('RedisCacheStore: authenticated entries and a fenced forwarder', () => 
     );
     await expect(store.writesOf('c1/ReplicaSet/ns/rs')).rejects.toThrow(/not authentic/);
     expect(new Set(rejected.map((r) => `${r.what}:${r.reason}`))).toEqual(
-      new Set(['watermark:missing-mac', 'record:missing-mac']),
+      new Set(['watermark:missing-mac', 'alive:missing-mac', 'record:missing-mac']),
     );
   });
 
