@@ -7,6 +7,7 @@ import { applyEvent, type CacheEvent } from '../../../shared/cache/apply-event.j
 import { cacheEntry, index, indexNames, trimForCache } from '../../../shared/cache/cache-entry.js';
 import { CachedClusterView, mergeRecords } from '../../../shared/cache/cached-cluster-view.js';
 import { MemoryCacheStore } from '../../../shared/cache/memory-cache-store.js';
+import { UnverifiedCacheData } from '../../../shared/cache/cache-store.js';
 import { compareResourceVersions, maxResourceVersion } from '../../../shared/cache/resource-version.js';
 import { WriteTracker } from '../../../shared/cache/write-tracker.js';
 import type { LiveClusterView } from '../../../shared/kube/cluster-view.js';
@@ -323,6 +324,27 @@ describe('read-your-writes in the cached view', () => {
     });
     expect(names(await view.forKey('k').listControlledOrOrphaned('Pod', 'ns', 'u1'))).toEqual(['new', 'old']);
     expect(reasons).toEqual(['unavailable']);
+  });
+
+  it("reads live when the key's write record read back is not authentic, and settles without it", async () => {
+    const { store, live } = await setup();
+    const reasons: Array<string | undefined> = [];
+    const forged = Object.assign(Object.create(store) as MemoryCacheStore, {
+      writesOf: async () => {
+        throw new UnverifiedCacheData('write record of k is not authentic or not readable: reading live');
+      },
+    });
+    const view = new CachedClusterView({
+      store: forged,
+      live: live.view,
+      cachedKinds: new Set(['Pod']),
+      onRead: (e) => reasons.push(e.reason),
+    }).forKey('k');
+    expect(names(await view.listControlledOrOrphaned('Pod', 'ns', 'u1'))).toEqual(['new', 'old']);
+    expect(reasons).toEqual(['rejected']);
+    const mine = { resourceVersions: { Pod: '77' }, deleted: [] };
+    await view.settle(mine);
+    expect(await store.writesOf('k')).toEqual(mine);
   });
 
   it('reads live what the cache does not hold, and every query by selector', async () => {
