@@ -48,6 +48,7 @@ import { requeue, windowKeys } from '../shared/replay/requeue.js';
 import { formatShadow, loadControllers, shadow } from '../shared/replay/shadow.js';
 import { parseDuration, timeWindow } from '../shared/replay/time-window.js';
 import { collectStatus, formatStatus } from '../shared/ops/status.js';
+import { registryDigest as digestOf } from '../shared/forwarder/registry-reload.js';
 import { SandboxMode } from '../infra/sandbox/modes.js';
 import { REPO_ROOT, down, up } from '../infra/sandbox/sandbox.js';
 
@@ -423,7 +424,10 @@ async function status(args: string[]): Promise<void> {
       'status needs a shared store: the memory driver keeps its queue inside the process that runs it (fleetq run); ' +
         'set FLEETQ_DRIVER=redis or sqs',
     );
-  const clusters = config.FLEETQ_REGISTRY ? registryFrom(config).clusters.map((c) => c.name) : [];
+  const registry = config.FLEETQ_REGISTRY ? registryFrom(config) : undefined;
+  const clusters = registry?.clusters.map((c) => c.name) ?? [];
+  // Pool members on another registry than this one are marked old.
+  const registryDigest = registry && digestOf(registry.clusters);
   const intervalMs = parseDuration(values.interval, '--interval');
   const rateWindowMs = parseDuration(values.window, '--window');
   const tty = process.stdout.isTTY === true;
@@ -432,7 +436,7 @@ async function status(args: string[]): Promise<void> {
   process.once('SIGINT', () => stop?.());
   process.once('SIGTERM', () => stop?.());
   for (;;) {
-    const s = await collectStatus(config, { clusters, rateWindowMs });
+    const s = await collectStatus(config, { clusters, rateWindowMs, ...(registryDigest && { registryDigest }) });
     const text = values.json ? JSON.stringify(s) : formatStatus(s);
     if (values.watch && tty && !values.json) process.stdout.write('\x1b[2J\x1b[H');
     console.log(text);

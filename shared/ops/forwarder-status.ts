@@ -1,8 +1,11 @@
 // Which forwarder holds each cluster's watch, for `fleetq status`: the pool's leases (shared/forwarder/
 // forwarder-lease.ts owns the key layout; readLeaseHolders reads it). A forwarder outside a pool (FleetForwarder:
 // one process watching every cluster, `fleetq run`, the scheduled Lambda) takes no lease, so it shows as none.
+// The pool's members, each with the digest of the registry it runs on (forwarder-pool.ts): members on different
+// registries hold still until they agree, and status marks the one on an old registry.
 import type { Redis } from 'ioredis';
-import { readLeaseHolders } from '../forwarder/forwarder-lease.js';
+import { forwarderMembersKey, readLeaseHolders } from '../forwarder/forwarder-lease.js';
+import { forwarderDigestsKey } from '../forwarder/forwarder-pool.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
 import type { FleetqConfig } from '../runtime/config.js';
 
@@ -22,4 +25,60 @@ export async function forwarderHolders(
 ): Promise<Map<string, ForwarderHolder>> {
   const leases = await readLeaseHolders(redis, redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX));
   return new Map([...leases].map(([cluster, l]) => [cluster, { holder: l.holder, token: l.token, ttlMs: l.ttlMs }]));
+}
+
+export type ForwarderMember = {
+  /** The pool member: `<hostname>/<pid>/<random>` (control characters removed). */
+  readonly holder: string;
+  /** The digest of the registry it last reported with its heartbeat (registryDigest), null when none. */
+  readonly digest: string | null;
+  /** Time before its membership expires unless it heartbeats again. */
+  readonly ttlMs: number;
+  /**
+   * Whether its digest is the current one: the registry given to status when there is one, else the digest most
+   * members report. false marks a member on an old (or another) registry; null when it cannot be told.
+   */
+  readonly current: boolean | null;
+};
+
+const DIGEST = /^[0-9a-f]{64}$/;
+
+/** Control characters (a terminal's escapes) replaced by '?'. */
+function printable(text: string): string {
+  return [...text].map((ch) => (ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127 ? '?' : ch)).join('');
+}
+
+/** The live members of the forwarder pool with their registry digests (read from Redis: untrusted, checked). */
+export async function forwarderMembers(
+  redis: Redis,
+  config: Pick<FleetqConfig, 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX'>,
+  registryDigest?: string,
+): Promise<ForwarderMember[]> {
+  const prefix = redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX);
+  const [sec, usec] = (await redis.time()) as [number | string, number | string];
+  const now = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+  const scored = await redis.zrange(forwarderMembersKey(prefix), '0', '-1', 'WITHSCORES');
+  const live: Array<{ holder: string; ttlMs: number }> = [];
+  for (let i = 0; i + 1 < scored.length; i += 2) {
+    const ttlMs = Number(scored[i + 1]) - now;
+    if (ttlMs > 0) live.push({ holder: scored[i] as string, ttlMs });
+  }
+  if (live.length === 0) return [];
+  const digests = (await redis.hmget(forwarderDigestsKey(prefix), ...live.map((m) => m.holder))).map((d) =>
+    d !== null && DIGEST.test(d) ? d : null,
+  );
+  const counts = new Map<string, number>();
+  for (const d of digests) if (d !== null) counts.set(d, (counts.get(d) ?? 0) + 1);
+  const top = [...counts].sort((a, b) => b[1] - a[1]);
+  // With no registry given, the digest most members report is taken for the current one (none on a tie).
+  const reference = registryDigest ?? (top.length > 0 && top[0]?.[1] !== top[1]?.[1] ? top[0]?.[0] : undefined);
+  return live.map((m, i) => {
+    const digest = digests[i] ?? null;
+    return {
+      holder: printable(m.holder),
+      digest,
+      ttlMs: m.ttlMs,
+      current: reference === undefined ? null : digest === reference,
+    };
+  });
 }

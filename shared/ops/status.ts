@@ -12,6 +12,9 @@
 //              stream, whose id is the Redis server's append time; the keys of an event are enqueued with it). A
 //              watch event carries no time of its own, so this is what the stores can tell of the forwarder's
 //              lag: a watch that fell behind or stopped shows as an old last event on a cluster that changes.
+// Below the table, the forwarder pool's members, each with the digest of the registry it runs on; a member on
+// another digest than the registry given to status (or, without one, than most members) is marked `old`: while
+// members differ the pool takes, rebalances and drains nothing (forwarder-pool.ts).
 // The redis driver shows all of it. SQS tells only approximate queue-wide counts (messages visible, delayed,
 // in flight, dead), shown on a `*` row; the rest comes from Redis when REDIS_URL is reachable. The memory driver
 // keeps its queue inside the process that runs it: there is nothing to read from outside, and status says so.
@@ -25,7 +28,7 @@ import { redisKeyPrefix, redisKeys } from '../queue/redis/redis-keys.js';
 import { RedisQueue } from '../queue/redis/redis-queue.js';
 import { sqsQueueNames } from '../queue/sqs/sqs-setup.js';
 import type { FleetqConfig } from '../runtime/config.js';
-import { forwarderHolders } from './forwarder-status.js';
+import { forwarderHolders, forwarderMembers, type ForwarderMember } from './forwarder-status.js';
 import { readReconcileRates } from './reconcile-rates.js';
 
 export const UNPARSED = '(unparsed)';
@@ -55,6 +58,8 @@ export type FleetStatus = {
   /** The span the rates are over (ms), null when there are none. */
   readonly rateWindowMs: number | null;
   readonly clusters: readonly ClusterStatus[];
+  /** The forwarder pool's live members and their registry digests (empty: no pool, or not read). */
+  readonly forwarders?: readonly ForwarderMember[];
   /** What could not be read, in words (e.g. the memory driver). */
   readonly notes: readonly string[];
 };
@@ -72,6 +77,8 @@ export type StatusOptions = {
   /** Rate window; default 60 s. */
   readonly rateWindowMs?: number;
   readonly env?: NodeJS.ProcessEnv;
+  /** The digest of the registry status was given (registryDigest): members on another one are marked old. */
+  readonly registryDigest?: string;
 };
 
 type Row = { -readonly [K in keyof ClusterStatus]: ClusterStatus[K] };
@@ -105,6 +112,7 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
   };
   for (const c of o.clusters ?? []) row(c);
   let rateWindowMs: number | null = null;
+  let forwarders: ForwarderMember[] = [];
 
   if (config.FLEETQ_DRIVER === 'memory') {
     notes.push(
@@ -125,6 +133,12 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
       try {
         rateWindowMs = await readRates(redis, config, now, o.rateWindowMs ?? 60_000, row);
         await readForwarders(redis, config, now, o.env ?? process.env, rows, row);
+        forwarders = await forwarderMembers(redis, config, o.registryDigest);
+        if (forwarders.some((f) => f.current === false))
+          notes.push(
+            'forwarder pool members run on different registries: the pool takes, rebalances and drains nothing until ' +
+              'they agree (a ConfigMap update still reaching the pods, or a registry that does not parse on a member: see its log)',
+          );
       } catch (err) {
         if (config.FLEETQ_DRIVER === 'redis') throw err;
         notes.push(`Redis at REDIS_URL not readable (${String(err)}): no rates or forwarders`);
@@ -142,6 +156,7 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
     queue: config.FLEETQ_QUEUE,
     rateWindowMs,
     clusters,
+    ...(forwarders.length > 0 && { forwarders }),
     notes,
   };
 }
@@ -297,6 +312,14 @@ export function formatStatus(s: FleetStatus): string {
   const window = s.rateWindowMs === null ? '' : `, rates over ${formatAge(s.rateWindowMs)}`;
   const out = [`queue ${s.queue} (${s.driver}) at ${s.at}${window}`, fmt(header), ...lines.map(fmt)];
   if (s.clusters.length === 0) out.push('(no clusters: nothing queued and no registry given)');
+  if (s.forwarders && s.forwarders.length > 0) {
+    const w = Math.max('FORWARDER'.length, ...s.forwarders.map((f) => f.holder.length));
+    out.push('', `${'FORWARDER'.padEnd(w)}  REGISTRY`);
+    for (const f of s.forwarders)
+      out.push(
+        `${f.holder.padEnd(w)}  ${f.digest?.slice(0, 12) ?? 'none'.padEnd(12)}${f.current === false ? '  old' : ''}`,
+      );
+  }
   for (const n of s.notes) out.push(`note: ${n}`);
   return out.join('\n');
 }

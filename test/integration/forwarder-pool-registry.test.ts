@@ -15,7 +15,8 @@ import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
 import { ForwarderPool } from '../../shared/forwarder/forwarder-pool.js';
 import { forwarderLeaseSeqKey, readLeaseHolders } from '../../shared/forwarder/forwarder-lease.js';
-import { RegistryReload } from '../../shared/forwarder/registry-reload.js';
+import { RegistryReload, registryDigest } from '../../shared/forwarder/registry-reload.js';
+import { forwarderMembers } from '../../shared/ops/forwarder-status.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { redisClient, testQueueName } from '../helpers/redis.js';
@@ -78,12 +79,12 @@ async function fixture() {
   };
   const holders = async () =>
     new Map([...(await readLeaseHolders(redis, queue.prefix))].map(([c, h]) => [c, h.holder]));
-  return { queue, dir, token, pool, holders };
+  return { queue, dir, token, pool, holders, name };
 }
 
 describe('forwarder pool and the registry', () => {
   it('holds still while members have different registries; drains and takes once they agree', async () => {
-    const { queue, dir, token, pool, holders } = await fixture();
+    const { queue, dir, token, pool, holders, name } = await fixture();
     await mkdir(join(dir, 'a'));
     await mkdir(join(dir, 'b'));
     const pathA = join(dir, 'a', 'fleet.yaml');
@@ -115,6 +116,16 @@ describe('forwarder pool and the registry', () => {
     expect(await holders()).toEqual(heldBefore);
     expect(await redis.get(forwarderLeaseSeqKey('c4', queue.prefix))).toBe(c4Seq);
     expect([a.registryAgreed, b.registryAgreed]).toEqual([false, false]);
+    // `fleetq status` given the new registry marks A, still on the old one.
+    const members = await forwarderMembers(
+      redis,
+      { FLEETQ_QUEUE: name, FLEETQ_REDIS_PREFIX: 'fleetq' },
+      registryDigest(loadRegistry(pathB)),
+    );
+    expect(members.map((m) => [m.holder, m.current])).toEqual([
+      ['A', false],
+      ['B', true],
+    ]);
 
     // A's copy catches up: they agree, c4 is released and drained, c5 taken, and c4 is never taken again.
     await writeRegistry(pathA, token, after);

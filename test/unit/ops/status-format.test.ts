@@ -26,6 +26,25 @@ const status = (clusters: ClusterStatus[], notes: string[] = []): FleetStatus =>
 });
 
 describe('formatStatus', () => {
+  it("lists the pool's members with their registry digests and marks one on an old registry", () => {
+    const a = 'a'.repeat(64);
+    const b = 'b'.repeat(64);
+    const text = formatStatus({
+      ...status([row('eu-1')]),
+      forwarders: [
+        { holder: 'host-a/1/x', digest: a, ttlMs: 9_000, current: true },
+        { holder: 'host-b/2/y', digest: b, ttlMs: 9_000, current: false },
+        { holder: 'old-version/3/z', digest: null, ttlMs: 9_000, current: false },
+      ],
+    });
+    expect(text.split('\n').slice(-4)).toEqual([
+      'FORWARDER        REGISTRY',
+      'host-a/1/x       aaaaaaaaaaaa',
+      'host-b/2/y       bbbbbbbbbbbb  old',
+      'old-version/3/z  none          old',
+    ]);
+  });
+
   it('prints a header and one aligned row per cluster', () => {
     const text = formatStatus(
       status([
