@@ -14,14 +14,17 @@ export const REDACTED = '***';
 // userinfo of an authority: `scheme://user:pass@` or `scheme://cred@`. Greedy to the last `@` before white space
 // or a quote, as a URL parser takes it: a password with an unescaped `@` or `/` is hidden whole (a URL without
 // credentials but with an `@` in its path loses a little more than it needs to, never less).
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s"'<>`]*)@/gi;
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]{0,30}:\/\/)([^\s"'<>`]{0,1024})@/gi;
 const SECRET_QUERY =
   /(\b(?:password|passwd|pass|pwd|secret|token|access_token|id_token|auth|authorization|api_?key|sig|signature)=)[^&#\s"'<>`]*/gi;
 const AUTH_HEADER = /\b(authorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token)\s+)?[^\s"',;]+/gi;
-const BEARER = /\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+const BEARER = /\b(bearer\s{1,8})[A-Za-z0-9._~+/=-]{8,}/gi;
 // A JSON Web Token (a ServiceAccount token, an OIDC id token): header.payload.signature, the header base64url JSON.
-const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+const JWT = /\beyJ[A-Za-z0-9_-]{4,1024}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{0,1024}/g;
 const PEM_PRIVATE_KEY = /-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
+
+/** Longest text redactText looks at; the rest is cut. */
+export const MAX_TEXT = 64 * 1024;
 
 /** A field name that holds a secret. Not `token` alone: a lease's fencing token is not a credential. */
 const SECRET_FIELD = new RegExp(
@@ -48,6 +51,9 @@ export function redactUrl(url: string): string {
 /** Free text (an error message, a log line) with every credential it carries hidden. */
 export function redactText(text: string): string {
   if (text === '') return text;
+  // Bounded work on hostile input: every pattern's repetition is capped, and so is the text (a log field this
+  // long is cut anyway).
+  if (text.length > MAX_TEXT) text = `${text.slice(0, MAX_TEXT)}…(+${text.length - MAX_TEXT} chars)`;
   return text
     .replace(PEM_PRIVATE_KEY, `-----BEGIN $1PRIVATE KEY----- ${REDACTED}`)
     .replace(URL_USERINFO, (_m, scheme: string, userinfo: string) => {

@@ -145,6 +145,14 @@ describe('no secret reaches a log line', () => {
     expect(redactedUrl(url)).toBe(want);
   });
 
+  it('does bounded work on hostile text (no pattern backtracks over the whole of a long string)', () => {
+    const started = performance.now();
+    for (const unit of ['a://', 'eyJ-', 'eyJaaaa.', 'bearer ', 'authorization ', '-----BEGIN PRIVATE KEY-----'])
+      expect(redactText(unit.repeat(Math.ceil(200_000 / unit.length))).length).toBeLessThan(70_000);
+    // Linear work is tens of ms here; a quadratic pattern takes tens of seconds on the first input.
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
   it('leaves ordinary text alone', () => {
     const text = 'basic setup: 3 keys, token 42 of lease, Bearer tokens are read from tokenFile';
     expect(redactText(text)).toBe(text);
