@@ -9,14 +9,19 @@
 //                        [--resign-unverified]   redrive re-signs with the current secret; a "bad signature" letter
 //                        that no known secret (current, previous) signed is refused unless --resign-unverified
 //   fleetq log export --cluster C [--since T] [--until T2] [--out FILE] [--store redis|jsonl:DIR]
-//   fleetq log import --file FILE [--store redis|jsonl:DIR]
+//   fleetq log import --file FILE [--into NAME|live] [--skip-bad] [--store redis|jsonl:DIR]
+//                        every record is checked first (cluster, resource, kind, namespace/name, not dated more than
+//                        5 min ahead); a bad one refuses the whole file (line numbers said) unless --skip-bad. Goes
+//                        into the named log NAME (default `imported`; read it back with --store redis:NAME or
+//                        jsonl:DIR/_imports/NAME), the live log only with --into live
 //   fleetq log stats (--cluster C [--store S] | --file FILE) [--since T] [--until T2] [--json]
 //   fleetq replay requeue --cluster C --since T [--until T2] [--kind K] [--dry-run] [--store S] [--registry F]
 //   fleetq replay shadow (--log FILE | --cluster C [--since T] [--until T2] [--store S]) --a current|PATH --b PATH
 //                        [--owns K,K] [--json]          exit status 1 when the two builds decide differently
 //   fleetq status [--registry F] [--driver redis|sqs] [--queue Q] [--watch [--interval 5s]] [--json] [--window 60s]
 //                        per cluster: forwarder, last event, depth, in flight, backoff, dead letters, rates
-// Times: ISO 8601, epoch ms, or a duration ago (15m); durations: 30s 15m 2h 7d. README "Replay".
+// Times (--since, --until): ISO 8601, a Unix time (10 digits: seconds, 13 digits: milliseconds), or a duration ago
+// (15m); durations: 30s 15m 2h 7d. README "Replay".
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,9 +46,9 @@ import {
 import { readLogFile, writeLogFile, type ReadPosition } from '../shared/replay/log-file.js';
 import { Progress } from '../shared/replay/progress.js';
 import type { OnMalformed } from '../shared/queue/history/log-record.js';
-import { importLog } from '../shared/replay/log-import.js';
+import { badRecordLines, importLogFile } from '../shared/replay/log-import.js';
 import { formatStats, logStats } from '../shared/replay/log-stats.js';
-import { openLogStore, type LogStore } from '../shared/replay/log-store.js';
+import { importStoreSpec, LIVE_LOG, openLogStore, type LogStore } from '../shared/replay/log-store.js';
 import { requeue, windowKeys } from '../shared/replay/requeue.js';
 import { formatShadow, loadControllers, shadow } from '../shared/replay/shadow.js';
 import { parseDuration, timeWindow } from '../shared/replay/time-window.js';
@@ -53,6 +58,8 @@ import { SandboxMode } from '../infra/sandbox/modes.js';
 import { REPO_ROOT, down, up } from '../infra/sandbox/sandbox.js';
 
 const DEV_CLUSTER = 'dev-1';
+/** Where `fleetq log import` writes without --into: a named log, never the live one. */
+const DEFAULT_IMPORT_LOG = 'imported';
 
 function configFrom(values: Record<string, string | boolean | undefined>): FleetqConfig {
   const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
@@ -230,6 +237,8 @@ async function log(args: string[]): Promise<void> {
       file: { type: 'string' },
       store: { type: 'string' },
       json: { type: 'boolean', default: false },
+      into: { type: 'string' },
+      'skip-bad': { type: 'boolean', default: false },
     },
   });
   const { fromMs, toMs } = timeWindow(values.since, values.until, Date.now());
@@ -245,12 +254,23 @@ async function log(args: string[]): Promise<void> {
       return;
     }
     case 'import': {
-      const store = logStore(values);
+      // Into a named log (default `imported`), never the live one unless --into live (log-import.ts).
+      const file = need(values.file, '--file');
+      const into = values.into ?? DEFAULT_IMPORT_LOG;
+      const spec = importStoreSpec(values.store ?? (process.env.FLEETQ_EVENT_LOG || 'redis'), into);
+      const store = openLogStore(spec, configFrom({}));
       try {
-        const malformed = malformedReporter();
-        const counts = await importLog(readLogFile(need(values.file, '--file'), undefined, malformed.on), store);
-        malformed.summary();
-        for (const [cluster, n] of counts) console.log(`imported ${n} record(s) of ${cluster} into ${store.spec}`);
+        const { imported, check } = await importLogFile(file, store, {
+          now: Date.now(),
+          skipBad: values['skip-bad'],
+        });
+        if (check.bad > 0) {
+          console.error(
+            [`fleetq: ${file}: skipped ${check.bad} bad record(s) (--skip-bad):`, ...badRecordLines(check)].join('\n'),
+          );
+        }
+        for (const [cluster, n] of imported) console.log(`imported ${n} record(s) of ${cluster} into ${store.spec}`);
+        if (into !== LIVE_LOG) console.log(`read it with --store ${store.spec} (the live log is untouched)`);
       } finally {
         await store.close();
       }
@@ -451,9 +471,28 @@ async function status(args: string[]): Promise<void> {
   }
 }
 
+const HELP = `fleetq: Kubernetes workload controllers for a fleet of clusters, fed by a shared queue.
+  fleetq run [--registry fleet.yaml] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P]
+  fleetq forwarder [--pool] [--registry fleet.yaml] [--driver redis]
+  fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--resign-unverified]
+  fleetq log export --cluster C [--since T] [--until T2] [--out FILE] [--store redis|redis:NAME|jsonl:DIR]
+  fleetq log import --file FILE [--into NAME|live] [--skip-bad] [--store redis|jsonl:DIR]
+  fleetq log stats (--cluster C [--store S] | --file FILE) [--since T] [--until T2] [--json]
+  fleetq replay requeue --cluster C --since T [--until T2] [--kind K] [--dry-run] [--store S] [--registry F]
+  fleetq replay shadow (--log FILE | --cluster C [--since T] [--until T2] [--store S]) --a current|PATH --b PATH
+  fleetq status [--registry F] [--driver redis|sqs] [--queue Q] [--watch [--interval 5s]] [--json]
+Times (--since, --until): an ISO 8601 time (2025-12-03T12:00:00Z); a Unix time, 10 digits in seconds
+  (1764763200) or 13 digits in milliseconds (1764763200000); or a duration ago (90m, 2h, 7d).
+Durations: 500ms 30s 15m 2h 7d. More in the header of functions/cli.ts and README.md.`;
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(HELP);
+      return;
     case 'run':
       return run(rest);
     case 'dead-letters':
@@ -473,7 +512,7 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./forwarder.js')).main(rest);
     default:
       throw new Error(
-        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | forwarder [--pool] | dead-letters | redrive | dlq | log | replay | status',
+        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | forwarder [--pool] | dead-letters | redrive | dlq | log | replay | status (fleetq --help)',
       );
   }
 }

@@ -1,6 +1,10 @@
-// The event log store a command reads or writes: `redis` (the stream the forwarder writes, under the queue's
-// prefix, in FLEETQ_EVENT_LOG_REDIS_URL or REDIS_URL) or `jsonl:<dir>` (JSON-lines segments). Default: the
-// forwarder's own setting, FLEETQ_EVENT_LOG. Opened with no retention: a command never trims a log.
+// The event log store a command reads or writes: `redis` (the live streams the forwarder writes, under the queue's
+// prefix, in FLEETQ_EVENT_LOG_REDIS_URL or REDIS_URL), `redis:<name>` (a named log that `fleetq log import --into
+// <name>` wrote, under `<prefix>:import:<name>`: never read by the forwarder, `fleetq status` or live requeues) or
+// `jsonl:<dir>` (JSON-lines segments; an import into <name> goes to `<dir>/_imports/<name>`, a directory no
+// cluster can be named). Default: the forwarder's own setting, FLEETQ_EVENT_LOG. Opened with no retention: a
+// command never trims a log.
+import { join } from 'node:path';
 import type { EventLog, LoggedEvent } from '../queue/history/event-log.js';
 import { JsonlEventLog } from '../queue/history/jsonl-event-log.js';
 import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js';
@@ -13,12 +17,44 @@ export type LogStore = EventLog & {
   importRecords(cluster: string, records: readonly LoggedEvent[]): Promise<number>;
 };
 
+/** The name of the live log in `--into`: an import goes there only when asked for by this name. */
+export const LIVE_LOG = 'live';
+const LOG_NAME = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
+
+/** `name` when it may name an imported log (lowercase letters, digits and '-', at most 40); else throws. */
+export function checkLogName(name: string): string {
+  if (!LOG_NAME.test(name)) {
+    throw new Error(
+      `log name ${JSON.stringify(name.slice(0, 80))}: lowercase letters, digits and '-', at most 40 (e.g. incident-42)`,
+    );
+  }
+  return name;
+}
+
+/**
+ * The store an import into `into` writes: the named log of `spec`'s kind, or with `into` = live the store itself
+ * (the live streams when spec is `redis` or the forwarder's directory).
+ */
+export function importStoreSpec(spec: string, into: string): string {
+  if (into === LIVE_LOG) return spec;
+  checkLogName(into);
+  if (spec === 'redis') return `redis:${into}`;
+  if (spec.startsWith('jsonl:') && spec.length > 'jsonl:'.length) {
+    return `jsonl:${join(spec.slice('jsonl:'.length), '_imports', into)}`;
+  }
+  throw new Error(
+    `event log store ${JSON.stringify(spec)}: an import takes --store redis or jsonl:<dir>, and --into <name>`,
+  );
+}
+
 export function openLogStore(spec: string, config: FleetqConfig, env: NodeJS.ProcessEnv = process.env): LogStore {
-  if (spec === 'redis') {
+  if (spec === 'redis' || spec.startsWith('redis:')) {
+    const name = spec === 'redis' ? undefined : checkLogName(spec.slice('redis:'.length));
     const url = env.FLEETQ_EVENT_LOG_REDIS_URL || config.REDIS_URL;
+    const live = `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`;
     const log = new RedisStreamEventLog({
       redis: connectRedis(url, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { maxRetriesPerRequest: 3 }),
-      prefix: `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`,
+      prefix: name === undefined ? live : `${live}:import:${name}`,
       maxLen: 0,
       maxEntryBytes: 0,
       ownsClient: true,
@@ -35,5 +71,5 @@ export function openLogStore(spec: string, config: FleetqConfig, env: NodeJS.Pro
       },
     });
   }
-  throw new Error(`event log store ${JSON.stringify(spec)}: redis or jsonl:<dir>`);
+  throw new Error(`event log store ${JSON.stringify(spec)}: redis, redis:<imported log name> or jsonl:<dir>`);
 }

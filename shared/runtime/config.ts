@@ -36,6 +36,13 @@ const schema = z.object({
   SQS_DEAD_URL: queueUrl,
   AWS_REGION: z.string().min(1).default('us-east-1'),
   FLEETQ_CONCURRENCY: intVar(1).default(8),
+  /** How often a worker re-reads the registry file (ms); a key of an unknown cluster also triggers a re-read. */
+  FLEETQ_REGISTRY_CHECK_MS: intVar(0).default(5_000),
+  /**
+   * How long a key of a cluster the registry does not know waits (retried with its backoff) for a registry
+   * reload before it is dead-lettered (ms). 0: dead-lettered at once.
+   */
+  FLEETQ_UNKNOWN_CLUSTER_WAIT_MS: intVar(0).default(300_000),
   FLEETQ_LEASE_MS: intVar(1_000).default(30_000),
   /** HMAC-SHA256 secret for queue messages (every driver signs on add and checks on get); unset: unsigned. */
   FLEETQ_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),

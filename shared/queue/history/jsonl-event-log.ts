@@ -5,7 +5,7 @@
 // log format v1 records (log-record.ts), redacted.
 import { createReadStream } from 'node:fs';
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_MAX_ENTRY_BYTES, type EventLog, type LoggedEvent } from './event-log.js';
 import { decodeOrSkip, encodeRecord, type LogRecord, type OnMalformed, type RedactionPolicy } from './log-record.js';
@@ -61,7 +61,24 @@ export class JsonlEventLog implements EventLog {
     if (!(this.segmentMs > 0)) throw new RangeError(`segmentMs must be > 0, got ${this.segmentMs}`);
   }
 
+  /**
+   * The cluster's directory, one level below the log's: a cluster name that is not a single plain path segment
+   * (`..`, a '/' or '\\', a NUL) would leave it, and is refused.
+   */
   clusterDir(cluster: string): string {
+    const plain =
+      typeof cluster === 'string' &&
+      cluster !== '' &&
+      cluster !== '.' &&
+      cluster !== '..' &&
+      !/[/\\\0]/.test(cluster) &&
+      relative(resolve(this.options.dir), resolve(this.options.dir, cluster)) === cluster;
+    if (!plain) {
+      throw new Error(
+        `event log ${this.options.dir}: cluster name ${JSON.stringify(String(cluster).slice(0, 80))} is not a plain ` +
+          'directory name (it would leave the log directory): refused',
+      );
+    }
     return join(this.options.dir, cluster);
   }
 
