@@ -1,7 +1,11 @@
 // Builds what a handler needs from its configuration: registry, queue, per-cluster clients and their API
 // budget (fleet-wide in Redis, or per process: clients.ts), metrics.
+// A registry read from FLEETQ_REGISTRY is re-read while the process runs (registry-watch.ts): an added cluster is
+// served without a restart, a changed entry gets new clients, and a key of a cluster not yet known waits for the
+// reload (FLEETQ_UNKNOWN_CLUSTER_WAIT_MS, reconcile-one.ts).
 import { controllersFor } from '../controllers/index.js';
 import { EventRecorders } from '../kube/events/recorders.js';
+import { RegistryReload } from '../forwarder/registry-reload.js';
 import { ClusterRegistry, loadRegistry, type ClusterConfig } from '../kube/registry.js';
 import { createQueue, type QueueConfig } from '../queue/index.js';
 import type { WorkQueue } from '../queue/work-queue.js';
@@ -13,7 +17,8 @@ import { verifyingSecrets } from '../queue/message-signing.js';
 import { readsMode, signingOptions, type FleetqConfig } from './config.js';
 import { Logger } from './logger.js';
 import { runtimeMetrics, type RuntimeMetrics } from './metrics.js';
-import type { ReconcileDeps } from './reconcile-one.js';
+import type { ClusterClients, ReconcileDeps } from './reconcile-one.js';
+import { RegistryWatch } from './registry-watch.js';
 
 export type Deps = ReconcileDeps & {
   /** The caches handlers read (FLEETQ_READS=cache); closed by whoever closes the deps. */
@@ -23,6 +28,8 @@ export type Deps = ReconcileDeps & {
   readonly apiBudget: ApiBudget;
   /** Fleet-wide reconcile counts in Redis, for `fleetq status` (shared/ops/reconcile-rates.ts); not on memory. */
   readonly rates?: ReconcileRateCounter;
+  /** The registry file re-read while the process runs (absent when the registry was given); stopped on close. */
+  readonly registryWatch?: RegistryWatch;
 };
 
 export function queueConfig(
@@ -97,6 +104,16 @@ export async function makeDeps(
   const metrics = o.metrics ?? runtimeMetrics();
   const registry = o.registry ?? registryFrom(config);
   const logger = new Logger(o.service, config.LOG_LEVEL);
+  const watch =
+    o.registry === undefined && config.FLEETQ_REGISTRY !== undefined
+      ? new RegistryWatch(
+          new RegistryReload(config.FLEETQ_REGISTRY, registry, logger.child({ component: 'registry' })),
+          {
+            everyMs: config.FLEETQ_REGISTRY_CHECK_MS,
+          },
+        ).start()
+      : undefined;
+  const lookup = watch ?? registry;
   const queue = o.queue ?? (await createQueue(queueConfig(config, metrics, logger, registry)));
   const apiBudget =
     apiBudgetMode(config) === 'redis'
@@ -107,17 +124,25 @@ export async function makeDeps(
   const caches =
     readsMode(config) !== 'cache'
       ? undefined
-      : (o.caches ?? (config.FLEETQ_DRIVER === 'memory' ? undefined : redisCaches(config, registry, metrics)));
+      : (o.caches ?? (config.FLEETQ_DRIVER === 'memory' ? undefined : redisCaches(config, lookup, metrics)));
   logger.info('Reads', { from: caches ? `cache (${caches.where})` : 'live' });
   const rates = reconcileRateCounter(config);
+  const clientsOf = (r: ClusterRegistry) =>
+    clusterClients(r, metrics.onRequest, apiBudget, caches && ((c, live) => caches.viewFor(c, live)));
   return {
-    registry,
+    registry: lookup,
     queue,
     metrics,
     apiBudget,
-    clients: clusterClients(registry, metrics.onRequest, apiBudget, caches && ((c, live) => caches.viewFor(c, live))),
+    clients: watch ? reloadingClients(watch, clientsOf) : clientsOf(registry),
     ...(caches && { caches }),
-    controllers: controllersFor(registry),
+    ...(watch && { registryWatch: watch }),
+    unknownCluster: {
+      waitMs: config.FLEETQ_UNKNOWN_CLUSTER_WAIT_MS,
+      ...(watch && { refresh: () => watch.refresh() }),
+      ...(config.FLEETQ_REGISTRY !== undefined && { source: config.FLEETQ_REGISTRY }),
+    },
+    controllers: controllersFor(lookup),
     events: new EventRecorders({ registry: metrics.registry, logger }),
     logger,
     now: () => new Date(),
@@ -137,11 +162,33 @@ export async function makeDeps(
  * the clients still work), then the queue, the API budget and the caches. Call it after the worker loop stopped.
  */
 export async function closeDeps(deps: Deps, o: { readonly eventsTimeoutMs?: number } = {}): Promise<void> {
+  deps.registryWatch?.stop();
   await deps.events?.close(o.eventsTimeoutMs ?? 5_000);
   await deps.queue.close();
   await deps.apiBudget.close();
   await deps.caches?.close();
   await deps.rates?.close();
+}
+
+/**
+ * Each cluster's clients, built from the registry in force when first asked for; a cluster whose entry changed
+ * or was removed gets new ones (a new connection, credentials and budget) at its next use.
+ */
+function reloadingClients(
+  watch: RegistryWatch,
+  clientsOf: (registry: ClusterRegistry) => (cluster: string) => ClusterClients,
+): (cluster: string) => ClusterClients {
+  let current = clientsOf(watch.registry);
+  const built = new Map<string, ClusterClients>();
+  watch.onChange((change) => {
+    current = clientsOf(change.registry);
+    for (const c of [...change.changed, ...change.removed]) built.delete(c);
+  });
+  return (cluster) => {
+    let clients = built.get(cluster);
+    if (!clients) built.set(cluster, (clients = current(cluster)));
+    return clients;
+  };
 }
 
 /** Cluster caches in the queue's Redis (split workers, Lambdas, standalone forwarders). */

@@ -8,23 +8,26 @@
 // Kubernetes Events: the writer hands the events of the plan's writes to the cluster's recorder (one per
 // cluster and process, kube/events/recorders.ts), which writes them in the background; deps without `events`
 // record none.
+// A key of a cluster the registry does not know waits for the registry (deps.unknownCluster): a cluster just
+// added reaches the forwarders before every worker has re-read the registry. The run asks for a re-read, then
+// retries the key with its backoff while the backoff's total stays under waitMs, and dead-letters it after that.
 import type { CachedClusterView } from '../cache/cached-cluster-view.js';
 import { WriteTracker, trackWrites } from '../cache/write-tracker.js';
 import type { Controller, PlanResult } from '../controllers/controller.js';
 import { countByType } from '../kube/actions.js';
-import { ApiError, GuardRefusedError, TerminalError, classify } from '../kube/errors.js';
+import { ApiError, GuardRefusedError, ReconcileError, TerminalError, classify } from '../kube/errors.js';
 import { keyString, type ReconcileKey } from '../kube/key.js';
 import type { EventRecorders } from '../kube/events/recorders.js';
 import { isAccessDenied } from '../kube/events/status-cause.js';
-import type { ClusterRegistry } from '../kube/registry.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { ClusterView } from '../kube/view.js';
 import { applyActions } from '../kube/writer.js';
-import type { Lease, WorkQueue } from '../queue/work-queue.js';
+import { backoffDelay, DEFAULT_QUEUE_OPTIONS, type Lease, type WorkQueue } from '../queue/work-queue.js';
 import type { Logger } from './logger.js';
 import { errorFields } from './logger.js';
 import { LeaseFence } from './lease-fence.js';
 import { summarizePlan } from './plan-summary.js';
+import type { RegistryLookup } from './registry-watch.js';
 import { currentPhaseClock, PhaseClock, timedPhase, withPhaseClock, type Phase } from './reconcile-phases.js';
 
 export type ClusterClients = {
@@ -35,7 +38,13 @@ export type ClusterClients = {
 };
 
 export type ReconcileDeps = {
-  readonly registry: ClusterRegistry;
+  readonly registry: RegistryLookup;
+  /**
+   * Keys of a cluster the registry does not know: `refresh` re-reads the registry (true when it changed); the
+   * key is retried with its backoff while the backoff's total is under `waitMs`, then dead-lettered. Absent:
+   * dead-lettered at once (a registry that never changes).
+   */
+  readonly unknownCluster?: { readonly waitMs: number; readonly refresh?: () => boolean; readonly source?: string };
   readonly clients: (cluster: string) => ClusterClients;
   readonly controllers: ReadonlyMap<string, Controller>;
   readonly queue: WorkQueue;
@@ -166,8 +175,7 @@ async function run(
 ): Promise<Outcome> {
   const { key } = lease;
   logger.debug('Reconcile started', { token: lease.token, failures: lease.failures });
-  if (!deps.registry.get(key.cluster))
-    throw new TerminalError('UnknownCluster', `cluster ${key.cluster} is not in the registry`);
+  if (!deps.registry.get(key.cluster)) unknownCluster(deps, lease);
   const controller = deps.controllers.get(key.kind);
   if (!controller) throw new TerminalError('UnknownKind', `no controller for kind ${key.kind}`);
   const owned = deps.registry.owns(key.cluster, key.kind);
@@ -197,6 +205,28 @@ async function run(
     return 'lease-lost';
   }
   return result.requeueAfter === undefined ? 'done' : 'requeued';
+}
+
+/** The registry has no such cluster (after a re-read): retryable while the key's wait is under the bound. */
+function unknownCluster(deps: ReconcileDeps, lease: Lease): void {
+  const { cluster } = lease.key;
+  const wait = deps.unknownCluster;
+  if (wait?.refresh?.() && deps.registry.get(cluster)) return;
+  const where = wait?.source === undefined ? 'the registry' : `the registry ${wait.source}`;
+  const { baseDelayMs, maxDelayMs } = DEFAULT_QUEUE_OPTIONS;
+  let waitedMs = 0;
+  for (let i = 0; i < lease.failures; i++) waitedMs += backoffDelay(i, baseDelayMs, maxDelayMs);
+  if (wait && waitedMs < wait.waitMs)
+    throw new ReconcileError(
+      'UnknownCluster',
+      `cluster ${cluster} is not in ${where} yet; waiting for it (about ${Math.round(waitedMs / 1000)} s of ${Math.round(wait.waitMs / 1000)} s)`,
+    );
+  throw new TerminalError(
+    'UnknownCluster',
+    `cluster ${cluster} is not in ${where}` +
+      (wait ? ` (waited about ${Math.round(waitedMs / 1000)} s)` : '') +
+      `: add it to the registry every worker and forwarder reads (or remove what enqueues its keys), then redrive this key (fleetq dlq redrive --cluster ${cluster})`,
+  );
 }
 
 /** observe → plan → preflight → apply; returns the plan. */

@@ -188,7 +188,12 @@ describe('pipeline on the redis driver', () => {
       await unreachableCluster('gone'),
     ]);
     const { name, queue: q } = newQueue();
-    const worker = spawnTsx('functions/worker.ts', workerEnv(registry, name), 'dl-worker');
+    // An unknown cluster's key waits for a registry reload first (FLEETQ_UNKNOWN_CLUSTER_WAIT_MS); 1 s here.
+    const worker = spawnTsx(
+      'functions/worker.ts',
+      workerEnv(registry, name, { FLEETQ_UNKNOWN_CLUSTER_WAIT_MS: '1000' }),
+      'dl-worker',
+    );
     procs.push(worker);
     {
       await worker.waitForLine(/"Worker started"/);
