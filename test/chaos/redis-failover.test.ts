@@ -62,6 +62,7 @@ describe('chaos: failover to a lagging Redis replica', () => {
     }
     // A full sync writes an RDB file in the server's directory: not in the work tree.
     for (const a of [onPrimary, onReplica]) await a.config('SET', 'dir', tempDir('fleetq-failover-'));
+    await onPrimary.config('SET', 'repl-diskless-sync-delay', '0'); // the first sync at once, not in 5 s
     await onReplica.replicaof('127.0.0.1', primary.port);
     proxy = await stableEndpoint(primary.port);
     w = new NamespaceWatcher(c.kc, 'chaos-1', ns);

@@ -75,6 +75,7 @@ describe('Redis data-loss watcher: failover', () => {
   it('a failover to a replica that lagged, marker and all, is a loss: resync once, counted', async () => {
     const primary = await server();
     const replica = await server();
+    await primary.admin.config('SET', 'repl-diskless-sync-delay', '0'); // the first sync at once, not in 5 s
     await replica.admin.replicaof('127.0.0.1', primary.own.port);
     const proxy: StableEndpoint = await stableEndpoint(primary.own.port);
     cleanups.push(() => proxy.close());
