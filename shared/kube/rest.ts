@@ -92,17 +92,23 @@ export class KubeRest {
     // Looked at before client-node reads the files for this request's Agent: a change after the look is seen
     // by the next one.
     const rotated = this.tls.changed(kc);
-    if (rotated) this.server = serverOf(this.cluster, kc);
-    const url = new URL(this.server + path);
-    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const ctx = new RequestContext(url.toString(), method as HttpMethod);
+    let server = this.server;
+    let url: URL;
+    let ctx: RequestContext;
     try {
+      if (rotated) server = serverOf(this.cluster, kc);
+      url = new URL(server + path);
+      for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+      ctx = new RequestContext(url.toString(), method as HttpMethod);
       await kc.applySecurityAuthentication(ctx);
     } catch (err) {
-      if (rotated) this.tls.forget(); // the new material was not read: look again next request
+      if (rotated) this.tls.forget(); // the new material was not taken up: look again next request
       throw err;
     }
-    if (rotated) this.replaceDispatcher(ctx.getDispatcher() as Dispatcher | undefined);
+    if (rotated) {
+      this.server = server;
+      this.replaceDispatcher(ctx.getDispatcher() as Dispatcher | undefined);
+    }
     o.beforeSend?.();
     const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
     if (o.body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
