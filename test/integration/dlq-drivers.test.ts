@@ -122,4 +122,42 @@ describe('fleetq dlq (the command, on Redis)', () => {
     expect(await fleetq('redrive', '--kind', 'Deployment', '--older-than', '0s')).toBe('redrove 2 key(s)\n');
     expect(names(await queue.deadLetters()).sort()).toEqual(['(raw)', 'b']);
   });
+
+  it('redrive refuses a bad-signature letter no known secret signed, saying what to do, and exits 1', async () => {
+    const signedName = testQueueName();
+    const stranger = new RedisQueue({ name: signedName, redis: REDIS_URL, signingSecret: 'a-secret-nobody-knows' });
+    const worker = new RedisQueue({ name: signedName, redis: REDIS_URL, signingSecret: 'the-current-secret-16' });
+    try {
+      await stranger.add(A);
+      expect(await worker.get(200)).toBeNull(); // dead-lettered as "bad signature", never handed out
+      const run = execFileP('npx', ['tsx', 'functions/cli.ts', 'dlq', 'redrive', '--driver', 'redis'], {
+        env: {
+          ...process.env,
+          FLEETQ_QUEUE: signedName,
+          REDIS_URL,
+          FLEETQ_SIGNING_SECRET: 'the-current-secret-16',
+          NODE_OPTIONS: '',
+        },
+        timeout: 140_000,
+      });
+      const failed = (await run.then(
+        () => {
+          throw new Error('dlq redrive exited 0');
+        },
+        (err: unknown) => err,
+      )) as { code: number; stdout: string; stderr: string };
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toBe('redrove 0 key(s)\n');
+      expect(failed.stderr).toContain(
+        '1 dead letter(s) with a bad signature were signed by no secret this process knows',
+      );
+      expect(failed.stderr).toContain('--resign-unverified');
+      expect(failed.stderr).not.toContain('the-current-secret-16');
+      expect((await worker.deadLetters()).map((d) => d.raw)).toEqual([keyString(A)]);
+    } finally {
+      await stranger.close();
+      await worker.close();
+      await deleteQueueKeys(redis, worker.prefix);
+    }
+  });
 });
