@@ -286,8 +286,9 @@ export class MemoryQueue implements WorkQueue {
       this.discard(id, BAD_SIGNATURE, signature);
       return null;
     }
+    // Verified by a previous secret (or the form without a key id): signed anew while held, as the Redis driver does.
     const secret = this.options.signingSecret;
-    if (secret !== undefined && signatureKeyId(signature) !== keyId(secret)) this.signed(id); // a previous secret's
+    if (secret !== undefined && signatureKeyId(signature) !== keyId(secret)) this.signed(id);
     const token = `${this.instance}-${++this.sequence}`;
     const grantedAt = performance.now();
     const failures = this.failures.get(id) ?? 0;
