@@ -73,7 +73,7 @@ export function systemPolicy(): Manifest[] {
               apiGroups: ['*'],
               apiVersions: ['*'],
               operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'],
-              resources: ['*', '*/*'],
+              resources: ['*/*'],
             },
           ],
         },

@@ -152,14 +152,14 @@ describe('roles', () => {
   });
 
   it('fleetq-system: admission refuses both ServiceAccounts every write there, cluster-wide rules or not', () => {
-    const [policy, binding] = systemPolicy() as [Record<string, unknown>, Record<string, unknown>];
+    const [policy, binding] = systemPolicy() as unknown as [Record<string, unknown>, Record<string, unknown>];
     expect(policy).toMatchObject({
       kind: 'ValidatingAdmissionPolicy',
       spec: {
         failurePolicy: 'Fail',
         matchConstraints: {
           namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'fleetq-system' } },
-          resourceRules: [{ operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'], resources: ['*', '*/*'] }],
+          resourceRules: [{ operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'], resources: ['*/*'] }],
         },
         validations: [
           {
