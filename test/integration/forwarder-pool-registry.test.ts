@@ -29,11 +29,7 @@ afterAll(async () => {
 });
 
 const LEASE_MS = 1_500;
-const quiet = new Logger(
-  'test-pool',
-  'error',
-  process.env.H3_DEBUG ? (l) => process.stderr.write(l + '\n') : () => undefined,
-);
+const quiet = new Logger('test-pool', 'error', () => undefined);
 
 type Entry = string | { readonly name: string; readonly kubeconfig: string };
 

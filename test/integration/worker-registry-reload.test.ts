@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { keyString } from '../../shared/kube/key.js';
-import type { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
-import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
+import { deleteQueueKeys, redisKeyPrefix } from '../../shared/queue/redis/redis-keys.js';
+import type { WorkQueue } from '../../shared/queue/work-queue.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { closeDeps, makeDeps, type Deps } from '../../shared/runtime/deps.js';
 import { WorkerLoop } from '../../shared/runtime/loop.js';
@@ -27,15 +27,19 @@ afterAll(async () => {
 
 const entry = (name: string, kubeconfig: string) => `  - name: ${name}\n    kubeconfig: ${kubeconfig}\n`;
 
-async function startWorker(env: Record<string, string>): Promise<{ deps: Deps; queue: RedisQueue; path: string }> {
+async function startWorker(
+  env: Record<string, string>,
+): Promise<{ deps: Deps; queue: WorkQueue; prefix: string; path: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'fleetq-worker-reg-'));
   const path = join(dir, 'fleet.yaml');
   await writeFile(path, env.REGISTRY ?? '');
+  const name = testQueueName();
+  const prefix = redisKeyPrefix(name, 'fleetq');
   const config = loadConfig({
     FLEETQ_REGISTRY: path,
     FLEETQ_DRIVER: 'redis',
     REDIS_URL,
-    FLEETQ_QUEUE: testQueueName(),
+    FLEETQ_QUEUE: name,
     FLEETQ_READS: 'live',
     FLEETQ_API_BUDGET: 'process',
     FLEETQ_REGISTRY_CHECK_MS: '200',
@@ -43,16 +47,16 @@ async function startWorker(env: Record<string, string>): Promise<{ deps: Deps; q
     ...env,
   });
   const deps = await makeDeps(config, { service: 'worker-registry-it' });
-  const queue = deps.queue as RedisQueue;
+  const queue = deps.queue;
   const loop = new WorkerLoop(deps, { concurrency: 1, pollMs: 200 });
   loop.start();
   cleanups.push(
     () => rm(dir, { recursive: true, force: true }),
-    () => deleteQueueKeys(redis, queue.prefix),
+    () => deleteQueueKeys(redis, prefix),
     () => closeDeps(deps),
     () => loop.stop(),
   );
-  return { deps, queue, path };
+  return { deps, queue, prefix, path };
 }
 
 describe('worker registry reload', () => {
@@ -62,7 +66,7 @@ describe('worker registry reload', () => {
     const ns = await testNamespace(two.kc);
     cleanups.push(() => ns.remove());
     const head = 'defaults:\n  owns: [ReplicaSet]\nclusters:\n';
-    const { queue, path } = await startWorker({ REGISTRY: head + entry('fleetq-1', one.state.kubeconfig) });
+    const { queue, prefix, path } = await startWorker({ REGISTRY: head + entry('fleetq-1', one.state.kubeconfig) });
 
     const labels = { app: 'reg-reload' };
     await two.kc.makeApiClient(AppsV1Api).createNamespacedReplicaSet({
@@ -77,7 +81,7 @@ describe('worker registry reload', () => {
     // The worker has seen the key (twice) while fleetq-2 was not in its registry: it waits, it is not parked.
     await waitFor(
       async () =>
-        Number(await redis.hget(`${queue.prefix}fail`, keyString(key))) >= 2 || (await queue.deadLetters()).length > 0,
+        Number(await redis.hget(`${prefix}fail`, keyString(key))) >= 2 || (await queue.deadLetters()).length > 0,
       15_000,
       50,
       'the worker to handle the key of the unknown cluster',
