@@ -2,15 +2,21 @@
 // fleetq-2, with tokens of the ServiceAccounts bound to them (infra/sandbox/rbac.ts), the forwarder reads what it
 // watches and its cluster identity but can write nothing; the handler writes pods but cannot touch what its
 // role leaves out (delete a Deployment, read Secrets, watch, a namespace). Each refusal is a 403 from RBAC.
+// fleetq-system, where a home cluster keeps fleetq's Redis and token Secrets, is out of a stolen handler token's
+// reach: no Secret read there (RBAC grants the handler no Secret anywhere), and no write there although the
+// handler's pod create is cluster-wide (the ValidatingAdmissionPolicy fleetq-system-protected refuses it).
 // Not on fleetq-1: the conformance suite counts every RBAC refusal there as one of fleetq's.
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { readClusterIdentity } from '../../shared/forwarder/cluster-identity.js';
 import { makeLister } from '../../shared/forwarder/resources.js';
 import { ApiError } from '../../shared/kube/errors.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';
 import { ensureFleetqRbac } from '../../infra/sandbox/rbac.js';
+import { NAMESPACE } from '../../infra/k8s/manifests.js';
+import { waitFor } from '../../infra/sandbox/process.js';
 import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
 import { serviceAccountRegistries, type ServiceAccountRegistries } from '../helpers/sandbox-rbac.js';
 
@@ -129,6 +135,35 @@ describe('fleetq ServiceAccounts on a sandbox cluster', () => {
     expect(await statusOf(handler.request('POST', `/api/v1/namespaces/${ns.name}/events`, { body: event }))).toBe(200);
     const preconditions = { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: created.metadata.uid } };
     expect(await statusOf(handler.request('DELETE', `${pods()}/handler-write`, { body: preconditions }))).toBe(200);
+  });
+
+  it("a stolen handler token cannot read fleetq's own Secrets nor create a pod in fleetq-system; a tenant namespace still takes one", async () => {
+    const system = `/api/v1/namespaces/${NAMESPACE}`;
+    for (const path of [`${system}/secrets`, `${system}/secrets/fleetq-redis`, '/api/v1/secrets']) {
+      expect({ path, status: await statusOf(handler.request('GET', path)) }).toEqual({ path, status: 403 });
+    }
+    // Admission, not RBAC: the policy reaches the apiserver's admission a moment after it was applied. A dry run
+    // creates nothing, and is admitted (or refused) exactly as the create is.
+    const create = (path: string, name: string, dryRun: boolean) =>
+      statusOf(handler.request('POST', path, { body: pod(name), ...(dryRun && { query: { dryRun: 'All' } }) }));
+    await waitFor(async () => (await create(`${system}/pods`, 'stolen', true)) === 403, 15_000, 250).catch(
+      () => undefined,
+    );
+    try {
+      const refused = await handler.request('POST', `${system}/pods`, { body: pod('stolen') }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(ApiError);
+      // Refused by the policy, with its message (RBAC alone would have allowed it).
+      expect(refused).toMatchObject({ code: 403, body: expect.stringMatching(/fleetq-system-protected/) });
+    } finally {
+      await c.kc
+        .makeApiClient(CoreV1Api)
+        .deleteNamespacedPod({ name: 'stolen', namespace: NAMESPACE })
+        .catch(() => undefined);
+    }
+    expect(await create(pods(), 'tenant', true)).toBe(200);
   });
 
   it.each([
