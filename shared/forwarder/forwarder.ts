@@ -288,10 +288,11 @@ export class Forwarder {
         if (resumed.size === 0 && this.resources.some((r) => saved.has(r))) {
           this.stats.identityChanges++;
           this.o.memory?.forget();
-          // Another incarnation's (or a restored etcd's) resourceVersions: the cache starts over, or it would keep
-          // the old objects as newer than the new list's (cache-store.ts: time only goes forward otherwise).
-          await this.o.cache?.reset();
         }
+        // Nothing to resume from (a first start, another incarnation's or a restored etcd's checkpoints): the
+        // cache starts over, or it would keep what it holds as newer than the new list's objects (cache-store.ts:
+        // otherwise time only goes forward). A holder resuming from checkpoints keeps it.
+        if (resumed.size === 0) await this.o.cache?.reset();
         return resumed;
       } catch (err) {
         if (this.state !== 'running') return undefined;
