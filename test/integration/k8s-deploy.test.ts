@@ -4,6 +4,7 @@
 // overlays/sandbox/crd), and a misspelt field or a bad ServiceMonitor is refused, so the check can fail. kwok runs
 // no containers: the test checks that each Deployment's pods are created and scheduled onto a kwok node (kwok then
 // marks them Running), not that fleetq starts in them.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,47 @@ describe('infra/k8s on a sandbox cluster', () => {
     ]);
     const applied = await k(['apply', '--server-side', '--field-manager', 'fleetq-ci', '-k', OVERLAY]);
     expect(applied).toMatch(/deployment\.apps\/fleetq-worker serverside-applied/);
+    // The Redis credentials are the operator's (none is in the repository): a password made here.
+    const password = randomBytes(18).toString('base64url');
+    await k(['delete', 'secret', 'fleetq-redis', '-n', NS, '--ignore-not-found']);
+    await k([
+      'create',
+      'secret',
+      'generic',
+      'fleetq-redis',
+      '-n',
+      NS,
+      `--from-literal=password=${password}`,
+      `--from-literal=url=rediss://:${password}@fleetq-redis.${NS}.svc:6379`,
+    ]);
+
+    // Only fleetq's pools are admitted to Redis. A sandbox has no network plugin: the apiserver validates and
+    // stores the policy, nothing enforces it here.
+    const [policy] = await items('networkpolicies');
+    expect(policy?.metadata.name).toBe('fleetq-redis');
+    expect(policy?.spec).toEqual({
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'fleetq-redis' } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [
+            {
+              podSelector: {
+                matchExpressions: [
+                  { key: 'app.kubernetes.io/part-of', operator: 'In', values: ['fleetq'] },
+                  { key: 'app.kubernetes.io/component', operator: 'In', values: ['forwarder', 'worker', 'handler'] },
+                ],
+              },
+            },
+          ],
+          ports: [{ protocol: 'TCP', port: 6379 }],
+        },
+      ],
+    });
+    // fleetq-system is closed to fleetq's own ServiceAccounts (admission; test/integration/rbac.test.ts shows it).
+    expect(await k(['get', 'validatingadmissionpolicybinding', 'fleetq-system-protected', '-o', 'name'])).toMatch(
+      /fleetq-system-protected/,
+    );
 
     const deployments = await items('deployments');
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
@@ -95,6 +137,24 @@ describe('infra/k8s on a sandbox cluster', () => {
       selector: { matchLabels: { 'app.kubernetes.io/name': 'fleetq-metrics' } },
       endpoints: [{ port: 'metrics', path: '/metrics' }],
     });
+    // The bundled Redis asks for a password (from the Secret) and speaks TLS only; the pools trust its CA.
+    const redis = deployments.find((x) => x.metadata.name === 'fleetq-redis') as Obj;
+    const [redisContainer] = (
+      redis.spec?.template as {
+        spec: { containers: Array<{ args: string[]; env: Array<{ name: string; valueFrom?: unknown }> }> };
+      }
+    ).spec.containers;
+    const arg = (flag: string) => redisContainer?.args[(redisContainer?.args.indexOf(flag) ?? -2) + 1];
+    expect([arg('--requirepass'), arg('--port'), arg('--tls-port')]).toEqual(['$(REDIS_PASSWORD)', '0', '6379']);
+    expect(redisContainer?.env).toEqual([
+      { name: 'REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: 'fleetq-redis', key: 'password' } } },
+    ]);
+    for (const name of ['fleetq-forwarder', 'fleetq-worker']) {
+      const d = deployments.find((x) => x.metadata.name === name) as Obj;
+      const env = (d.spec?.template as { spec: { containers: Array<{ env: Array<{ name: string }> }> } }).spec
+        .containers[0]?.env;
+      expect(env).toContainEqual({ name: 'FLEETQ_REDIS_TLS_CA', value: '/etc/fleetq/redis-tls/ca.crt' });
+    }
     expect(await k(['get', 'serviceaccount', 'fleetq-handler', '-n', NS, '-o', 'name'])).toMatch(/fleetq-handler/);
     expect(await k(['get', 'clusterrolebinding', 'fleetq-forwarder', '-o', 'name'])).toMatch(/fleetq-forwarder/);
 
