@@ -19,6 +19,10 @@ const ref = (v: unknown): string | undefined => {
   return o?.Ref ?? o?.['Fn::GetAtt']?.[0];
 };
 
+/** A statement under `!If [condition, statement, !Ref AWS::NoValue]`, as it reads when the condition holds. */
+const whenPresent = (s: Statement): Statement =>
+  ((s as { 'Fn::If'?: [string, Statement, unknown] })['Fn::If']?.[1] ?? s) as Statement;
+
 describe('Lambda stack template', () => {
   let t: Packaged['template'] & { Conditions?: Record<string, unknown> };
   let of: (type: string) => Array<[string, CfnResource]>;
@@ -90,9 +94,9 @@ describe('Lambda stack template', () => {
     expect(new Set(roles).size).toBe(functions.length);
     expect(t.Resources.IamRoleLambdaExecution).toBeUndefined();
     for (const [id, role] of of('AWS::IAM::Role')) {
-      const statements = (
-        (role.Properties?.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>
-      ).flatMap((p) => p.PolicyDocument.Statement);
+      const statements = ((role.Properties?.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>)
+        .flatMap((p) => p.PolicyDocument.Statement)
+        .map(whenPresent);
       expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
       for (const s of statements) {
         const actions = arr(s.Action);
@@ -124,9 +128,39 @@ describe('Lambda stack template', () => {
         });
         if (typeof value === 'string') expect(value).not.toMatch(/:\/\/[^/@]*:[^/@]*@/); // a URL with a password
       }
-      expect(String(vars.FLEETQ_SECRET_ID)).toMatch(/^arn:aws:secretsmanager:/);
+      // The delay function has no secret unless it is given its own (delaySecretArn, the signing secret only).
+      if (id === 'DelayLambdaFunction') expect(vars.FLEETQ_SECRET_ID).toBeUndefined();
+      else expect(String(vars.FLEETQ_SECRET_ID)).toMatch(/^arn:aws:secretsmanager:/);
       expect(vars.FLEETQ_REGISTRY).toBeUndefined();
     }
+  });
+
+  it('gives the delay function its queues only: no secret to read, no KMS grant, unless delaySecretArn is given', () => {
+    // stack-params.cjs makes the delay's secret '' when not given: the condition is false and the statement goes.
+    expect(t.Conditions?.HasDelaySecret).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+    const delay = t.Resources.DelayRole?.Properties?.Policies as Array<{ PolicyDocument: { Statement: unknown[] } }>;
+    const statements = delay.flatMap((p) => p.PolicyDocument.Statement);
+    const secretReads = statements.filter((s) => JSON.stringify(s).includes('secretsmanager:'));
+    expect(secretReads).toEqual([
+      {
+        'Fn::If': [
+          'HasDelaySecret',
+          { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: '' },
+          { Ref: 'AWS::NoValue' },
+        ],
+      },
+    ]);
+    const keyPolicy = t.Resources.SecretsKeyPolicy?.Properties as { Roles: unknown[] };
+    expect(keyPolicy.Roles).toContainEqual({
+      'Fn::If': ['HasDelaySecret', { Ref: 'DelayRole' }, { Ref: 'AWS::NoValue' }],
+    });
+    // Nothing of the clusters' or Redis's in its environment.
+    const env = (
+      functions.find(([id]) => id === 'DelayLambdaFunction')?.[1].Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(Object.keys(env).filter((k) => /REDIS|REGISTRY|KUBE|TOKEN/.test(k))).toEqual([]);
   });
 
   it('runs one forwarder tick at a time, never retried, and keeps logs for a bounded time; Redis is reached in the VPC', () => {
@@ -153,7 +187,12 @@ describe('Lambda stack template', () => {
     // Left out of the stack when the parameter is not given (stack-params.cjs makes it '').
     expect(t.Conditions?.HasSecretsKey).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [KMS_KEY, ''] }] });
     const p = policy?.Properties as { Roles: unknown[]; PolicyDocument: { Statement: Statement[] } };
-    expect(p.Roles.map(ref).sort()).toEqual(['DelayRole', 'ForwarderRole', 'ReconcileRole']);
+    // The delay role's grant is under HasDelaySecret (given its own secret only).
+    expect(p.Roles.map((r) => ref(r) ?? ref(whenPresent(r as Statement))).sort()).toEqual([
+      'DelayRole',
+      'ForwarderRole',
+      'ReconcileRole',
+    ]);
     expect(p.PolicyDocument.Statement).toEqual([
       {
         Effect: 'Allow',
