@@ -2,7 +2,7 @@
 // each figure itself, on a queue of its own, and checks the table shows exactly those numbers:
 //   parked  3 keys added with a 10-minute delay (depth 3: waiting, not held)
 //   held    2 keys this test holds under leases (in flight 2)
-//   ghost   2 keys of a cluster the registry does not know: the worker dead-letters them (dead 2)
+//   ghost   2 keys of a cluster the registry does not know: the worker dead-letters them after a 1 s wait (dead 2)
 //   gone    1 key of a registered cluster nobody listens for: the worker retries it with backoff, without end
 //           (backoff 1, errors per second > 0)
 //   fleetq-2 keys reconciled by the worker (reconciles per second > 0, no errors); watched by a forwarder pool
@@ -123,7 +123,12 @@ describe('fleetq status', () => {
     );
     procs.push(forwarder);
 
-    const worker = spawnTsx('functions/worker.ts', { ...env(), FLEETQ_CONCURRENCY: '4' }, 'worker');
+    // ghost's keys wait for a registry reload first (FLEETQ_UNKNOWN_CLUSTER_WAIT_MS); 1 s here.
+    const worker = spawnTsx(
+      'functions/worker.ts',
+      { ...env(), FLEETQ_CONCURRENCY: '4', FLEETQ_UNKNOWN_CLUSTER_WAIT_MS: '1000' },
+      'worker',
+    );
     procs.push(worker);
     await Promise.all([
       worker.waitForLine(/"Worker started"/, 120_000),
