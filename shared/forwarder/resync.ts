@@ -5,8 +5,17 @@
 import { keyString, type ReconcileKey } from '../kube/key.js';
 import { eventKeys, type EventKeys, type InvalidKey, type KeyContext } from './event-keys.js';
 import { DESCRIPTORS } from '../controllers/index.js';
-import { isKubeObject, listPages, type KubeObject, type Lister, type Resource } from './resources.js';
+import {
+  FIRST_PAGE_LIMIT,
+  isKubeObject,
+  listPages,
+  nextPageLimit,
+  type KubeObject,
+  type Lister,
+  type Resource,
+} from './resources.js';
 import { isExpiredError } from './watch-errors.js';
+import { approxBytes } from './object-trim.js';
 
 export type ResyncInput = {
   readonly lister: Lister;
@@ -96,14 +105,20 @@ export async function runResumableResync(input: ResumableResyncInput): Promise<n
   let token = saved !== undefined && resources[at] === saved.resource ? saved.continueToken : undefined;
   let added = 0;
   const seen = new Set<string>();
+  const paging = {
+    pageSize: input.pageSize,
+    ...(input.maxPageBytes !== undefined && { maxPageBytes: input.maxPageBytes }),
+  };
   for (; at < resources.length; at++) {
     const resource = resources[at] as Resource;
+    // Pages bounded in bytes as in listPages: start small, then as many objects as fit.
+    let limit = Math.min(Math.max(1, input.pageSize), FIRST_PAGE_LIMIT);
     for (;;) {
       if (input.signal.aborted) throw new Error('resync stopped before its end (its progress is saved)');
       let page;
       try {
         page = await untilAborted(
-          input.lister(resource, { limit: input.pageSize, ...(token === undefined ? {} : { continueToken: token }) }),
+          input.lister(resource, { limit, ...(token === undefined ? {} : { continueToken: token }) }),
           input.signal,
         );
       } catch (err) {
@@ -112,7 +127,10 @@ export async function runResumableResync(input: ResumableResyncInput): Promise<n
         token = undefined;
         continue;
       }
-      const objects = (Array.isArray(page.items) ? page.items : []).filter(isKubeObject);
+      const valid = (Array.isArray(page.items) ? page.items : []).filter(isKubeObject);
+      limit = nextPageLimit(limit, valid.length, approxBytes(valid), paging);
+      const trim = input.trim;
+      const objects = trim ? valid.map((o) => trim(o)) : valid;
       added += await input.add(await keysOfPage(input, resource, objects, seen));
       token = page.continueToken;
       const next: ResyncProgress | undefined =
