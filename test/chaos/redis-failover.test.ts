@@ -19,7 +19,6 @@ import {
   chaosNamespace,
   ownRedis,
   removeNamespace,
-  tempDir,
   type ChaosCluster,
   type OwnRedis,
 } from '../helpers/chaos-harness.js';
@@ -60,9 +59,10 @@ describe('chaos: failover to a lagging Redis replica', () => {
       a.on('error', () => undefined);
       admins.push(a);
     }
-    // A full sync writes an RDB file in the server's directory: not in the work tree.
-    for (const a of [onPrimary, onReplica]) await a.config('SET', 'dir', tempDir('fleetq-failover-'));
-    await onPrimary.config('SET', 'repl-diskless-sync-delay', '0'); // the first sync at once, not in 5 s
+    // The first sync goes over the socket (no RDB file in the servers' directory: the work tree), and at once.
+    await onPrimary.config('SET', 'repl-diskless-sync', 'yes');
+    await onReplica.config('SET', 'repl-diskless-load', 'swapdb');
+    await onPrimary.config('SET', 'repl-diskless-sync-delay', '0');
     await onReplica.replicaof('127.0.0.1', primary.port);
     proxy = await stableEndpoint(primary.port);
     w = new NamespaceWatcher(c.kc, 'chaos-1', ns);
