@@ -255,9 +255,10 @@ describe('redaction through a real forwarder (fleetq-2)', () => {
       ).join();
       const streamText = (await redis.xrange(stream.key(CLUSTER), '-', '+')).map(([, f]) => f[1]).join();
       for (const text of [fileText, streamText]) {
-        expect(text).toContain(
-          '"fleetqRedacted":["data","metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"]',
-        );
+        // The forwarder drops last-applied before it holds an object (object-trim.ts), so the log's own redaction
+        // (log-record.ts, which would drop it too) never sees it: either way no copy of the data is logged.
+        expect(text).toContain('"fleetqRedacted":["data"]');
+        expect(text).not.toContain('"kubectl.kubernetes.io/last-applied-configuration":');
         expect(text).not.toContain(PASSWORD);
         expect(text).not.toContain(b64);
         expect(text).not.toContain('"creds"');
