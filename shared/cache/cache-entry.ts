@@ -13,6 +13,7 @@
 // and by node (Pods: spec.nodeName).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { controllerUidOf } from '../kube/meta/controller-ref.js';
+import { withDroppedAnnotations } from '../kube/meta/dropped-annotations.js';
 
 export type CachedObject = KubernetesObject & { spec?: unknown; status?: unknown };
 
@@ -44,7 +45,12 @@ export function trimForCache(kind: string, apiVersion: string, object: CachedObj
   const annotations = metadata.annotations as Record<string, string> | undefined;
   if (annotations && LAST_APPLIED in annotations) {
     const { [LAST_APPLIED]: _dropped, ...rest } = annotations;
-    metadata.annotations = rest;
+    return {
+      ...object,
+      apiVersion,
+      kind,
+      metadata: withDroppedAnnotations({ ...metadata, annotations: rest }, [LAST_APPLIED]) as CachedObject['metadata'],
+    };
   }
   return { ...object, apiVersion, kind, metadata: metadata as CachedObject['metadata'] };
 }

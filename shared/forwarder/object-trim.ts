@@ -5,6 +5,7 @@
 // value is over the per-value cap or that pushes the object's annotations past the per-object total (largest
 // first). Annotations under the prefixes the controllers read are always kept whole (they are small, and the
 // planners parse them). Pure: the input is not changed; an object with nothing to trim is returned as is.
+import { withDroppedAnnotations } from '../kube/meta/dropped-annotations.js';
 import type { KubeObject } from './resources.js';
 
 export type TrimLimits = {
@@ -49,10 +50,11 @@ export function trimForForwarder(object: KubeObject, limits: TrimLimits = DEFAUL
   const kept = typeof annotations === 'object' && annotations !== null && !Array.isArray(annotations);
   let droppedBytes = hasManaged ? approxBytes(metadata.managedFields) : 0;
   let nextAnnotations: Record<string, unknown> | undefined;
+  const dropped = new Set<string>();
   if (kept) {
     const entries = Object.entries(annotations as Record<string, unknown>);
     const size = (k: string, v: unknown): number => k.length + (typeof v === 'string' ? v.length : approxBytes(v));
-    const drop = new Set<string>();
+    const drop = dropped;
     for (const [k, v] of entries) {
       if (isKeptAnnotation(k)) continue;
       if ((DROPPED_ANNOTATIONS as readonly string[]).includes(k) || size(k, v) > limits.maxAnnotationBytes) drop.add(k);
@@ -78,7 +80,11 @@ export function trimForForwarder(object: KubeObject, limits: TrimLimits = DEFAUL
   }
   if (!hasManaged && nextAnnotations === undefined) return { object, trimmed: false, droppedBytes: 0 };
   const { managedFields: _managed, ...rest } = metadata;
-  const nextMetadata = nextAnnotations === undefined ? rest : { ...rest, annotations: nextAnnotations };
+  // The dropped keys go with the object, so that a write of it puts them back (kube/meta/dropped-annotations.ts).
+  const nextMetadata =
+    nextAnnotations === undefined
+      ? rest
+      : withDroppedAnnotations({ ...rest, annotations: nextAnnotations }, [...dropped]);
   return { object: { ...object, metadata: nextMetadata } as KubeObject, trimmed: true, droppedBytes };
 }
 

@@ -33,6 +33,7 @@ import { resolveEvent } from './events/make-event.js';
 import type { EventSink } from './events/recorder.js';
 import { errorText, hasStatusCause, NAMESPACE_TERMINATING } from './events/status-cause.js';
 import type { ResolvedEvent } from './events/types.js';
+import { droppedAnnotationsOf, restoredFrom, withoutDroppedMarker } from './meta/dropped-annotations.js';
 import type { ApiObject } from './meta/object.js';
 import type { KubeRest } from './rest.js';
 import { resourceOf, resourcePath } from './resources.js';
@@ -192,9 +193,25 @@ async function create(rest: KubeRest, object: ApiObject, fence: Fence, confirmed
   const info = resourceOf(object.kind ?? '');
   guard(fence);
   return rest.request<ApiObject>('POST', resourcePath(info, object.metadata?.namespace), {
-    body: object,
+    body: withoutDroppedMarker(object),
     ...guarded(fence, confirmed),
   });
+}
+
+/**
+ * The object a PUT sends: when the forwarder or the cache trimmed annotations off the observed copy it was built
+ * from, their values are read live and put back, so that the PUT (which replaces metadata.annotations, on the
+ * status subresource too) leaves them in the cluster (kube/meta/dropped-annotations.ts). Costs one GET, only for
+ * an object that was trimmed; a live copy of another version is left to the PUT's precondition (409).
+ */
+async function restoreDroppedAnnotations<T extends ApiObject>(rest: KubeRest, object: T): Promise<T> {
+  if (droppedAnnotationsOf(object).length === 0) return withoutDroppedMarker(object);
+  const info = resourceOf(object.kind ?? '');
+  const live = await rest.request<ApiObject>(
+    'GET',
+    resourcePath(info, object.metadata?.namespace, object.metadata?.name),
+  );
+  return restoredFrom(object, live);
 }
 
 /** 'absent': a delete found the object already gone (the goal is met, nothing was written). */
@@ -209,7 +226,7 @@ async function applyOne(
       await create(rest, action.object, fence, confirmed);
       return 'written';
     case 'update': {
-      const { object } = action;
+      const object = await restoreDroppedAnnotations(rest, action.object);
       requireResourceVersion(object);
       const info = resourceOf(object.kind ?? '');
       guard(fence);
@@ -241,7 +258,7 @@ async function applyOne(
       return 'written';
     }
     case 'updateStatus': {
-      const { object } = action;
+      const object = await restoreDroppedAnnotations(rest, action.object);
       requireResourceVersion(object);
       const info = resourceOf(object.kind ?? '');
       guard(fence);

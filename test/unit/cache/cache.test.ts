@@ -61,7 +61,11 @@ describe('cache entries', () => {
     expect(trimForCache('Pod', 'v1', o)).toEqual({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'a', annotations: { keep: 'x' } },
+      metadata: {
+        name: 'a',
+        annotations: { keep: 'x' },
+        fleetqDroppedAnnotations: ['kubectl.kubernetes.io/last-applied-configuration'],
+      },
     });
   });
 

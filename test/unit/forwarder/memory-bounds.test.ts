@@ -129,6 +129,8 @@ describe('trimForForwarder', () => {
           'fleetq.dev/failed-pod-backoff': big(20_000),
           'example.com/note': 'hello',
         },
+        // What was dropped goes with the object, so that a write of it puts it back (writer.ts).
+        fleetqDroppedAnnotations: ['example.com/huge', 'kubectl.kubernetes.io/last-applied-configuration'],
       },
       spec: { replicas: 1 },
     });
@@ -196,6 +198,7 @@ describe('ResourceWatcher memory bounds', () => {
       namespace: 'ns',
       resourceVersion: '101',
       annotations: { 'deployment.kubernetes.io/revision': '3' },
+      fleetqDroppedAnnotations: ['kubectl.kubernetes.io/last-applied-configuration'],
     });
     expect(h.w.stats.peakPendingBytes).toBeLessThan(1_000);
   });
