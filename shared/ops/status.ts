@@ -28,7 +28,9 @@ import { redisKeyPrefix, redisKeys } from '../queue/redis/redis-keys.js';
 import { RedisQueue } from '../queue/redis/redis-queue.js';
 import { sqsQueueNames } from '../queue/sqs/sqs-setup.js';
 import type { FleetqConfig } from '../runtime/config.js';
+import { redactText } from '../runtime/redact-secrets.js';
 import { forwarderHolders, forwarderMembers, type ForwarderMember } from './forwarder-status.js';
+import { displayText } from './terminal-text.js';
 import { readReconcileRates } from './reconcile-rates.js';
 
 export const UNPARSED = '(unparsed)';
@@ -292,9 +294,10 @@ export function formatAge(ms: number | null): string {
 /** The human table: one row per cluster, then the notes. */
 export function formatStatus(s: FleetStatus): string {
   const header = ['CLUSTER', 'FORWARDER', 'LAST EVENT', 'DEPTH', 'IN FLIGHT', 'BACKOFF', 'DEAD', 'REC/S', 'ERR/S'];
+  // Cluster and holder names and the notes (Redis and SQS error text) come from outside: printed inert, redacted.
   const lines = s.clusters.map((c) => [
-    c.cluster,
-    c.forwarder ?? '-',
+    displayText(c.cluster, 80),
+    c.forwarder === undefined || c.forwarder === null ? '-' : displayText(c.forwarder, 80),
     c.lastEventAgeMs === null ? '-' : `${formatAge(c.lastEventAgeMs)} ago`,
     num(c.depth),
     num(c.inFlight),
@@ -313,13 +316,15 @@ export function formatStatus(s: FleetStatus): string {
   const out = [`queue ${s.queue} (${s.driver}) at ${s.at}${window}`, fmt(header), ...lines.map(fmt)];
   if (s.clusters.length === 0) out.push('(no clusters: nothing queued and no registry given)');
   if (s.forwarders && s.forwarders.length > 0) {
-    const w = Math.max('FORWARDER'.length, ...s.forwarders.map((f) => f.holder.length));
+    const holders = s.forwarders.map((f) => displayText(f.holder, 80));
+    const w = Math.max('FORWARDER'.length, ...holders.map((h) => h.length));
     out.push('', `${'FORWARDER'.padEnd(w)}  REGISTRY`);
-    for (const f of s.forwarders)
+    s.forwarders.forEach((f, i) =>
       out.push(
-        `${f.holder.padEnd(w)}  ${f.digest?.slice(0, 12) ?? 'none'.padEnd(12)}${f.current === false ? '  old' : ''}`,
-      );
+        `${(holders[i] ?? '').padEnd(w)}  ${f.digest?.slice(0, 12) ?? 'none'.padEnd(12)}${f.current === false ? '  old' : ''}`,
+      ),
+    );
   }
-  for (const n of s.notes) out.push(`note: ${n}`);
+  for (const n of s.notes) out.push(`note: ${displayText(redactText(n), 1_000)}`);
   return out.join('\n');
 }

@@ -45,6 +45,18 @@ describe('formatStatus', () => {
     ]);
   });
 
+  it('prints names and notes read from Redis inert and redacted', () => {
+    const text = formatStatus({
+      ...status([row('eu-1', { forwarder: 'evil\u001b]52;c;AAAA\u0007/1/x' })]),
+      notes: ['Redis at REDIS_URL not readable (Error: connect rediss://:hunter2-pass@redis:6379 \u001b[2J)'],
+      forwarders: [{ holder: 'h\u001b[31m/1/x', digest: null, ttlMs: 1_000, current: true }],
+    });
+    expect(text).not.toContain('\u001b');
+    expect(text).not.toContain('hunter2-pass');
+    expect(text).toContain('evil\\x1b]52;c;AAAA\\x07/1/x');
+    expect(text).toContain('h\\x1b[31m/1/x');
+  });
+
   it('prints a header and one aligned row per cluster', () => {
     const text = formatStatus(
       status([
