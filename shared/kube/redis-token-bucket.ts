@@ -158,7 +158,8 @@ export class RedisTokenBucket implements RateLimiter {
     const [wait, takers] = (await withTimeout(call, this.o.timeoutMs ?? 500)) as [unknown, unknown];
     const now = Date.now();
     // Read back from Redis: a count that is not a whole number ≥ 1 is not believed.
-    if (typeof takers === 'number' && Number.isSafeInteger(takers) && takers >= 1) this.takers = { count: takers, at: now };
+    if (typeof takers === 'number' && Number.isSafeInteger(takers) && takers >= 1)
+      this.takers = { count: takers, at: now };
     const ms = typeof wait === 'number' && Number.isFinite(wait) && wait > 0 ? wait : 0;
     this.reservedUntil = Math.max(this.reservedUntil, now + ms);
     return ms;
