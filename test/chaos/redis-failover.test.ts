@@ -90,6 +90,7 @@ describe('chaos: failover to a lagging Redis replica', () => {
 
     // Failover: the primary dies, the clients' address now leads to the promoted replica.
     await primary.stop();
+    primary = undefined; // a second stop() would wait for an exit that has already happened
     proxy.retarget(replica.port);
     const failedOverAt = Date.now();
     for (const [name] of p.workers) p.resume(name);
@@ -98,7 +99,7 @@ describe('chaos: failover to a lagging Redis replica', () => {
       () => Date.now() - failedOverAt,
       () => undefined,
     );
-    const forwarder = p.procs.get('forwarder-1');
+    const forwarder = [...p.procs].find(([name]) => name.startsWith('forwarder-'))?.[1];
     const detections = forwarder
       ? jsonLines(forwarder).filter((l) => l.message === 'Redis data loss detected; resyncing')
       : [];

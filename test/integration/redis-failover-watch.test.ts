@@ -23,7 +23,10 @@ describe('Redis data-loss watcher: failover', () => {
   });
 
   async function server(): Promise<{ own: OwnRedis; admin: Redis }> {
-    const own = await startOwnRedis();
+    const started = await startOwnRedis();
+    let stopped: Promise<void> | undefined;
+    // stop() once: a second call would wait for an exit that has already happened.
+    const own = { ...started, stop: () => (stopped ??= started.stop()) };
     const admin = new Redis(own.url, { maxRetriesPerRequest: 0 });
     admin.on('error', () => undefined);
     cleanups.push(
