@@ -111,6 +111,7 @@ describe('Redis data-loss watcher: failover', () => {
 
     await s.admin.flushall();
     expect(await t.w.watcher.check()).toBe(true);
+    await waitFor(async () => t.losses.length > 0, 5_000, 20, 'the resync after FLUSHALL');
     expect(t.losses.map((l) => l.how)).toEqual(['missing']);
   });
 });
