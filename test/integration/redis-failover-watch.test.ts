@@ -38,7 +38,7 @@ describe('Redis data-loss watcher: failover', () => {
 
   async function watch(url: string, user?: { username: string; password: string }) {
     const queue = `test-${randomUUID()}`;
-    const client = new Redis(url, { maxRetriesPerRequest: 1, ...user });
+    const client = new Redis(url, { maxRetriesPerRequest: 1, ...user, ...(user && { enableReadyCheck: false }) });
     client.on('error', () => undefined);
     const registry = new Registry();
     const losses: RedisLoss[] = [];
