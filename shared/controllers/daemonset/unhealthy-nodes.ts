@@ -1,4 +1,4 @@
-// fleetq's opt-in policy for rollouts over bad nodes (beyond upstream; issue 12 §3). Upstream counts a daemon pod
+// fleetq's opt-in policy for rollouts over bad nodes (beyond upstream). Upstream counts a daemon pod
 // on a NotReady or unreachable node as unavailable, so one such node can use up maxUnavailable (or maxSurge) and
 // stall the rollout. A DaemonSet annotated
 //   fleetq.dev/daemonset-unhealthy-nodes: skip

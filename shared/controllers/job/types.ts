@@ -131,7 +131,7 @@ export const INDEX_FAILURE_COUNT_KEY = 'batch.kubernetes.io/job-index-failure-co
 export const INDEX_IGNORED_FAILURE_COUNT_KEY = 'batch.kubernetes.io/job-index-ignored-failure-count';
 /** batch.JobControllerName: the built-in controller's spec.managedBy value. */
 export const BUILT_IN_MANAGER = 'kubernetes.io/job-controller';
-/** fleetq's own spec.managedBy value (issue 11): a Job naming it is fleetq's on any cluster. */
+/** fleetq's own spec.managedBy value: a Job naming it is fleetq's on any cluster. */
 export const FLEETQ_MANAGER = 'fleetq.dev/job-controller';
 
 export const CompletionMode = { NonIndexed: 'NonIndexed', Indexed: 'Indexed' } as const;
