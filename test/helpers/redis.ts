@@ -1,12 +1,13 @@
 // Redis for integration tests: the redis-server already running at REDIS_URL (default 127.0.0.1:6379).
 // Every test uses its own queue name, and removes its keys afterwards.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { makeTestPki } from './test-pki.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -46,44 +47,10 @@ export async function startOwnRedis(o: { password?: string; tls?: boolean } = {}
   if (o.password !== undefined) args.push('--requirepass', o.password);
   let caFile: string | undefined;
   if (o.tls) {
-    const run = (cmd: string[]) => execFileSync('openssl', cmd, { cwd: dir, stdio: 'ignore' });
-    run([
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=fleetq-test-ca',
-    ]);
-    run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1']);
-    await writeFile(join(dir, 'ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-    run([
-      'x509',
-      '-req',
-      '-in',
-      'srv.csr',
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'srv.crt',
-      '-days',
-      '1',
-      '-extfile',
-      'ext',
-    ]);
-    caFile = join(dir, 'ca.crt');
-    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', join(dir, 'srv.crt'));
-    args.push('--tls-key-file', join(dir, 'srv.key'), '--tls-ca-cert-file', caFile, '--tls-auth-clients', 'no');
+    const pki = makeTestPki(dir, { caName: 'fleetq-test-ca' });
+    caFile = pki.caFile;
+    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', pki.serverCertFile);
+    args.push('--tls-key-file', pki.serverKeyFile, '--tls-ca-cert-file', caFile, '--tls-auth-clients', 'no');
   } else {
     args.push('--port', String(port));
   }

@@ -3,8 +3,7 @@
 // A real TLS server (node https, client certificates required) with certificates made by openssl; a rotation
 // replaces the files (written aside, renamed over) and the server's certificates (a new CA), and drops the
 // server's open connections as a restarted apiserver would.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -16,46 +15,19 @@ import { waitFor } from '../../infra/sandbox/process.js';
 import { ClusterRegistry, parseRegistry } from '../../shared/kube/registry.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { clusterClients } from '../../shared/runtime/clients.js';
+import { makeTestPki } from '../helpers/test-pki.js';
 
 type Pki = { ca: Buffer; serverCert: Buffer; serverKey: Buffer; clientCert: Buffer; clientKey: Buffer };
 
 /** A CA, a server certificate for 127.0.0.1 and a client certificate (CN `client`), all signed by the CA. */
 function makePki(dir: string, client: string): Pki {
-  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  run(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', `/CN=${client}-ca`]);
-  writeFileSync(join(dir, 'srv.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  writeFileSync(join(dir, 'cli.ext'), 'extendedKeyUsage=clientAuth\n');
-  for (const [name, cn] of [
-    ['srv', '127.0.0.1'],
-    ['cli', client],
-  ] as const) {
-    run(['req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`]);
-    run([
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.crt`,
-      '-days',
-      '1',
-      '-extfile',
-      `${name}.ext`,
-    ]);
-  }
-  const read = (f: string) => readFileSync(join(dir, f));
+  const pki = makeTestPki(dir, { caName: `${client}-ca`, clientCn: client });
   return {
-    ca: read('ca.crt'),
-    serverCert: read('srv.crt'),
-    serverKey: read('srv.key'),
-    clientCert: read('cli.crt'),
-    clientKey: read('cli.key'),
+    ca: readFileSync(pki.caFile),
+    serverCert: readFileSync(pki.serverCertFile),
+    serverKey: readFileSync(pki.serverKeyFile),
+    clientCert: readFileSync(pki.clientCertFile ?? ''),
+    clientKey: readFileSync(pki.clientKeyFile ?? ''),
   };
 }
 
@@ -75,7 +47,7 @@ describe('KubeRest with rotated TLS files', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fleetq-tls-rotation-'));
-    for (const g of ['gen1', 'gen2']) execFileSync('mkdir', [join(dir, g)]);
+    for (const g of ['gen1', 'gen2']) mkdirSync(join(dir, g));
     gen1 = makePki(join(dir, 'gen1'), 'client-gen1');
     gen2 = makePki(join(dir, 'gen2'), 'client-gen2');
     const f = files();
