@@ -21,9 +21,19 @@ function hmacHex(secret: string, text: string): string {
   return createHmac('sha256', secret).update(text, 'utf8').digest('hex');
 }
 
+/** Key ids already derived: every signature and every check needs one, and a process has one or two secrets. */
+const keyIds = new Map<string, string>();
+const KEY_IDS_KEPT = 8;
+
 /** The 8-hex key id of a secret, as carried in its signatures (and shown by `fleetq dlq`). */
 export function keyId(secret: string): string {
-  return hmacHex(secret, KEY_ID_LABEL).slice(0, 8);
+  let id = keyIds.get(secret);
+  if (id === undefined) {
+    id = hmacHex(secret, KEY_ID_LABEL).slice(0, 8);
+    if (keyIds.size >= KEY_IDS_KEPT) keyIds.clear();
+    keyIds.set(secret, id);
+  }
+  return id;
 }
 
 /** `<keyId(secret)>:<HMAC-SHA256(secret, keyString) as lowercase hex>`. */
