@@ -45,6 +45,9 @@ describe('chaos: more pods than one list page', () => {
       redisUrl: REDIS_URL,
       workers: 2,
       leaseMs: 15_000,
+      // A burst of 550 pods' events: the test's watch can fall behind the forwarder's by more than the skew
+      // tolerance; the forwarder's event log says when it saw each one.
+      eventLog: true,
     });
     await p.start();
     const names = Array.from({ length: DEPLOYMENTS }, (_, i) => `web-${i}`);

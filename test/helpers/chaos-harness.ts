@@ -21,6 +21,7 @@ import { readState, up } from '../../infra/sandbox/sandbox.js';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { fenceposts } from './conformance-model.js';
 import type { Deployment } from './conformance-types.js';
+import { eventStreamKey } from '../../shared/queue/history/redis-stream-event-log.js';
 import { writeRegistry } from './fleet.js';
 import { jsonLines, spawnTsx, type Proc } from './processes.js';
 
@@ -127,6 +128,11 @@ export type PipelineOptions = {
   readonly env?: NodeJS.ProcessEnv;
   readonly forwarderEnv?: NodeJS.ProcessEnv;
   readonly queue?: string;
+  /**
+   * The forwarder keeps its event log in Redis (FLEETQ_EVENT_LOG=redis, under this pipeline's queue): the
+   * follow check then also knows when the forwarder itself saw each event (forwarderSightings).
+   */
+  readonly eventLog?: boolean;
 };
 
 export type Run = {
@@ -187,7 +193,7 @@ export class Pipeline {
       'functions/forwarder.ts',
       this.env({
         FLEETQ_CHECKPOINTS: 'memory',
-        FLEETQ_EVENT_LOG: 'none',
+        FLEETQ_EVENT_LOG: this.o.eventLog ? 'redis' : 'none',
         LOG_LEVEL: 'info',
         ...this.o.forwarderEnv,
         ...extra,
@@ -294,10 +300,49 @@ export class Pipeline {
     return [...this.procs].map(([name, p]) => `--- ${name} ---\n${p.lines.slice(-n).join('\n')}`).join('\n');
   }
 
+  /**
+   * When the forwarder saw each event of `namespace` on `cluster`, from its event log (eventLog pipelines only;
+   * an empty map otherwise): `<resource>/<name>@<resourceVersion>` → observedAt (ms, this machine's clock, as the
+   * workers' run times). The forwarder logs an event before it enqueues its keys, so a run that started after
+   * that moment read the event or was marked to run again.
+   */
+  async forwarderSightings(cluster: string, namespace: string): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (!this.o.eventLog) return out;
+    const r = new Redis(this.o.redisUrl, { maxRetriesPerRequest: 3 });
+    try {
+      let from = '-';
+      for (;;) {
+        const batch = await r.xrange(eventStreamKey(`fleetq:${this.queue}`, cluster), from, '+', 'COUNT', 2000);
+        for (const [, fields] of batch) {
+          const rec = JSON.parse(fields[1] ?? '{}') as {
+            resource?: string;
+            observedAt?: number;
+            object?: { metadata?: { name?: string; namespace?: string; resourceVersion?: string } };
+          };
+          const m = rec.object?.metadata;
+          if (m?.namespace !== namespace || typeof rec.observedAt !== 'number') continue;
+          const id = `${rec.resource}/${m.name}@${m.resourceVersion}`;
+          out.set(id, Math.min(out.get(id) ?? Infinity, rec.observedAt));
+        }
+        if (batch.length < 2000) return out;
+        from = `(${batch[batch.length - 1]?.[0]}`;
+      }
+    } finally {
+      r.disconnect();
+    }
+  }
+
   async stop(): Promise<void> {
     for (const [name] of this.stops) this.procs.get(name)?.child.kill('SIGCONT');
     await Promise.all([...this.procs.values()].map((p) => p.stop('SIGKILL')));
     this.saveLogs();
+    if (this.o.eventLog) {
+      const r = new Redis(this.o.redisUrl, { maxRetriesPerRequest: 3 });
+      await r
+        .del(...this.o.clusters.map((c) => eventStreamKey(`fleetq:${this.queue}`, c.name)))
+        .finally(() => r.disconnect());
+    }
   }
 
   /** Every process's output, kept for a failed run: test/chaos/.logs/<queue>/<process>.log (gitignored). */
@@ -379,6 +424,14 @@ export type WatchedEvent = {
   readonly keys: string[];
   readonly rv: string;
 };
+
+/** The resource (as the forwarder's event log names it) of each watched kind. */
+const RESOURCE_OF = {
+  Pod: 'pods',
+  ReplicaSet: 'replicasets',
+  Deployment: 'deployments',
+  ConfigMap: 'configmaps',
+} as const;
 
 const PATHS = {
   Pod: (ns: string) => `/api/v1/namespaces/${ns}/pods`,
@@ -572,7 +625,15 @@ const SUCCESS = new Set(['done', 'requeued']);
 export function followReport(
   events: readonly WatchedEvent[],
   runs: readonly Run[],
-  o: { boundMs: number; from?: number; to?: number; boundFrom?: number; keyFilter?: (key: string) => boolean },
+  o: {
+    boundMs: number;
+    from?: number;
+    to?: number;
+    boundFrom?: number;
+    keyFilter?: (key: string) => boolean;
+    /** Pipeline.forwarderSightings: a run counts from when the forwarder saw the event, if that was earlier. */
+    sightings?: ReadonlyMap<string, number>;
+  },
 ): FollowReport {
   const byKey = new Map<string, Run[]>();
   for (const r of runs) if (r.outcome && SUCCESS.has(r.outcome)) byKey.set(r.id, [...(byKey.get(r.id) ?? []), r]);
@@ -583,7 +644,9 @@ export function followReport(
     if (o.to !== undefined && e.at > o.to) continue;
     for (const key of e.keys) {
       if (o.keyFilter && !o.keyFilter(key)) continue;
-      const after = (byKey.get(key) ?? []).find((r) => r.start >= e.at - WATCH_SKEW_MS);
+      // The test's watch and the forwarder's are two streams of one apiserver: either may see an event first.
+      const seen = o.sightings?.get(`${RESOURCE_OF[e.kind]}/${e.name}@${e.rv}`) ?? Infinity;
+      const after = (byKey.get(key) ?? []).find((r) => r.start >= Math.min(e.at - WATCH_SKEW_MS, seen));
       const base = Math.max(e.at, o.boundFrom ?? 0);
       if (!after) {
         const before = Math.max(...(byKey.get(key) ?? []).map((r) => r.start));
@@ -612,17 +675,15 @@ export async function waitFollowed(
   p: Pipeline,
   o: { boundMs: number; timeoutMs: number; from?: number; boundFrom?: number; keyFilter?: (key: string) => boolean },
 ): Promise<FollowReport> {
-  let last: FollowReport = { misses: [], latencies: [] };
+  const report = async (): Promise<FollowReport> =>
+    followReport(w.events, p.runs(), { ...o, sightings: await p.forwarderSightings(w.cluster, w.namespace) });
   await waitFor(
-    async () => {
-      last = followReport(w.events, p.runs(), o);
-      return last.misses.every((m) => !m.includes('no successful run'));
-    },
+    async () => (await report()).misses.every((m) => !m.includes('no successful run')),
     o.timeoutMs,
     500,
     'every event followed by a successful run',
   ).catch(() => undefined);
-  return followReport(w.events, p.runs(), o);
+  return report();
 }
 
 export function percentile(xs: readonly number[], q: number): number {
