@@ -25,7 +25,6 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_OWNED_KINDS } from '../shared/kube/kinds.js';
 import { ClusterRegistry } from '../shared/kube/registry.js';
 import { createQueue } from '../shared/queue/index.js';
 import { startAllInOne } from '../shared/runtime/all-in-one.js';
@@ -55,6 +54,7 @@ import { parseDuration, timeWindow } from '../shared/replay/time-window.js';
 import { collectStatus, formatStatus } from '../shared/ops/status.js';
 import { registryDigest as digestOf } from '../shared/forwarder/registry-reload.js';
 import { SandboxMode } from '../infra/sandbox/modes.js';
+import { kindsTurnedOff } from '../infra/sandbox/replaced-kinds.js';
 import { REPO_ROOT, down, up } from '../infra/sandbox/sandbox.js';
 
 const DEV_CLUSTER = 'dev-1';
@@ -97,17 +97,19 @@ async function run(args: string[]): Promise<void> {
     const [cluster] = await up({ clusters: [{ name: DEV_CLUSTER, mode: SandboxMode.Fleetq }], nodes });
     if (!cluster) throw new Error('the sandbox started no cluster');
     sandboxCluster = cluster.name;
+    // Every kind whose controller the sandbox turned off: a Job, CronJob or StatefulSet made there gets its pods.
+    const owns = kindsTurnedOff(cluster.mode);
     registry = new ClusterRegistry([
       {
         name: cluster.name,
-        owns: DEFAULT_OWNED_KINDS,
+        owns,
         limits: { qps: 50, burst: 100 },
         connection: { type: 'kubeconfig', path: cluster.kubeconfig },
       },
     ]);
     console.log(`fleetq: sandbox cluster ${cluster.name} at ${cluster.server}, ${cluster.nodes} kwok node(s)`);
     console.log(`fleetq: kubeconfig ${cluster.kubeconfig}`);
-    console.log(`fleetq: owns ${DEFAULT_OWNED_KINDS.join(', ')} there; try the commands in README "Run it"`);
+    console.log(`fleetq: owns ${owns.join(', ')} there; try the commands in README "Run it"`);
   }
   const dataDir = resolve(process.env.FLEETQ_DATA_DIR ?? join(REPO_ROOT, '.fleetq'));
   mkdirSync(dataDir, { recursive: true });
