@@ -1,15 +1,15 @@
-// Read-your-writes, part 1: what a reconcile wrote. KubeRest reports every successful write to the tracker
-// of the reconcile it runs in (AsyncLocalStorage, so concurrent reconciles of one process never mix); at the
-// end of the run the record is stored per reconcile key, and the key's next run waits until the cache has
-// passed it (cached-cluster-view.ts).
-import { AsyncLocalStorage } from 'node:async_hooks';
+// Read-your-writes, part 1: what a reconcile wrote. KubeRest reports every successful write to the write
+// observer of the reconcile it runs in (kube/write-observer.ts: AsyncLocalStorage, so concurrent reconciles of
+// one process never mix), which is this tracker for the length of trackWrites; at the end of the run the record
+// is stored per reconcile key, and the key's next run waits until the cache has passed it (cached-cluster-view.ts).
 import { RESOURCES } from '../kube/resources.js';
+import { observeWrites, type WriteObserver } from '../kube/write-observer.js';
 import type { WriteRecord } from './cache-store.js';
 import { maxResourceVersion } from './resource-version.js';
 
 type Written = { kind?: unknown; metadata?: { resourceVersion?: unknown; uid?: unknown } };
 
-export class WriteTracker {
+export class WriteTracker implements WriteObserver {
   private readonly resourceVersions: Record<string, string> = {};
   private readonly deleted: Array<{ kind: string; namespace: string; name: string; uid: string }> = [];
 
@@ -36,16 +36,9 @@ export class WriteTracker {
   }
 }
 
-const storage = new AsyncLocalStorage<WriteTracker>();
-
 /** Runs fn with `tracker` receiving every write made inside it. */
 export function trackWrites<T>(tracker: WriteTracker, fn: () => Promise<T>): Promise<T> {
-  return storage.run(tracker, fn);
-}
-
-/** The tracker of the reconcile this code runs in, if any. */
-export function currentWriteTracker(): WriteTracker | undefined {
-  return storage.getStore();
+  return observeWrites(tracker, fn);
 }
 
 const BY_PLURAL = new Map(Object.values(RESOURCES).map((r) => [`${r.group}/${r.plural}`, r.kind]));

@@ -2,13 +2,15 @@
 // QPS/burst: fleet-wide in Redis, redis-token-bucket.ts, or per process, token-bucket.ts), an optional
 // circuit (one probe at a time while the cluster does not answer; circuit.ts), and a count of every request
 // for metrics and benchmarks. Its connection pool is built again when the TLS material changes (tls-material.ts).
+// Every write the apiserver accepts is told to the write observer of the context the request runs in
+// (write-observer.ts: a reconcile's read-your-writes tracker).
 import type { KubeConfig, HttpMethod } from '@kubernetes/client-node';
 import { RequestContext } from '@kubernetes/client-node';
 import { fetch, type Dispatcher } from 'undici';
 import type { ClusterCircuit } from './circuit.js';
-import { currentWriteTracker } from '../cache/write-tracker.js';
 import { ApiError } from './errors.js';
 import { TlsMaterial } from './tls-material.js';
+import { currentWriteObserver } from './write-observer.js';
 
 export type RequestOptions = {
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
@@ -130,7 +132,7 @@ export class KubeRest {
       if (res.status >= 400) throw new ApiError(res.status, method, path, reasonOf(text, res.statusText), text);
       const parsed = (text === '' ? undefined : JSON.parse(text)) as T;
       // Read-your-writes: the reconcile this request belongs to (if any) learns what its write returned.
-      if (method !== 'GET') currentWriteTracker()?.noteWrite(method, path, o.body, parsed);
+      if (method !== 'GET') currentWriteObserver()?.noteWrite(method, path, o.body, parsed);
       return parsed;
     } finally {
       this.observe?.({ cluster: this.cluster, method, code, ms: Date.now() - started });
