@@ -15,7 +15,7 @@ import type { V1ControllerRevision, V1DaemonSet, V1Node, V1Pod } from '@kubernet
 import type { ReconcileKey } from '../../kube/key.js';
 import { selectorOrNothing } from '../../kube/meta/label-selector.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
-import { claim } from './claim.js';
+import { claimObjects } from '../common/claim.js';
 import { matchesRevision, revisionName } from './history.js';
 import type { ObservedDaemonSet } from './types.js';
 
@@ -29,17 +29,18 @@ export async function observeDaemonSet(view: ClusterView, key: ReconcileKey): Pr
     controlledOrOrphaned<V1ControllerRevision>(view, 'ControllerRevision', key.namespace, uid),
   ]);
   const selects = selectorOrNothing(ds.spec?.selector);
-  const crs = claim<V1ControllerRevision>(ds, revisions, selects);
-  const hasCurrent = crs.claimed.some((cr) => matchesRevision(ds, cr));
-  const nameTaken = hasCurrent
-    ? undefined
-    : await view.get<V1ControllerRevision>('ControllerRevision', key.namespace, revisionName(ds));
-  const orphans = crs.adopt.length > 0 || claim<V1Pod>(ds, pods, selects).adopt.length > 0;
+  // A DaemonSet being deleted is not synced (the planner stops before claiming): nothing more to read for it.
   const deleting = !!ds.metadata?.deletionTimestamp;
-  const adoptionRecheck =
-    orphans && !deleting
-      ? await view.get<V1DaemonSet>('DaemonSet', key.namespace, key.name, { fresh: true })
-      : undefined;
+  const crs = claimObjects<V1ControllerRevision>(ds, revisions, selects);
+  const hasCurrent = crs.claimed.some((cr) => matchesRevision(ds, cr));
+  const nameTaken =
+    hasCurrent || deleting
+      ? undefined
+      : await view.get<V1ControllerRevision>('ControllerRevision', key.namespace, revisionName(ds));
+  const orphans = crs.adopt.length > 0 || claimObjects<V1Pod>(ds, pods, selects).adopt.length > 0;
+  const adoptionRecheck = orphans
+    ? await view.get<V1DaemonSet>('DaemonSet', key.namespace, key.name, { fresh: true })
+    : undefined;
   return {
     daemonSet: ds,
     nodes,

@@ -14,9 +14,9 @@
 import type { V1ControllerRevision, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import { isSelectingAll, selectorOf, type LabelSelector } from '../../kube/meta/label-selector.js';
+import { canAdopt, claimActions, claimObjects } from '../common/claim.js';
 import type { PlanResult } from '../controller.js';
 import { backoffPatch, readBackoff } from './backoff.js';
-import { canAdopt, claim, claimActions } from './claim.js';
 import { deferredReport, hasDeferredCondition, type DeferredReport } from './deferred-report.js';
 import { placementOf } from './eligibility.js';
 import { podCreateEvents, podDeleteEvents, selectingAllEvent } from './events.js';
@@ -26,7 +26,7 @@ import { nodesToDaemonPods } from './node-pods.js';
 import { newDaemonPod } from './pod-template.js';
 import { rollingUpdate } from './rolling.js';
 import { availabilityRequeueMs, collisionAction, countStatus, statusAction } from './status.js';
-import { BURST_REPLICAS, Reason, Strategy, type ObservedDaemonSet } from './types.js';
+import { BURST_REPLICAS, DS_API_VERSION, DS_KIND, Reason, Strategy, type ObservedDaemonSet } from './types.js';
 
 export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
   const ds = o.daemonSet;
@@ -37,12 +37,18 @@ export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
   if (ds.metadata?.deletionTimestamp) return { actions: [] };
 
   const selects = selectorOf(ds.spec?.selector);
-  const revisions = claim<V1ControllerRevision>(ds, o.revisions, selects);
-  const pods = claim<V1Pod>(ds, o.pods, selects);
+  const revisions = claimObjects<V1ControllerRevision>(ds, o.revisions, selects);
+  const pods = claimObjects<V1Pod>(ds, o.pods, selects);
   if (revisions.adopt.length + pods.adopt.length > 0 && !canAdopt(ds, o.adoptionRecheck)) {
     return { actions: [], requeueAfter: 0 }; // deleted or replaced since it was read: look again
   }
-  const claims = [...claimActions(ds, 'ControllerRevision', revisions), ...claimActions(ds, 'Pod', pods)];
+  const owner = {
+    apiVersion: DS_API_VERSION,
+    kind: DS_KIND,
+    name: ds.metadata?.name ?? '',
+    uid: ds.metadata?.uid ?? '',
+  };
+  const claims = [...claimActions(owner, 'ControllerRevision', revisions), ...claimActions(owner, 'Pod', pods)];
   if (claims.length > 0) return { actions: claims, requeueAfter: 0 };
 
   const history = constructHistory(ds, revisions.claimed, pods.claimed, o.nameTaken);

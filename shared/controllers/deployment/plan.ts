@@ -5,16 +5,16 @@
 // rollout undo` does not use it: it writes the old template, which rolls out as any template change does and
 // reuses the old ReplicaSet under a new revision. Events upstream records go with the writes (events.ts).
 import { TerminalError } from '../../kube/errors.js';
-import { isSelectingAll } from '../../kube/meta/label-selector.js';
+import { isSelectingAll, selectorOf } from '../../kube/meta/label-selector.js';
+import { claimObjects } from '../common/claim.js';
 import type { PlanResult } from '../controller.js';
-import { claimReplicaSets } from './claim.js';
 import { selectingAllEvent } from './events.js';
 import { Pass, SyncAborted } from './pass.js';
 import { rolloutRecreate } from './recreate.js';
 import { rollback, rollbackTo } from './rollback.js';
 import { rolloutRolling } from './rolling.js';
-import { checkPausedConditions, isScalingEvent, sync, syncStatusOnly } from './sync.js';
-import { Strategy, type ObservedDeployment } from './types.js';
+import { checkPausedConditions, controllerRefTo, isScalingEvent, sync, syncStatusOnly } from './sync.js';
+import { Strategy, type ObservedDeployment, type ReplicaSet } from './types.js';
 
 export function planDeployment(o: ObservedDeployment, now: Date): PlanResult {
   const d = o.deployment;
@@ -62,6 +62,35 @@ export function planDeployment(o: ObservedDeployment, now: Date): PlanResult {
     throw err;
   }
   return result(p);
+}
+
+/**
+ * ClaimReplicaSets: the ReplicaSets this Deployment now owns, adopted ones in their adopted form. Adoption and
+ * release change the ReplicaSet's ownerReferences within the pass (one update with any scaling of it; a patch
+ * when nothing else changes, pass.ts). The canAdopt recheck was observe's: it plans with the fresh Deployment.
+ * An invalid selector fails the sync, as getReplicaSetsForDeployment returns its error (observe throws first).
+ */
+function claimReplicaSets(p: Pass, all: readonly ReplicaSet[]): ReplicaSet[] {
+  const d = p.d;
+  const claim = claimObjects(d, all, selectorOf(d.spec.selector));
+  const adopt = new Set(claim.adopt);
+  const release = new Set(claim.release);
+  const claimed = new Set(claim.claimed);
+  const owned: ReplicaSet[] = [];
+  for (const rs of all) {
+    if (release.has(rs)) {
+      p.update(rs, 'ReleasedReplicaSet', (copy) => {
+        copy.metadata.ownerReferences = (copy.metadata.ownerReferences ?? []).filter((r) => r.uid !== d.metadata.uid);
+      });
+    } else if (adopt.has(rs)) {
+      owned.push(
+        p.update(rs, 'AdoptedReplicaSet', (copy) => {
+          copy.metadata.ownerReferences = [...(copy.metadata.ownerReferences ?? []), controllerRefTo(d)];
+        }),
+      );
+    } else if (claimed.has(rs)) owned.push(rs);
+  }
+  return owned;
 }
 
 function result(p: Pass): PlanResult {

@@ -1,7 +1,6 @@
 // sync.go: finding or creating the new ReplicaSet and syncing revisions, scaling on a scaling event or while
 // paused (proportionally when several ReplicaSets are active), history cleanup and the paused conditions.
-import { controllerRefOf } from '../../kube/meta/controller-ref.js';
-import { controllerRefTo } from './claim.js';
+import { controllerRefOf, newControllerRef, type OwnerReference } from '../../kube/meta/controller-ref.js';
 import { getCondition, newCondition, setCondition } from './conditions.js';
 import {
   desiredReplicas,
@@ -46,6 +45,16 @@ import {
   type Deployment,
   type ReplicaSet,
 } from './types.js';
+
+/** The Deployment's controller reference, as its ReplicaSets carry it. */
+export function controllerRefTo(d: Deployment): OwnerReference {
+  return newControllerRef({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    name: d.metadata.name ?? '',
+    uid: d.metadata.uid ?? '',
+  });
+}
 
 export type Split = { newRS: ReplicaSet | null; oldRSs: ReplicaSet[] };
 

@@ -1,12 +1,18 @@
 // Pod predicates of the Job controller (job_controller.go, indexed_job_utils.go, tracking_utils.go): the tracking
 // finalizer, the completion index, what counts as failed, and the modes of a Job that decide them.
 import type { V1Pod } from '@kubernetes/client-node';
+import type { Action } from '../../kube/actions.js';
+import { selectorOf } from '../../kube/meta/label-selector.js';
+import { claimActions, claimObjects, type Claim } from '../common/claim.js';
 import { PodPhase } from '../pod-utils/pod-state.js';
 import {
   COMPLETION_INDEX_KEY,
   CompletionMode,
+  JOB_API_VERSION,
+  JOB_KIND,
   JOB_TRACKING_FINALIZER,
   PodReplacementPolicy,
+  Reason,
   type Job,
 } from './types.js';
 
@@ -94,4 +100,40 @@ export function isPodSucceeded(pod: V1Pod): boolean {
 
 export function podRef(pod: V1Pod): { kind: string; namespace: string; name: string } {
   return { kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' };
+}
+
+/** getPodsForJob's ClaimPods: every pod it controls and still selects, terminal ones included, and the orphans. */
+export function claimJobPods(job: Job, pods: readonly V1Pod[]): Claim<V1Pod> {
+  return claimObjects(job, pods, selectorOf(job.spec.selector));
+}
+
+/**
+ * The adoptions and releases with the tracking finalizer, as upstream's PodControllerRefManager does for Jobs:
+ * adoption adds it, release deletes it from the list.
+ */
+export function jobClaimActions(job: Job, claim: Claim<V1Pod>): Action[] {
+  const owner = {
+    apiVersion: JOB_API_VERSION,
+    kind: JOB_KIND,
+    name: job.metadata.name ?? '',
+    uid: job.metadata.uid ?? '',
+  };
+  return claimActions(owner, 'Pod', claim, {
+    adopt: { finalizers: [JOB_TRACKING_FINALIZER] },
+    release: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER] },
+  });
+}
+
+/** The patch that removes the tracking finalizer (removeTrackingFinalizerPatch), with the uid as precondition. */
+export function removeFinalizerAction(pod: V1Pod): Action {
+  return {
+    type: 'patch',
+    target: podRef(pod),
+    patch: {
+      metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER], uid: pod.metadata?.uid ?? '' },
+    },
+    reason: Reason.RemoveTrackingFinalizer,
+    // Gone, or recreated under another uid: the pod that carried the finalizer no longer exists.
+    ignore: ['NotFound', 'Invalid'],
+  };
 }

@@ -10,7 +10,6 @@ import type { Action } from '../../kube/actions.js';
 import { sortActivePods } from '../pod-utils/active-pods.js';
 import { isPodReady, isPodTerminating } from '../pod-utils/pod-state.js';
 import { remainingBackoffMs, type BackoffRecord } from './backoff.js';
-import { removeFinalizerAction } from './claim.js';
 import { podCreateEvents, podDeleteEvents } from './events.js';
 import { hasIndex, mergeIntervals, withIndexes, type Intervals } from './intervals.js';
 import {
@@ -23,6 +22,7 @@ import {
   onlyReplaceFailedPods,
   parallelismOf,
   podRef,
+  removeFinalizerAction,
   UNKNOWN_INDEX,
 } from './job-pods.js';
 import { indexFailureAnnotations, indexesReadyNow } from './per-index.js';

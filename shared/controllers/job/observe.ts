@@ -8,8 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { ReconcileKey } from '../../kube/key.js';
 import { controllerRefOf } from '../../kube/meta/controller-ref.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
-import { claimPods } from './claim.js';
-import { hasTrackingFinalizer } from './job-pods.js';
+import { claimJobPods, hasTrackingFinalizer } from './job-pods.js';
 import { JOB_KIND, type Job, type ObservedJob } from './types.js';
 
 export async function observeJob(view: ClusterView, key: ReconcileKey): Promise<ObservedJob> {
@@ -24,7 +23,7 @@ export async function observeJob(view: ClusterView, key: ReconcileKey): Promise<
     return { ...base, job: null, pods: naming };
   }
   const pods = await controlledOrOrphaned<V1Pod>(view, 'Pod', key.namespace, job.metadata.uid ?? '');
-  if (job.metadata.deletionTimestamp || claimPods(job, pods).adopt.length === 0) return { ...base, job, pods };
+  if (job.metadata.deletionTimestamp || claimJobPods(job, pods).adopt.length === 0) return { ...base, job, pods };
   const adoptionRecheck = await view.get<Job>(JOB_KIND, key.namespace, key.name, { fresh: true });
   return { ...base, job, pods, adoptionRecheck };
 }

@@ -14,16 +14,17 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import { controllerRefOf, isControlledBy } from '../../kube/meta/controller-ref.js';
 import { EventType, type EventSpec } from '../../kube/events/types.js';
+import { canAdopt } from '../common/claim.js';
 import type { PlanResult } from '../controller.js';
 import { isPodActive, isPodReady, isPodTerminating } from '../pod-utils/pod-state.js';
 import { backoffRecordOf } from './backoff.js';
-import { canAdopt, claimActions, claimPods, removeFinalizerAction } from './claim.js';
 import { ensureCondition, isJobFinished, newCondition, wireTime } from './conditions.js';
 import { jobEvent } from './events.js';
 import { isFailureCounted } from './failure-policy.js';
 import { decideFinished, enactFinished, trueCondition } from './finish.js';
 import { parseIntervals, withIndexes, totalOf, type Interval } from './intervals.js';
 import {
+  claimJobPods,
   completionIndexOf,
   completionsOf,
   hasBackoffLimitPerIndex,
@@ -33,6 +34,8 @@ import {
   isPodFailed,
   isPodSucceeded,
   isSuspended,
+  jobClaimActions,
+  removeFinalizerAction,
 } from './job-pods.js';
 import { deleteAction, manageJob } from './manage.js';
 import { failedIndexesOf, podsWithDelayedDeletion } from './per-index.js';
@@ -67,9 +70,9 @@ export function planJob(o: ObservedJob, now: Date): PlanResult {
       actions: [{ type: 'event', event: jobEvent(job, EventType.Warning, Reason.UnknownCompletionMode, message) }],
     };
   }
-  const claim = claimPods(job, o.pods);
+  const claim = claimJobPods(job, o.pods);
   if (claim.adopt.length > 0 && !canAdopt(job, o.adoptionRecheck)) return { actions: [], requeueAfter: 0 };
-  const claims = claimActions(job, claim);
+  const claims = jobClaimActions(job, claim);
   if (claims.length > 0) return { actions: claims, requeueAfter: 0 };
   return syncJob(job, claim.claimed, now);
 }

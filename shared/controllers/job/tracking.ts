@@ -21,7 +21,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import { isPodTerminating } from '../pod-utils/pod-state.js';
-import { removeFinalizerAction } from './claim.js';
 import { formatIntervals, hasIndex, withIndexes, type Intervals } from './intervals.js';
 import { isFailureCounted } from './failure-policy.js';
 import {
@@ -32,6 +31,7 @@ import {
   isIndexedJob,
   isPodFailed,
   isPodSucceeded,
+  removeFinalizerAction,
   UNKNOWN_INDEX,
 } from './job-pods.js';
 import { MAX_UNCOUNTED_PODS, type Job, type JobCondition, type JobStatus } from './types.js';

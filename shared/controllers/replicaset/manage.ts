@@ -5,7 +5,10 @@
 import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
+import type { Selector } from '../../kube/meta/label-selector.js';
+import { claimObjects, type Claim } from '../common/claim.js';
 import { podsToDelete } from '../pod-utils/deletion-rank.js';
+import { isPodActive } from '../pod-utils/pod-state.js';
 import { podCreateEvents, podDeleteEvents } from './events.js';
 import { BURST_REPLICAS, RS_API_VERSION, RS_KIND, Reason } from './types.js';
 
@@ -13,6 +16,11 @@ export type Manage = { readonly actions: readonly Action[]; readonly more: boole
 
 export function desiredReplicas(rs: V1ReplicaSet): number {
   return rs.spec?.replicas ?? 1;
+}
+
+/** ClaimPods over the active pods only: upstream filters them (FilterActivePods) before claiming. */
+export function claimActivePods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Selector): Claim<V1Pod> {
+  return claimObjects(rs, pods.filter(isPodActive), selects);
 }
 
 export function manageReplicas(

@@ -16,8 +16,7 @@ import type { ReconcileKey } from '../../kube/key.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
 import { controllerRefOf } from '../../kube/meta/controller-ref.js';
 import { selectorOf, selectorOrNothing, type Selector } from '../../kube/meta/label-selector.js';
-import { claimPods, hasOrphansToAdopt } from './claim.js';
-import { desiredReplicas } from './manage.js';
+import { claimActivePods, desiredReplicas } from './manage.js';
 import type { ObservedReplicaSet } from './types.js';
 
 export async function observeReplicaSet(view: ClusterView, key: ReconcileKey): Promise<ObservedReplicaSet> {
@@ -30,7 +29,7 @@ export async function observeReplicaSet(view: ClusterView, key: ReconcileKey): P
   const deleting = !!rs.metadata?.deletionTimestamp;
 
   const adoptionRecheck =
-    !deleting && hasOrphansToAdopt(rs, pods, selects)
+    !deleting && claimActivePods(rs, pods, selects).adopt.length > 0
       ? await view.get<V1ReplicaSet>('ReplicaSet', key.namespace, key.name, { fresh: true })
       : undefined;
   const relatedPods = mayScaleDown(rs, pods, selects)
@@ -46,7 +45,7 @@ export async function observeReplicaSet(view: ClusterView, key: ReconcileKey): P
 /** A controlled ReplicaSet, not being deleted, claiming more active pods than it wants. */
 function mayScaleDown(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Selector): boolean {
   if (rs.metadata?.deletionTimestamp || controllerRefOf(rs) === undefined) return false;
-  return claimPods(rs, pods, selects).claimed.length > desiredReplicas(rs);
+  return claimActivePods(rs, pods, selects).claimed.length > desiredReplicas(rs);
 }
 
 /** getIndirectlyRelatedPods: pods selected by any ReplicaSet with the same controller, each pod once. */

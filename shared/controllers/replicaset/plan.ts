@@ -9,23 +9,23 @@ import type { Action } from '../../kube/actions.js';
 import type { PlanResult } from '../controller.js';
 import { isControlledBy } from '../../kube/meta/controller-ref.js';
 import { selectorOf, type Selector } from '../../kube/meta/label-selector.js';
+import { canAdopt, claimActions } from '../common/claim.js';
 import { isPodTerminating } from '../pod-utils/pod-state.js';
-import { canAdopt, claimActions, claimPods } from './claim.js';
-import { manageReplicas } from './manage.js';
+import { claimActivePods, manageReplicas } from './manage.js';
 import { availabilityRequeueMs, calculateStatus, statusAction } from './status.js';
-import type { ManageFailure, ObservedReplicaSet } from './types.js';
+import { RS_API_VERSION, RS_KIND, type ManageFailure, type ObservedReplicaSet } from './types.js';
 
 export function planReplicaSet(o: ObservedReplicaSet, now: Date): PlanResult {
   const rs = o.replicaSet;
   if (rs === null) return { actions: [] }; // gone: the garbage collector deletes its pods
   const selects = selectorOf(rs.spec?.selector);
   const deleting = !!rs.metadata?.deletionTimestamp;
-  const claim = claimPods(rs, o.pods, selects);
+  const claim = claimActivePods(rs, o.pods, selects);
 
   if (claim.adopt.length > 0 && o.adoptionRecheck !== undefined && !canAdopt(rs, o.adoptionRecheck)) {
     return { actions: [], requeueAfter: 0 }; // deleted or replaced since it was read: look again
   }
-  const claims = claimActions(rs, claim);
+  const claims = claimActions(ownerOf(rs), 'Pod', claim);
   if (claims.length > 0) return { actions: claims, requeueAfter: 0 };
 
   // A ReplicaSet being deleted creates and deletes nothing, but keeps its status current (as upstream).
@@ -45,11 +45,15 @@ export function planManageFailure(o: ObservedReplicaSet, now: Date, failure: Man
   const rs = o.replicaSet;
   if (rs === null || rs.metadata?.deletionTimestamp) return { actions: [] };
   const selects = selectorOf(rs.spec?.selector);
-  const claim = claimPods(rs, o.pods, selects);
-  if (claimActions(rs, claim).length > 0) return { actions: [] }; // that pass only claimed: no manage error
+  const claim = claimActivePods(rs, o.pods, selects);
+  if (claim.adopt.length + claim.release.length > 0) return { actions: [] }; // that pass only claimed: no manage error
   const status = calculateStatus(rs, claim.claimed, terminatingPods(rs, o.pods, selects), now, failure);
   const write = statusAction(rs, status);
   return { actions: write ? [write] : [] };
+}
+
+function ownerOf(rs: V1ReplicaSet) {
+  return { apiVersion: RS_API_VERSION, kind: RS_KIND, name: rs.metadata?.name ?? '', uid: rs.metadata?.uid ?? '' };
 }
 
 /** FilterClaimedPods(FilterTerminatingPods(pods)): terminating, controlled by this ReplicaSet, still selected. */

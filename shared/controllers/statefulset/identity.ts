@@ -2,8 +2,9 @@
 // `<set>-<ordinal>`, hostname and subdomain, the pod-name and pod-index labels, the controller-revision-hash label,
 // and the pod a StatefulSet creates for an ordinal (newStatefulSetPod: controller.GetPodFromTemplate, then
 // initIdentity and updateStorage).
-import type { V1Pod, V1PodTemplateSpec, V1StatefulSet, V1Volume } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1Pod, V1PodTemplateSpec, V1StatefulSet, V1Volume } from '@kubernetes/client-node';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
+import type { ClaimOptions } from '../common/claim.js';
 import { claimName } from './storage.js';
 import { POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, STS_API_VERSION, STS_KIND } from './types.js';
 
@@ -33,6 +34,15 @@ export function isInOrdinalRange(set: V1StatefulSet, pod: V1Pod): boolean {
 /** isMemberOf: the pod's name makes it one of the set's (what ClaimPods filters on). */
 export function isMemberOf(set: V1StatefulSet, pod: V1Pod): boolean {
   return parentAndOrdinal(pod.metadata?.name ?? '').parent === set.metadata?.name;
+}
+
+// How the set claims (ControllerRefManager): as if it were not being deleted, since the planner itself writes no
+// adoption or release while it is, and counts the orphans it would adopt as its own.
+export const CLAIM_REVISIONS: ClaimOptions<V1ControllerRevision> = { ignoreOwnerDeletion: true };
+
+/** getPodsForStatefulSet's claim: selected and named as one of the set's members (isMemberOf). */
+export function podClaimOptions(set: V1StatefulSet): ClaimOptions<V1Pod> {
+  return { filter: (p) => isMemberOf(set, p), ignoreOwnerDeletion: true };
 }
 
 /** identityMatches. */

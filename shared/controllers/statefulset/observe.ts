@@ -11,9 +11,9 @@ import type { V1ControllerRevision, V1PersistentVolumeClaim, V1Pod, V1StatefulSe
 import type { ReconcileKey } from '../../kube/key.js';
 import { selectorOrNothing } from '../../kube/meta/label-selector.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
-import { claim } from './claim.js';
+import { claimObjects } from '../common/claim.js';
 import { collisionCountOf, equalData, revisionData, revisionHash, revisionName } from './history.js';
-import { isMemberOf } from './identity.js';
+import { CLAIM_REVISIONS, podClaimOptions } from './identity.js';
 import type { ObservedStatefulSet } from './types.js';
 
 export async function observeStatefulSet(view: ClusterView, key: ReconcileKey): Promise<ObservedStatefulSet> {
@@ -27,14 +27,15 @@ export async function observeStatefulSet(view: ClusterView, key: ReconcileKey): 
     hasTemplates ? view.list<V1PersistentVolumeClaim>('PersistentVolumeClaim', key.namespace) : [],
   ]);
   const selects = selectorOrNothing(set.spec?.selector);
-  const crs = claim<V1ControllerRevision>(set, revisions, selects);
+  const crs = claimObjects<V1ControllerRevision>(set, revisions, selects, CLAIM_REVISIONS);
   const data = revisionData(set);
   const hasUpdate = crs.claimed.some((cr) => equalData(cr, data));
   const name = revisionName(set, revisionHash(data, collisionCountOf(set)));
   const nameTaken = hasUpdate
     ? undefined
     : await view.get<V1ControllerRevision>('ControllerRevision', key.namespace, name);
-  const orphans = crs.adopt.length > 0 || claim<V1Pod>(set, pods, selects, (p) => isMemberOf(set, p)).adopt.length > 0;
+  const orphans =
+    crs.adopt.length > 0 || claimObjects<V1Pod>(set, pods, selects, podClaimOptions(set)).adopt.length > 0;
   const adoptionRecheck =
     orphans && !set.metadata?.deletionTimestamp
       ? await view.get<V1StatefulSet>('StatefulSet', key.namespace, key.name, { fresh: true })

@@ -11,14 +11,22 @@
 import type { V1ControllerRevision, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
 import { selectorOf } from '../../kube/meta/label-selector.js';
+import { canAdopt, claimActions, claimObjects } from '../common/claim.js';
 import type { PlanResult } from '../controller.js';
-import { canAdopt, claim, claimActions } from './claim.js';
 import { nameOf, sortRevisions, statefulSetRevisions, templateOf, truncateHistory } from './history.js';
-import { endOrdinal, isMemberOf, newStatefulPod, ordinalOf, revisionOfPod, startOrdinal } from './identity.js';
+import {
+  CLAIM_REVISIONS,
+  endOrdinal,
+  newStatefulPod,
+  podClaimOptions,
+  ordinalOf,
+  revisionOfPod,
+  startOrdinal,
+} from './identity.js';
 import { claimRetentionUpdates, deletePod, processCondemned, processReplica, type Ctx, type Step } from './replicas.js';
 import { rollingDeletes } from './rolling.js';
 import { collisionAction, countReplicas, isUnavailable, newStatus, statusAction } from './status.js';
-import { PodManagement, Strategy, type ObservedStatefulSet } from './types.js';
+import { PodManagement, STS_API_VERSION, STS_KIND, Strategy, type ObservedStatefulSet } from './types.js';
 
 export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
   const set = o.statefulSet;
@@ -26,14 +34,20 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
   const deleting = !!set.metadata?.deletionTimestamp;
 
   const selects = selectorOf(set.spec?.selector);
-  const revs = claim<V1ControllerRevision>(set, o.revisions, selects);
-  const pods = claim<V1Pod>(set, o.pods, selects, (p) => isMemberOf(set, p));
+  const revs = claimObjects<V1ControllerRevision>(set, o.revisions, selects, CLAIM_REVISIONS);
+  const pods = claimObjects<V1Pod>(set, o.pods, selects, podClaimOptions(set));
   if (!deleting && revs.adopt.length + pods.adopt.length + revs.release.length + pods.release.length > 0) {
     if (revs.adopt.length + pods.adopt.length > 0 && !canAdopt(set, o.adoptionRecheck)) {
       return { actions: [], requeueAfter: 0 }; // deleted or replaced since it was read: look again
     }
+    const owner = {
+      apiVersion: STS_API_VERSION,
+      kind: STS_KIND,
+      name: set.metadata?.name ?? '',
+      uid: set.metadata?.uid ?? '',
+    };
     return {
-      actions: [...claimActions(set, 'ControllerRevision', revs), ...claimActions(set, 'Pod', pods)],
+      actions: [...claimActions(owner, 'ControllerRevision', revs), ...claimActions(owner, 'Pod', pods)],
       requeueAfter: 0,
     };
   }
