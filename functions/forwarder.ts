@@ -15,7 +15,7 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import { Registry } from 'prom-client';
 import { FleetForwarder, type ClusterRunResult } from '../shared/forwarder/fleet-forwarder.js';
 import { ForwarderPool } from '../shared/forwarder/forwarder-pool.js';
-import { RegistryReload } from '../shared/forwarder/registry-reload.js';
+import { RegistryReload } from '../shared/runtime/registry-reload.js';
 import { RedisCheckpointStore } from '../shared/queue/history/checkpoint-store.js';
 import { connectRedis } from '../shared/queue/redis/redis-connection.js';
 import { redisKeyPrefix } from '../shared/queue/redis/redis-keys.js';

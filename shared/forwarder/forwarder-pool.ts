@@ -4,7 +4,7 @@
 //
 // Every tick (leaseMs / 3) a forwarder:
 //   1. renews the leases it holds; one refused, or whose local deadline passed, is lost: its forwarder stops;
-//   2. re-reads the registry (registry-reload.ts): a changed cluster's forwarder is stopped, then started again
+//   2. re-reads the registry (runtime/registry-reload.ts): a changed cluster's forwarder is stopped, then started again
 //      with its new entry (never two forwarders of one cluster in this process); added and removed clusters wait
 //      for step 4;
 //   3. heartbeats into the membership set (a ZSET of holder → expiry, leaseMs ahead) with the digest of its
@@ -45,7 +45,7 @@ import {
   forwarderMembersKey,
 } from './forwarder-lease.js';
 import { poolMetrics, type PoolMetrics } from './pool-metrics.js';
-import type { RegistryReload } from './registry-reload.js';
+import type { RegistryReload } from '../runtime/registry-reload.js';
 
 export type ForwarderPoolOptions = {
   /** The queue's Redis: leases, membership, fenced enqueues and checkpoints. */

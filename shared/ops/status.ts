@@ -5,7 +5,7 @@
 //   backoff    keys waiting out a failure or conflict backoff (fleetq_keys_in_backoff: backoffBreakdown)
 //   dead       dead letters, by the cluster of their key (`(unparsed)` for a message that never was a key)
 //   rec/s err/s reconciles and errors (retried or dead-lettered) per second over the last minute, from the
-//              shared counters every reconciling process feeds (reconcile-rates.ts)
+//              shared counters every reconciling process feeds (runtime/reconcile-rates.ts)
 //   forwarder  the forwarder holding the cluster's watch lease in a pool (forwarder-status.ts; '-' when none does:
 //              free, or watched by a forwarder outside a pool, which takes no lease)
 //   last event how long ago the forwarder last logged an event of the cluster (the newest entry of its event-log
@@ -31,7 +31,7 @@ import type { FleetqConfig } from '../runtime/config.js';
 import { redactText } from '../runtime/redact-secrets.js';
 import { forwarderHolders, forwarderMembers, type ForwarderMember } from './forwarder-status.js';
 import { displayText } from './terminal-text.js';
-import { readReconcileRates } from './reconcile-rates.js';
+import { readReconcileRates } from '../runtime/reconcile-rates.js';
 
 export const UNPARSED = '(unparsed)';
 /** The row of queue-wide figures a driver cannot break down by cluster (SQS). */

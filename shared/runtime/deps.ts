@@ -5,12 +5,12 @@
 // reload (FLEETQ_UNKNOWN_CLUSTER_WAIT_MS, reconcile-one.ts).
 import { controllersFor } from '../controllers/index.js';
 import { EventRecorders } from '../kube/events/recorders.js';
-import { RegistryReload } from '../forwarder/registry-reload.js';
+import { RegistryReload } from './registry-reload.js';
 import { ClusterRegistry, loadRegistry, type ClusterConfig } from '../kube/registry.js';
 import { createQueue, type QueueConfig } from '../queue/index.js';
 import type { WorkQueue } from '../queue/work-queue.js';
 import { connectRedis } from '../queue/redis/redis-connection.js';
-import { reconcileRateCounter, type ReconcileRateCounter } from '../ops/reconcile-rates.js';
+import { reconcileRateCounter, type ReconcileRateCounter } from './reconcile-rates.js';
 import { ClusterCaches } from './cluster-caches.js';
 import { apiBudgetMode, clusterClients, processApiBudget, redisApiBudget, type ApiBudget } from './clients.js';
 import { verifyingSecrets } from '../queue/message-signing.js';
@@ -26,7 +26,7 @@ export type Deps = ReconcileDeps & {
   readonly metrics: RuntimeMetrics;
   /** The clusters' API budget; close it on shutdown (after the queue). */
   readonly apiBudget: ApiBudget;
-  /** Fleet-wide reconcile counts in Redis, for `fleetq status` (shared/ops/reconcile-rates.ts); not on memory. */
+  /** Fleet-wide reconcile counts in Redis, for `fleetq status` (reconcile-rates.ts); not on memory. */
   readonly rates?: ReconcileRateCounter;
   /** The registry file re-read while the process runs (absent when the registry was given); stopped on close. */
   readonly registryWatch?: RegistryWatch;

@@ -4,7 +4,7 @@
 // registry does not know: a cluster just added reaches the forwarders and the workers at different times, and
 // its first keys must wait for the worker's reload instead of being dead-lettered (reconcile-one.ts).
 import type { ClusterRegistry } from '../kube/registry.js';
-import type { RegistryChange, RegistryReload } from '../forwarder/registry-reload.js';
+import type { RegistryChange, RegistryReload } from './registry-reload.js';
 
 /** What a reconcile asks of the registry. */
 export type RegistryLookup = Pick<ClusterRegistry, 'get' | 'owns' | 'handsOver'>;

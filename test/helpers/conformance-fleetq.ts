@@ -17,7 +17,7 @@ import { isAlive, waitFor } from '../../infra/sandbox/process.js';
 import { CONTROLLERS } from '../../shared/controllers/index.js';
 import type { Kind } from '../../shared/kube/kinds.js';
 import { ClusterRegistry } from '../../shared/kube/registry.js';
-import { startAllInOne, type AllInOne } from '../../shared/runtime/all-in-one.js';
+import { startAllInOne, type AllInOne } from '../../functions/all-in-one.js';
 import { loadConfig, readsMode } from '../../shared/runtime/config.js';
 import { sandboxCluster } from './sandbox.js';
 import { injectFinalizerGapFault, type FinalizerGapFault } from './conformance-faults.js';

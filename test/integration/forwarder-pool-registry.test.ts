@@ -15,7 +15,7 @@ import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
 import { ForwarderPool } from '../../shared/forwarder/forwarder-pool.js';
 import { forwarderLeaseSeqKey, readLeaseHolders } from '../../shared/forwarder/forwarder-lease.js';
-import { RegistryReload, registryDigest } from '../../shared/forwarder/registry-reload.js';
+import { RegistryReload, registryDigest } from '../../shared/runtime/registry-reload.js';
 import { forwarderMembers } from '../../shared/ops/forwarder-status.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';

@@ -14,7 +14,7 @@ import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { ForwarderPool } from '../../shared/forwarder/forwarder-pool.js';
 import { readLeaseHolders } from '../../shared/forwarder/forwarder-lease.js';
-import { RegistryReload } from '../../shared/forwarder/registry-reload.js';
+import { RegistryReload } from '../../shared/runtime/registry-reload.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { redisClient, testQueueName } from '../helpers/redis.js';

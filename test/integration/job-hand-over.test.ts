@@ -12,7 +12,7 @@ import { BatchV1Api, CoreV1Api, type V1Job, type V1ManagedFieldsEntry } from '@k
 import { waitFor } from '../../infra/sandbox/process.js';
 import { FLEETQ_MANAGER } from '../../shared/controllers/job/types.js';
 import { ClusterRegistry } from '../../shared/kube/registry.js';
-import { startAllInOne, type AllInOne } from '../../shared/runtime/all-in-one.js';
+import { startAllInOne, type AllInOne } from '../../functions/all-in-one.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Controller } from '../../../shared/controllers/controller.js';
-import { RegistryReload } from '../../../shared/forwarder/registry-reload.js';
+import { RegistryReload } from '../../../shared/runtime/registry-reload.js';
 import type { KubeRest } from '../../../shared/kube/rest.js';
 import { ClusterRegistry, loadRegistry } from '../../../shared/kube/registry.js';
 import type { ClusterView } from '../../../shared/kube/view.js';

@@ -1,15 +1,15 @@
-// The cluster registry, re-read while the forwarder runs: the file is read on each check and compared by its
-// SHA-256 with what was last loaded, so an edit takes effect at the next check with no restart and no file
-// watcher (inotify misses edits made by replacing the file, as kubectl does for a mounted ConfigMap). A file
-// that no longer parses is logged and the last good registry stays in force.
+// The cluster registry, re-read while a process runs (the forwarder pool; a worker: registry-watch.ts): the file
+// is read on each check and compared by its SHA-256 with what was last loaded, so an edit takes effect at the
+// next check with no restart and no file watcher (inotify misses edits made by replacing the file, as kubectl
+// does for a mounted ConfigMap). A file that no longer parses is logged and the last good registry stays in force.
 // The registry's digest (registryDigest: SHA-256 of the parsed, normalized entries sorted by name) is what pool
-// members compare (forwarder-pool.ts): the same clusters with the same entries give the same digest whatever the
-// file's formatting, comments or order.
+// members compare (forwarder/forwarder-pool.ts): the same clusters with the same entries give the same digest
+// whatever the file's formatting, comments or order.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ClusterRegistry, parseRegistry, type ClusterConfig } from '../kube/registry.js';
-import type { Logger } from '../runtime/logger.js';
+import type { Logger } from './logger.js';
 
 export type RegistryChange = {
   readonly registry: ClusterRegistry;

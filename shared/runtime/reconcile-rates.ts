@@ -12,8 +12,8 @@
 import type { Redis } from 'ioredis';
 import { connectRedis } from '../queue/redis/redis-connection.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
-import type { FleetqConfig } from '../runtime/config.js';
-import type { Outcome } from '../runtime/reconcile-one.js';
+import type { FleetqConfig } from './config.js';
+import type { Outcome } from './reconcile-one.js';
 
 export const RATE_BUCKET_MS = 10_000;
 export const RATE_FLUSH_MS = 5_000;

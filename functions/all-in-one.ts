@@ -1,15 +1,17 @@
-// The all-in-one mode (`fleetq run`): a forwarder for every registered cluster and N workers in one
-// process, on the memory driver by default or redis/sqs. Checkpoints and the event log go to Redis with
-// the redis driver and to files under dataDir otherwise, unless FLEETQ_CHECKPOINTS / FLEETQ_EVENT_LOG say else.
+// The composition root of the all-in-one mode (`fleetq run`, cli.ts; the conformance suites run it in-process):
+// a forwarder for every registered cluster and N workers in one process, on the memory driver by default or
+// redis/sqs. Checkpoints and the event log go to Redis with the redis driver and to files under dataDir
+// otherwise, unless FLEETQ_CHECKPOINTS / FLEETQ_EVENT_LOG say else. It sits above shared/forwarder and
+// shared/runtime, which it puts together.
 import { join } from 'node:path';
-import { FleetForwarder } from '../forwarder/fleet-forwarder.js';
-import { forwarderStores, loadForwarderConfig } from '../forwarder/forwarder-deps.js';
-import type { ClusterRegistry } from '../kube/registry.js';
-import { readsMode, type FleetqConfig } from './config.js';
-import { ClusterCaches } from './cluster-caches.js';
-import { closeDeps, makeDeps, type Deps } from './deps.js';
-import { WorkerLoop } from './loop.js';
-import { resyncOnRedisLoss } from './redis-loss-resync.js';
+import { FleetForwarder } from '../shared/forwarder/fleet-forwarder.js';
+import { forwarderStores, loadForwarderConfig } from '../shared/forwarder/forwarder-deps.js';
+import type { ClusterRegistry } from '../shared/kube/registry.js';
+import { readsMode, type FleetqConfig } from '../shared/runtime/config.js';
+import { ClusterCaches } from '../shared/runtime/cluster-caches.js';
+import { closeDeps, makeDeps, type Deps } from '../shared/runtime/deps.js';
+import { WorkerLoop } from '../shared/runtime/loop.js';
+import { resyncOnRedisLoss } from '../shared/runtime/redis-loss-resync.js';
 
 export type AllInOneOptions = {
   readonly config: FleetqConfig;
