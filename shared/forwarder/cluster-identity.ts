@@ -3,16 +3,26 @@
 // resourceVersion from another incarnation means nothing here: the apiserver answers a watch from a
 // resourceVersion ahead of its own with silence, not an error, so resuming from one would never see an event.
 // The identity is one more checkpoint entry, `@identity`, next to the resources' ones.
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { listPage } from '../kube/list-page.js';
+import { resourceOf, resourcePath } from '../kube/resources.js';
+import { KubeRest } from '../kube/rest.js';
 import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
 import type { Logger } from '../runtime/logger.js';
+import { forwarderRest } from './resources.js';
 
 export const IDENTITY_CHECKPOINT = '@identity';
 
+/** The forwarder's REST client for a KubeConfig (no rate limit, circuit or timeout of its own: resources.ts). */
+function restOf(source: KubeConfig | KubeRest): KubeRest {
+  return source instanceof KubeRest ? source : forwarderRest(source)();
+}
+
 /** The uid of the cluster's kube-system namespace (needs `get` on that namespace). */
-export async function readClusterIdentity(kc: KubeConfig): Promise<string> {
-  const ns = await kc.makeApiClient(CoreV1Api).readNamespace({ name: 'kube-system' });
-  const uid = ns.metadata?.uid;
+export async function readClusterIdentity(kc: KubeConfig | KubeRest): Promise<string> {
+  const path = resourcePath(resourceOf('Namespace'), undefined, 'kube-system');
+  const ns = await restOf(kc).request<{ metadata?: { uid?: unknown } } | null>('GET', path, { timeoutMs: 0 });
+  const uid = ns?.metadata?.uid;
   if (typeof uid !== 'string' || uid === '') throw new Error('namespace kube-system has no uid');
   return uid;
 }
@@ -22,9 +32,8 @@ export async function readClusterIdentity(kc: KubeConfig): Promise<string> {
  * decimal integers since Kubernetes 1.35 (KEP-5504), so a checkpoint ahead of it was taken from a future this
  * cluster does not have: etcd was restored from a backup under the same identity.
  */
-export async function readCurrentResourceVersion(kc: KubeConfig): Promise<string> {
-  const list = await kc.makeApiClient(CoreV1Api).listNamespace({ limit: 1 });
-  return list.metadata?.resourceVersion ?? '';
+export async function readCurrentResourceVersion(kc: KubeConfig | KubeRest): Promise<string> {
+  return (await listPage(restOf(kc), resourceOf('Namespace'), { limit: 1, timeoutMs: 0 })).resourceVersion;
 }
 
 /** True when both are decimal resourceVersions and `rv` is ahead of `current`. */

@@ -22,6 +22,7 @@ import {
   type KubeObject,
   type Lister,
   type Resource,
+  type ResourceTable,
 } from './resources.js';
 import { approxBytes } from './object-trim.js';
 import type { RelistSlots } from './relist-slots.js';
@@ -83,6 +84,8 @@ export type ResourceWatcherOptions = {
   readonly resource: Resource;
   readonly kubeConfig: KubeConfig;
   readonly lister: Lister;
+  /** Where the resource is in the API (its watch path); default the controllers' descriptors (resources.ts). */
+  readonly resourceTable?: ResourceTable;
   readonly hooks: WatcherHooks;
   readonly logger: Logger;
   /** The stored checkpoint; absent → initial list. */
@@ -529,7 +532,7 @@ export class ResourceWatcher {
       const timeoutSeconds = this.o.watchTimeoutSeconds ?? Math.floor(300 + Math.random() * 300);
       const params = { resourceVersion: fromRv, allowWatchBookmarks: true, timeoutSeconds };
       const watch = this.o.watch ?? clientWatch(this.o.kubeConfig);
-      watch(watchPath(this.o.resource), params, onLine, done).then((controller) => {
+      watch(watchPath(this.o.resource, this.o.resourceTable), params, onLine, done).then((controller) => {
         this.current = controller;
         if (this.stopping || outcome !== undefined) controller.abort();
       }, done);

@@ -1,15 +1,46 @@
 // The API resources the forwarder watches (derived from the controllers' watch descriptors and the resource
-// table, shared/controllers/index.ts), and how to list one page of each across all namespaces with the typed
-// clients (and every page, following continue tokens).
-import { AppsV1Api, BatchV1Api, CoreV1Api, type KubeConfig, type V1ListMeta } from '@kubernetes/client-node';
+// table, shared/controllers/index.ts), and how to list one page of each across all namespaces as raw JSON
+// (kube/list-page.ts: any resource with a description, a custom resource as well as a built-in kind; objects
+// as a watch hands them over), and every page, following continue tokens.
+import type { KubeConfig } from '@kubernetes/client-node';
 import { DESCRIPTORS } from '../controllers/index.js';
 import type { DescriptorRegistry } from '../controllers/descriptor-registry.js';
+import { listPage } from '../kube/list-page.js';
 import type { KubeObject } from '../kube/meta/object.js';
-import { resourcePath } from '../kube/resources.js';
+import { resourcePath, type ResourceInfo } from '../kube/resources.js';
+import { KubeRest, NO_RATE_LIMIT } from '../kube/rest.js';
 import { approxBytes } from './object-trim.js';
 
 /** An API resource by its plural, as the resource table names it ('pods', 'replicasets', …). */
 export type Resource = string;
+
+/**
+ * Where each resource is in the API (group, version, plural, scope): the controllers' descriptors (DESCRIPTORS,
+ * the default everywhere here), or a table of any resources (resourceTable: a custom resource's).
+ */
+export type ResourceTable = {
+  /** The kind of the objects a resource (plural) holds. */
+  kindOf(resource: Resource): string;
+  resourceOf(kind: string): ResourceInfo;
+};
+
+/** A table of the given resources (each kind and plural once). */
+export function resourceTable(infos: readonly ResourceInfo[]): ResourceTable {
+  const byKind = new Map(infos.map((i) => [i.kind, i]));
+  const byPlural = new Map(infos.map((i) => [i.plural, i]));
+  return {
+    kindOf: (resource) => {
+      const info = byPlural.get(resource);
+      if (!info) throw new Error(`no kind for resource ${resource}`);
+      return info.kind;
+    },
+    resourceOf: (kind) => {
+      const info = byKind.get(kind);
+      if (!info) throw new Error(`no API resource for kind ${kind}`);
+      return info;
+    },
+  };
+}
 
 export type { KubeObject };
 
@@ -18,8 +49,8 @@ export function kindOfResource(resource: Resource, descriptors: DescriptorRegist
   return descriptors.kindOf(resource);
 }
 
-export function watchPath(resource: Resource, descriptors: DescriptorRegistry = DESCRIPTORS): string {
-  return resourcePath(descriptors.resourceOf(descriptors.kindOf(resource)));
+export function watchPath(resource: Resource, table: ResourceTable = DESCRIPTORS): string {
+  return resourcePath(table.resourceOf(table.kindOf(resource)));
 }
 
 /** The resources to watch for a cluster owning `owns`, each once, workloads before their dependents. */
@@ -162,40 +193,34 @@ export async function listAll(
   return { items, resourceVersion, skipped };
 }
 
-type List = { items: readonly KubeObject[]; metadata?: V1ListMeta };
-type ListParams = { limit: number; _continue?: string };
-type ListCall = (p: ListParams) => Promise<List>;
+/**
+ * The REST client of the forwarder's own reads (its lists, its identity check): no client-side rate limit,
+ * circuit or timeout, as when they went through client-node's typed clients; the watches do not go through one
+ * either. Made on first use (a KubeConfig without a current cluster throws then, not when the lister is made).
+ */
+export function forwarderRest(kc: KubeConfig): () => KubeRest {
+  let rest: KubeRest | undefined;
+  return () => (rest ??= new KubeRest(kc.getCurrentCluster()?.name ?? kc.getCurrentContext(), kc, NO_RATE_LIMIT));
+}
 
 /**
- * Lists with the typed clients, found by client-node's naming: `list<Kind>ForAllNamespaces` of the group's
- * API class (`list<Kind>` for a cluster-scoped kind). A resource of another group has no typed client here.
+ * Lists one page of a resource across all namespaces through the REST client (a KubeConfig's: forwarderRest),
+ * the resource as `table` describes it (group, version, plural, scope). No request timeout of its own (0).
  */
-export function makeLister(kc: KubeConfig, descriptors: DescriptorRegistry = DESCRIPTORS): Lister {
-  const clients: Readonly<Record<string, object>> = {
-    '': kc.makeApiClient(CoreV1Api),
-    apps: kc.makeApiClient(AppsV1Api),
-    batch: kc.makeApiClient(BatchV1Api),
-  };
-  const call = (resource: Resource): ListCall => {
-    const info = descriptors.resourceOf(descriptors.kindOf(resource));
-    const client = clients[info.group] as Record<string, unknown> | undefined;
-    const method = info.namespaced ? `list${info.kind}ForAllNamespaces` : `list${info.kind}`;
-    const fn = client?.[method];
-    if (typeof fn !== 'function') throw new Error(`no typed client lists ${resource} (${info.apiVersion})`);
-    return (p) => (fn as (p: ListParams) => Promise<List>).call(client, p);
-  };
+export function makeLister(source: KubeConfig | KubeRest, table: ResourceTable = DESCRIPTORS): Lister {
+  const rest = source instanceof KubeRest ? () => source : forwarderRest(source);
   return async (resource, page) => {
-    const list = await call(resource)({
+    const info = table.resourceOf(table.kindOf(resource));
+    const listed = await listPage(rest(), info, {
       limit: page.limit,
-      ...(page.continueToken === undefined ? {} : { _continue: page.continueToken }),
+      ...(page.continueToken === undefined ? {} : { continueToken: page.continueToken }),
+      timeoutMs: 0,
     });
-    // The typed clients deserialize ListMeta's `continue` as `_continue`; raw JSON keeps `continue`.
-    const meta = list.metadata as (V1ListMeta & { continue?: string }) | undefined;
-    const next = meta?._continue ?? meta?.continue;
     return {
-      items: list.items,
-      resourceVersion: list.metadata?.resourceVersion ?? '',
-      ...(next ? { continueToken: next } : {}),
+      // Checked one by one by listPages and resumable lists (isKubeObject): a list is untrusted input.
+      items: listed.items as KubeObject[],
+      resourceVersion: listed.resourceVersion,
+      ...(listed.continueToken === undefined ? {} : { continueToken: listed.continueToken }),
     };
   };
 }

@@ -4,6 +4,7 @@
 // would never end); an inactivity timeout or a closed stream means watch again from the last resourceVersion;
 // a full event buffer means watch again from the last handled one; anything else is an error to back off from.
 import { ApiException } from '@kubernetes/client-node';
+import { ApiError } from '../kube/errors.js';
 
 export type WatchOutcome =
   | { readonly kind: 'stopped' }
@@ -64,9 +65,9 @@ export function outcomeOfStatus(status: unknown): WatchOutcome {
   return { kind: 'failed', error: new WatchStatusError(code, reason, String(s.message ?? 'watch ERROR event')) };
 }
 
-/** A list or watch request answered 410 Gone (or an expired continue token). */
+/** A list or watch request answered 410 Gone (or an expired continue token): from fleetq's REST client or client-node. */
 export function isExpiredError(err: unknown): boolean {
-  if (err instanceof ApiException) {
+  if (err instanceof ApiError || err instanceof ApiException) {
     if (err.code === 410) return true;
     return isExpiredStatus(parseBody(err.body));
   }

@@ -2,9 +2,10 @@
 // so a handler never acts on state older than its own last write (read-after-write holds without
 // expectations bookkeeping).
 //
-// Lists are paged (limit + continue, as client-go's pager): the raw JSON names the token
-// `metadata.continue` (client-node's typed models call it `_continue`; this client reads raw JSON).
+// Lists are paged (limit + continue, as client-go's pager) and read as raw JSON (list-page.ts): the objects a
+// handler reads have the shape the forwarder's lists and watches hand over, timestamps as strings.
 import { isNotFound } from './errors.js';
+import { listPage, withKind } from './list-page.js';
 import type { KubeRest } from './rest.js';
 import { resourceOf, resourcePath } from './resources.js';
 import { controllerUidOf, isControlledByOrOrphan } from './meta/controller-ref.js';
@@ -44,7 +45,7 @@ export class LiveClusterView implements ClusterView {
   async get<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null> {
     const info = resourceOf(kind);
     try {
-      return withKind(await this.rest.request<T>('GET', resourcePath(info, namespace, name)), info.apiVersion, kind);
+      return withKind(await this.rest.request<T>('GET', resourcePath(info, namespace, name)), info);
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
@@ -56,11 +57,8 @@ export class LiveClusterView implements ClusterView {
     namespace: string | undefined,
     options: ListOptions = {},
   ): Promise<T[]> {
-    const info = resourceOf(kind);
     const items: T[] = [];
-    for await (const page of this.pages<T>(kind, namespace, options)) {
-      for (const item of page.items) items.push(withKind(item, info.apiVersion, kind));
-    }
+    for await (const page of this.pages<T>(kind, namespace, options)) items.push(...page.items);
     return items;
   }
 
@@ -95,7 +93,10 @@ export class LiveClusterView implements ClusterView {
     return n;
   }
 
-  /** Every page of one list, following `metadata.continue` until the apiserver sends none. */
+  /**
+   * Every page of one list, following `metadata.continue` until the apiserver sends none; items with kind and
+   * apiVersion (list-page.ts). An item that is not an object (a misbehaving server) is left out.
+   */
   protected async *pages<T>(
     kind: string,
     namespace: string | undefined,
@@ -104,21 +105,16 @@ export class LiveClusterView implements ClusterView {
     const info = resourceOf(kind);
     let cont: string | undefined;
     do {
-      const page = await this.rest.request<ListPage<T>>('GET', resourcePath(info, namespace), {
-        query: {
-          labelSelector: options.labelSelector,
-          fieldSelector: options.fieldSelector,
-          limit: this.pageSize,
-          continue: cont,
-        },
+      const page = await listPage(this.rest, info, {
+        namespace,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        limit: this.pageSize,
+        continueToken: cont,
       });
-      yield page;
-      cont = page.metadata?.continue || undefined;
+      const items = page.items.filter((o) => typeof o === 'object' && o !== null && !Array.isArray(o)) as T[];
+      yield { items, metadata: { resourceVersion: page.resourceVersion, continue: page.continueToken } };
+      cont = page.continueToken;
     } while (cont !== undefined);
   }
-}
-
-/** List items come without apiVersion/kind; planners and the writer rely on them. */
-function withKind<T extends ApiObject>(o: T, apiVersion: string, kind: string): T {
-  return { ...o, apiVersion, kind };
 }

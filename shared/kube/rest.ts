@@ -16,6 +16,7 @@ export type RequestOptions = {
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** Default 30 s; 0: none of its own (undici's idle timeouts still apply: 300 s for headers, and between chunks). */
   readonly timeoutMs?: number;
   /**
    * Awaited after the rate limiter's wait, before beforeSend: the writer's lease confirmation, whose round trip
@@ -28,6 +29,9 @@ export type RequestOptions = {
 
 /** Waits until one more request to the cluster is within its API budget. */
 export type RateLimiter = { take(): Promise<void> };
+
+/** No client-side budget: for requests that never went through the cluster's (the forwarder's lists). */
+export const NO_RATE_LIMIT: RateLimiter = { take: async () => undefined };
 
 export type RequestObserver = (e: { cluster: string; method: string; code: number; ms: number }) => void;
 
@@ -124,7 +128,7 @@ export class KubeRest {
         headers,
         body: o.body === undefined ? undefined : JSON.stringify(o.body),
         dispatcher: this.dispatcher,
-        signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
+        signal: o.timeoutMs === 0 ? undefined : AbortSignal.timeout(o.timeoutMs ?? 30_000),
       });
       code = res.status;
       progress.answered = true;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiException } from '@kubernetes/client-node';
-import { isUnreachable } from '../../../shared/kube/errors.js';
+import { ApiError, isUnreachable } from '../../../shared/kube/errors.js';
 import {
   WatchStatusError,
   isExpiredError,
@@ -67,6 +67,14 @@ describe('isExpiredError (list calls)', () => {
     expect(isExpiredError(new ApiException(500, 'x', JSON.stringify({ code: 410, reason: 'Expired' }), {}))).toBe(true);
     expect(isExpiredError(new ApiException(404, 'x', '{}', {}))).toBe(false);
     expect(isExpiredError(new Error('x'))).toBe(false);
+  });
+
+  it("knows the REST client's 410 (an expired continue token of a raw list), and a 410 status in its body", () => {
+    const expired = JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'continue expired' });
+    expect(isExpiredError(new ApiError(410, 'GET', '/api/v1/pods', 'Expired', expired))).toBe(true);
+    expect(isExpiredError(new ApiError(500, 'GET', '/api/v1/pods', 'x', expired))).toBe(true);
+    expect(isExpiredError(new ApiError(404, 'GET', '/api/v1/pods', 'NotFound', '{}'))).toBe(false);
+    expect(isExpiredError(new ApiError(500, 'GET', '/api/v1/pods', 'x', 'not json'))).toBe(false);
   });
 });
 

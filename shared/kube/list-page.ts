@@ -1,0 +1,72 @@
+// One page of a list of any API resource, built-in or custom (a CustomResourceDefinition's): GET <resource
+// path>?limit=&continue= through the cluster's REST client, its JSON body taken as the apiserver sent it.
+// Nothing is converted: timestamps stay RFC 3339 strings, fields fleetq has no model for are kept. Each item
+// gets the resource's kind and apiVersion in front (a built-in kind's list items come without them), as a
+// watch event's object carries them, so an object listed and the same object watched are the same value.
+// The body is untrusted: a body that is not a list yields no items; an item that is not an object is passed on
+// as it is, for the caller to skip and count.
+import type { KubeRest } from './rest.js';
+import { resourcePath, type ResourceInfo } from './resources.js';
+
+export type ListPageRequest = {
+  /** undefined or '': all namespaces (and a cluster-scoped resource ignores it). */
+  readonly namespace?: string;
+  readonly limit?: number;
+  readonly continueToken?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** The request's own timeout; default the REST client's; 0: none (undici's idle timeouts still apply). */
+  readonly timeoutMs?: number;
+};
+
+export type RawListPage = {
+  /** Objects (with kind and apiVersion set) and, from a misbehaving server, whatever else the list held. */
+  readonly items: unknown[];
+  /** The list's metadata.resourceVersion ('' when it has none). */
+  readonly resourceVersion: string;
+  /** metadata.continue: absent on the last page. */
+  readonly continueToken?: string;
+};
+
+export type ResourceKind = Pick<ResourceInfo, 'kind' | 'apiVersion'>;
+
+export async function listPage(
+  rest: KubeRest,
+  info: ResourceInfo,
+  request: ListPageRequest = {},
+): Promise<RawListPage> {
+  const body = await rest.request<unknown>('GET', resourcePath(info, request.namespace), {
+    query: {
+      labelSelector: request.labelSelector,
+      fieldSelector: request.fieldSelector,
+      limit: request.limit,
+      continue: request.continueToken,
+    },
+    ...(request.timeoutMs !== undefined && { timeoutMs: request.timeoutMs }),
+  });
+  return decodeListPage(body, info);
+}
+
+/** A list response body (parsed JSON) as a page: items with kind and apiVersion, the resourceVersion, the token. */
+export function decodeListPage(body: unknown, info: ResourceKind): RawListPage {
+  const list = isRecord(body) ? body : {};
+  const metadata = isRecord(list.metadata) ? list.metadata : {};
+  const items = Array.isArray(list.items) ? list.items.map((item: unknown) => withKind(item, info)) : [];
+  const resourceVersion = typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : '';
+  const next = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
+  return { items, resourceVersion, ...(next !== undefined && { continueToken: next }) };
+}
+
+/**
+ * The object with the resource's kind and apiVersion, first, as the apiserver writes them in a watch event or a
+ * GET (the resource's values win over the object's own); anything that is not an object is returned as it is.
+ */
+export function withKind<T>(object: T, info: ResourceKind): T {
+  if (!isRecord(object)) return object;
+  const kind = { kind: info.kind, apiVersion: info.apiVersion };
+  return Object.assign({ ...kind }, object, kind) as T;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
