@@ -33,7 +33,7 @@ import { verifyingSecrets } from '../shared/queue/message-signing.js';
 import { queueConfig, registryFrom } from '../shared/runtime/deps.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
 import { keyString } from '../shared/kube/key.js';
-import { redactText } from '../shared/runtime/redact-secrets.js';
+import { redactText } from '../shared/kube/redact-secrets.js';
 import {
   formatDeadLetters,
   formatDeadLettersJson,

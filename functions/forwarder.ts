@@ -29,7 +29,7 @@ import { EmfExporter } from '../shared/runtime/emf.js';
 import { LambdaDeps } from '../shared/runtime/lambda-deps.js';
 import { Logger } from '../shared/runtime/logger.js';
 import { serveMetrics } from '../shared/runtime/metrics.js';
-import { redactText } from '../shared/runtime/redact-secrets.js';
+import { redactText } from '../shared/kube/redact-secrets.js';
 import { resyncOnRedisLoss } from '../shared/runtime/redis-loss-resync.js';
 
 /** Time left for stopping cleanly (flushing checkpoints) before Lambda's deadline. */

@@ -27,7 +27,7 @@ import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js'
 import type { RedactionPolicy } from '../queue/history/log-record.js';
 import { loadRegistry } from '../kube/registry.js';
 import { ConfigError, type FleetqConfig } from '../runtime/config.js';
-import { redactText } from '../runtime/redact-secrets.js';
+import { redactText } from '../kube/redact-secrets.js';
 import { insecureRedisUrl } from '../runtime/redis-url-policy.js';
 
 const store = (name: string, kinds: readonly string[], pathKind: string) =>

@@ -6,7 +6,7 @@
 // first). Annotations under the prefixes the controllers read are always kept whole (they are small, and the
 // planners parse them). Pure: the input is not changed; an object with nothing to trim is returned as is.
 import { withDroppedAnnotations } from '../kube/meta/dropped-annotations.js';
-import type { KubeObject } from './resources.js';
+import type { KubeObject } from '../kube/meta/object.js';
 
 export type TrimLimits = {
   /** One annotation value (not a kept one) larger than this is dropped; default 16 KiB. */

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { ALL_KINDS, DEFAULT_OWNED_KINDS, type Kind } from './kinds.js';
 import { SYSTEM_NAMESPACES } from './names.js';
 import { TOKEN_FILE_AUTH, TokenFile, TokenFileAuthenticator } from './token-file.js';
-import { redactText, redactValue } from '../runtime/redact-secrets.js';
+import { redactText, redactValue } from './redact-secrets.js';
 
 const NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 /** A namespace (DNS-1123 label), or a prefix of one ending in '*'. */

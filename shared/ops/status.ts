@@ -28,7 +28,7 @@ import { redisKeyPrefix, redisKeys } from '../queue/redis/redis-keys.js';
 import { RedisQueue } from '../queue/redis/redis-queue.js';
 import { sqsQueueNames } from '../queue/sqs/sqs-setup.js';
 import type { FleetqConfig } from '../runtime/config.js';
-import { redactText } from '../runtime/redact-secrets.js';
+import { redactText } from '../kube/redact-secrets.js';
 import { forwarderHolders, forwarderMembers, type ForwarderMember } from './forwarder-status.js';
 import { displayText } from './terminal-text.js';
 import { readReconcileRates } from '../runtime/reconcile-rates.js';

@@ -3,7 +3,7 @@
 // interface, without its Lambda-only output format: it writes no line breaks outside Lambda).
 // Every line goes through redact-secrets.ts first: credentials in messages, error texts and URLs are hidden,
 // and fields named like secrets (password, authorization, client keys, …) are replaced, at any depth.
-import { errorShape, redactText, redactValue } from './redact-secrets.js';
+import { errorShape, redactText, redactValue } from '../kube/redact-secrets.js';
 
 export const LogLevel = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 export type LogLevelName = keyof typeof LogLevel;

@@ -1,11 +1,17 @@
 // A stateful pod's identity (stateful_set_utils.go): the ordinal range [start, start+replicas), the name
-// `<set>-<ordinal>`, hostname and subdomain, the pod-name and pod-index labels, the controller-revision-hash label,
-// and the pod a StatefulSet creates for an ordinal (newStatefulSetPod: controller.GetPodFromTemplate, then
-// initIdentity and updateStorage).
-import type { V1ControllerRevision, V1Pod, V1PodTemplateSpec, V1StatefulSet, V1Volume } from '@kubernetes/client-node';
+// `<set>-<ordinal>` and its claims' names, hostname and subdomain, the pod-name and pod-index labels, the
+// controller-revision-hash label, and the pod a StatefulSet creates for an ordinal (newStatefulSetPod:
+// controller.GetPodFromTemplate, then initIdentity and updateStorage).
+import type {
+  V1ControllerRevision,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1PodTemplateSpec,
+  V1StatefulSet,
+  V1Volume,
+} from '@kubernetes/client-node';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import type { ClaimOptions } from '../common/claim.js';
-import { claimName } from './storage.js';
 import { POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, STS_API_VERSION, STS_KIND } from './types.js';
 
 /** statefulPodRegex: `(.*)-([0-9]+)$`. */
@@ -25,6 +31,11 @@ export const replicasOf = (set: V1StatefulSet): number => set.spec?.replicas ?? 
 export const endOrdinal = (set: V1StatefulSet): number => startOrdinal(set) + replicasOf(set) - 1;
 export const podName = (set: V1StatefulSet, ordinal: number): string => `${set.metadata?.name ?? ''}-${ordinal}`;
 export const revisionOfPod = (pod: V1Pod): string => pod.metadata?.labels?.[REVISION_LABEL] ?? '';
+
+/** getPersistentVolumeClaimName: `<template>-<set>-<ordinal>`, the claim of a template for an ordinal's pod. */
+export function claimName(set: V1StatefulSet, template: V1PersistentVolumeClaim, ordinal: number): string {
+  return `${template.metadata?.name ?? ''}-${set.metadata?.name ?? ''}-${ordinal}`;
+}
 
 export function isInOrdinalRange(set: V1StatefulSet, pod: V1Pod): boolean {
   const o = ordinalOf(pod);

@@ -8,14 +8,8 @@
 // A claim with a stale reference (same name, other uid) or another controller is left alone.
 import type { V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
-import { isInOrdinalRange, ordinalOf } from './identity.js';
+import { claimName, isInOrdinalRange, ordinalOf } from './identity.js';
 import { Retention, STS_API_VERSION, STS_KIND } from './types.js';
-
-type ClaimTemplate = V1PersistentVolumeClaim;
-
-export function claimName(set: V1StatefulSet, template: ClaimTemplate, ordinal: number): string {
-  return `${template.metadata?.name ?? ''}-${set.metadata?.name ?? ''}-${ordinal}`;
-}
 
 /** getPersistentVolumeClaims: the claims of the pod's ordinal, labelled with the selector's matchLabels. */
 export function podClaims(set: V1StatefulSet, pod: V1Pod): V1PersistentVolumeClaim[] {

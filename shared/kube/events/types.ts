@@ -2,13 +2,17 @@
 // and the core/v1 Event that carries it to the apiserver. kube-controller-manager 1.37's deployment and
 // replicaset controllers record through client-go's record.EventRecorder, i.e. core/v1 Events (not
 // events.k8s.io/v1): that is what `kubectl describe` lists, and what this folder writes.
-import type { ObjectRef } from '../actions.js';
-
 export const EventType = { Normal: 'Normal', Warning: 'Warning' } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
-/** ref.GetReference of the object an event is about (fieldPath is never set by these controllers). */
-export type InvolvedObject = ObjectRef & {
+/**
+ * ref.GetReference of the object an event is about (fieldPath is never set by these controllers): an ObjectRef of
+ * actions.ts, which imports this file, with its apiVersion and uid.
+ */
+export type InvolvedObject = {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
   readonly apiVersion: string;
   readonly uid: string;
   readonly resourceVersion?: string;

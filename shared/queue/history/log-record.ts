@@ -33,7 +33,7 @@
 // the key from FLEETQ_SIGNING_SECRET) so that a log reader cannot test guesses of a value; without a key it is a
 // plain digest, open to guessing of short values.
 import { createHmac } from 'node:crypto';
-import { boundedEventJson, isLoggedEvent, type LoggedEvent, type LoggedEventType } from './event-log.js';
+import { boundedEventJson, isLoggedEvent, type LoggedEvent, type LoggedEventType } from './logged-event.js';
 
 export const LOG_FORMAT_VERSION = 1;
 

@@ -5,7 +5,7 @@
 //   publicly trusted. Explicit options win over what ioredis parses from the URL, so `tls.ca` is kept.
 import { readFileSync } from 'node:fs';
 import { Redis, type RedisOptions } from 'ioredis';
-import { redactUrl } from '../../runtime/redact-secrets.js';
+import { redactUrl } from '../../kube/redact-secrets.js';
 
 export type RedisConnectionOptions = {
   /** PEM file of the CA that signed the server's certificate (rediss:// only). */

@@ -10,7 +10,7 @@ import { loadForwarderConfig } from '../../../shared/forwarder/forwarder-deps.js
 import { redisOptionsFor, redactedUrl } from '../../../shared/queue/redis/redis-connection.js';
 import { ConfigError, loadConfig } from '../../../shared/runtime/config.js';
 import { errorFields, Logger } from '../../../shared/runtime/logger.js';
-import { redactText, redactUrl } from '../../../shared/runtime/redact-secrets.js';
+import { redactText, redactUrl } from '../../../shared/kube/redact-secrets.js';
 
 const SIGNING = 'signing-secret-0123456789';
 const REDIS_PW = 'redis-pass@with/odd:chars';
