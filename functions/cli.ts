@@ -1,8 +1,8 @@
 // fleetq command line.
-//   fleetq run [--registry fleet.yaml] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P]
-//     The all-in-one mode: forwarders for every registered cluster and N workers in one process. With no
-//     registry it starts a local sandbox cluster (`dev-1`, fleetq mode: kube-controller-manager without its
-//     workload controllers) and serves it until Ctrl-C.
+//   fleetq run --registry fleet.yaml [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P]
+//     The all-in-one mode: forwarders for every registered cluster and N workers in one process (all-in-one.ts),
+//     until Ctrl-C. The registry may come from FLEETQ_REGISTRY instead. `npm start` runs it on a local sandbox
+//     cluster (infra/sandbox/dev-run.ts); this command line knows no sandbox.
 //   fleetq forwarder [--pool] [--registry fleet.yaml] [--driver redis]   the forwarder alone (README "Forwarder pool")
 //   fleetq dead-letters | redrive      inspect or redrive the dead-letter list of the configured queue
 //   fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--driver D]
@@ -24,8 +24,8 @@
 // (15m); durations: 30s 15m 2h 7d. README "Replay".
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ClusterRegistry } from '../shared/kube/registry.js';
 import { createQueue } from '../shared/queue/index.js';
 import { startAllInOne } from './all-in-one.js';
 import { loadConfig, signingOptions, type FleetqConfig } from '../shared/runtime/config.js';
@@ -53,11 +53,9 @@ import { formatShadow, loadControllers, shadow } from '../shared/replay/shadow.j
 import { parseDuration, timeWindow } from '../shared/replay/time-window.js';
 import { collectStatus, formatStatus } from '../shared/ops/status.js';
 import { registryDigest as digestOf } from '../shared/runtime/registry-reload.js';
-import { SandboxMode } from '../infra/sandbox/modes.js';
-import { kindsTurnedOff } from '../infra/sandbox/replaced-kinds.js';
-import { REPO_ROOT, down, up } from '../infra/sandbox/sandbox.js';
 
-const DEV_CLUSTER = 'dev-1';
+/** The checkout this runs from: `fleetq run` keeps its data under .fleetq there unless FLEETQ_DATA_DIR says else. */
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where `fleetq log import` writes without --into: a named log, never the live one. */
 const DEFAULT_IMPORT_LOG = 'imported';
 
@@ -81,36 +79,15 @@ async function run(args: string[]): Promise<void> {
       concurrency: { type: 'string' },
       'metrics-port': { type: 'string' },
       reads: { type: 'string' },
-      nodes: { type: 'string', default: '3' },
-      keep: { type: 'boolean', default: false },
     },
   });
   const config = configFrom(values);
-  let registry: ClusterRegistry;
-  let sandboxCluster: string | undefined;
-  if (config.FLEETQ_REGISTRY) {
-    registry = registryFrom(config);
-  } else {
-    const nodes = Number(values.nodes);
-    if (!Number.isInteger(nodes) || nodes < 1)
-      throw new Error(`--nodes must be a positive integer, got ${values.nodes}`);
-    const [cluster] = await up({ clusters: [{ name: DEV_CLUSTER, mode: SandboxMode.Fleetq }], nodes });
-    if (!cluster) throw new Error('the sandbox started no cluster');
-    sandboxCluster = cluster.name;
-    // Every kind whose controller the sandbox turned off: a Job, CronJob or StatefulSet made there gets its pods.
-    const owns = kindsTurnedOff(cluster.mode);
-    registry = new ClusterRegistry([
-      {
-        name: cluster.name,
-        owns,
-        limits: { qps: 50, burst: 100 },
-        connection: { type: 'kubeconfig', path: cluster.kubeconfig },
-      },
-    ]);
-    console.log(`fleetq: sandbox cluster ${cluster.name} at ${cluster.server}, ${cluster.nodes} kwok node(s)`);
-    console.log(`fleetq: kubeconfig ${cluster.kubeconfig}`);
-    console.log(`fleetq: owns ${owns.join(', ')} there; try the commands in README "Run it"`);
+  if (!config.FLEETQ_REGISTRY) {
+    throw new Error(
+      'run needs --registry FILE (or FLEETQ_REGISTRY): the cluster registry. `npm start` runs fleetq on a local sandbox cluster',
+    );
   }
+  const registry = registryFrom(config);
   const dataDir = resolve(process.env.FLEETQ_DATA_DIR ?? join(REPO_ROOT, '.fleetq'));
   mkdirSync(dataDir, { recursive: true });
   const app = await startAllInOne({ config, registry, dataDir });
@@ -130,10 +107,6 @@ async function run(args: string[]): Promise<void> {
   console.log(`fleetq: ${signal}: finishing in-flight keys`);
   await app.stop();
   server?.close();
-  if (sandboxCluster && !values.keep) {
-    console.log(`fleetq: stopping sandbox cluster ${sandboxCluster}`);
-    await down([sandboxCluster]);
-  }
 }
 
 async function deadLetters(args: string[], redrive: boolean): Promise<void> {
@@ -474,7 +447,7 @@ async function status(args: string[]): Promise<void> {
 }
 
 const HELP = `fleetq: Kubernetes workload controllers for a fleet of clusters, fed by a shared queue.
-  fleetq run [--registry fleet.yaml] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P]
+  fleetq run --registry fleet.yaml [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P]
   fleetq forwarder [--pool] [--registry fleet.yaml] [--driver redis]
   fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--resign-unverified]
   fleetq log export --cluster C [--since T] [--until T2] [--out FILE] [--store redis|redis:NAME|jsonl:DIR]
@@ -514,7 +487,7 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./forwarder.js')).main(rest);
     default:
       throw new Error(
-        'usage: fleetq run [--registry FILE] [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | forwarder [--pool] | dead-letters | redrive | dlq | log | replay | status (fleetq --help)',
+        'usage: fleetq run --registry FILE [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | forwarder [--pool] | dead-letters | redrive | dlq | log | replay | status (fleetq --help)',
       );
   }
 }
