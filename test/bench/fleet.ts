@@ -36,6 +36,7 @@ import {
   waitComplete,
   type RolloutTimes,
 } from '../helpers/fleet-pipeline.js';
+import { max, median, min } from '../helpers/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -98,16 +99,7 @@ type SizeResult = {
 const IDLE_WINDOW_MS = 10_000;
 let idleCallsPerS = 0;
 const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
-const quantile = (xs: number[], q: number): number | null => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? null;
-};
-const stats = (xs: number[]) => ({
-  median: quantile(xs, 0.5) ?? 0,
-  min: xs.length ? Math.min(...xs) : 0,
-  max: xs.length ? Math.max(...xs) : 0,
-});
+const spread = (xs: number[]) => ({ median: median(xs) ?? 0, min: min(xs) ?? 0, max: max(xs) ?? 0 });
 
 async function usedMemory(redis: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? 0);
@@ -171,11 +163,11 @@ async function runSize(
       freeMemGiBAfterStart: 0,
       converged: results.filter((r) => r.updateMs !== null).length,
       createMs: {
-        median: quantile(ok(results.map((r) => r.createMs)), 0.5),
+        median: median(ok(results.map((r) => r.createMs))) ?? null,
         max: maxOf(results.map((r) => r.createMs)),
       },
       updateMs: {
-        median: quantile(ok(results.map((r) => r.updateMs)), 0.5),
+        median: median(ok(results.map((r) => r.updateMs))) ?? null,
         max: maxOf(results.map((r) => r.updateMs)),
       },
       wallMs,
@@ -189,8 +181,8 @@ async function runSize(
         idleCallsPerS: Math.round(idleCallsPerS),
         busyCalls: Math.round(sum(calls) - (idleCallsPerS * wallMs) / 1000),
       },
-      apiRequestsPerCluster: stats(perCluster.map((p) => p.requests)),
-      reconcilesPerCluster: stats(perCluster.map((p) => p.reconciles)),
+      apiRequestsPerCluster: spread(perCluster.map((p) => p.requests)),
+      reconcilesPerCluster: spread(perCluster.map((p) => p.reconciles)),
       workerCpuMsPerReconcile: allReconciles > 0 ? Math.round((cpuS * 1000 * 10) / allReconciles) / 10 : 0,
       reconcileWallMsPerReconcile: allReconciles > 0 ? Math.round((wallS * 1000 * 10) / allReconciles) / 10 : 0,
       forwarderCpuS: Math.round((await pipeline.total('forwarder', 'process_cpu_seconds_total')) * 10) / 10,
@@ -226,7 +218,7 @@ async function perClusterMedian(pipeline: FleetPipeline, metric: string): Promis
     const c = x.labels.cluster ?? '';
     by.set(c, (by.get(c) ?? 0) + x.value);
   }
-  return stats([...by.values()]).median;
+  return median([...by.values()]) ?? 0;
 }
 
 function maxOf(xs: Array<number | null>): number | null {

@@ -48,6 +48,7 @@ import {
 import { writeRegistry } from '../helpers/fleet.js';
 import { jsonLines, spawnTsx, type Proc } from '../helpers/processes.js';
 import { kwokPodTemplate } from '../helpers/sandbox.js';
+import { ascending, leastSquaresSlope } from '../helpers/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -77,14 +78,14 @@ const KINDS = [
   { kind: 'Pod', resource: 'pods', path: '/api/v1/pods' },
 ] as const;
 
-const STEPS = [
+const STEPS = ascending([
   ...new Set(
     (values.steps ?? '')
       .split(',')
       .map((s) => Math.ceil(Number(s) / PODS_PER_WORKLOAD) * PODS_PER_WORKLOAD)
       .filter((n) => Number.isFinite(n) && n >= 0),
   ),
-].sort((a, b) => a - b);
+]);
 const MAX_PODS = Math.max(0, ...STEPS);
 /** kwok nodes hold 1,000 pods each (infra/sandbox/cluster.ts): one spare. */
 const NODES = Number(values.nodes ?? Math.ceil(MAX_PODS / 1_000) + 1);
@@ -373,16 +374,6 @@ async function sampleMemory(fwd: RunningForwarder): Promise<Samples> {
   return out;
 }
 
-/** Least-squares slope of y over x. */
-function slope(points: ReadonlyArray<readonly [number, number]>): number {
-  const n = points.length;
-  const mx = points.reduce((a, [x]) => a + x, 0) / n;
-  const my = points.reduce((a, [, y]) => a + y, 0) / n;
-  const sxx = points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
-  const sxy = points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0);
-  return sxx === 0 ? 0 : sxy / sxx;
-}
-
 const queue = `fm-${randomUUID().slice(0, 8)}`;
 const namespace = `fmem-${queue}`;
 const redis = new Redis(FLEET_REDIS_URL);
@@ -606,14 +597,14 @@ try {
   await cleanup();
 }
 
-const rssPerObject = slope(steps.map((s) => [s.objects, Math.min(...s.rssBytes)]));
-const heapPerObject = slope(steps.map((s) => [s.objects, Math.min(...s.heapUsedBytes)]));
+const rssPerObject = leastSquaresSlope(steps.map((s) => [s.objects, Math.min(...s.rssBytes)]));
+const heapPerObject = leastSquaresSlope(steps.map((s) => [s.objects, Math.min(...s.heapUsedBytes)]));
 /** Heap used less code spaces, at the sample of least heap. */
 const heapLessCode = (s: Step): number => {
   const i = s.heapUsedBytes.indexOf(Math.min(...s.heapUsedBytes));
   return (s.heapUsedBytes[i] ?? 0) - (s.codeBytes[i] ?? 0);
 };
-const heapLessCodePerObject = slope(steps.map((s) => [s.objects, heapLessCode(s)]));
+const heapLessCodePerObject = leastSquaresSlope(steps.map((s) => [s.objects, heapLessCode(s)]));
 const runLoad = load();
 console.log(
   `forwarder memory: one forwarder (functions/forwarder.ts, Redis driver, reads ${readMode}) watching ${CLUSTER_PREFIX}-1;`,

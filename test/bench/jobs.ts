@@ -31,7 +31,8 @@ import {
 import { phaseLines, phaseTotals } from '../helpers/bench-phases.js';
 import type { Job } from '../helpers/conformance-types.js';
 import { job } from '../conformance/scenarios/job.js';
-import { median, printComparison, printSummary, type Comparison, type Step } from './read-path-report.js';
+import { max, median, min, percentile } from '../helpers/stats.js';
+import { printComparison, printSummary, type Comparison, type Step } from './read-path-report.js';
 
 const { values } = parseArgs({
   options: {
@@ -137,19 +138,13 @@ async function jobsOn(
   }
 }
 
-function percentile(xs: readonly number[], p: number): number | undefined {
-  if (xs.length === 0) return undefined;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-}
-
 function printTimeline(side: string, t: Timeline | undefined, reconciles: number | undefined): void {
   if (!t) return;
   const sec = (ms: number | undefined): string => (ms === undefined ? '—' : (ms / 1000).toFixed(1));
   const xs = t.completedAt;
   console.log(
-    `  ${side}: all created after ${sec(t.createdMs)} s; Jobs complete after (s): first ${sec(xs.length > 0 ? Math.min(...xs) : undefined)}, ` +
-      `median ${sec(median(xs))}, p90 ${sec(percentile(xs, 90))}, last ${sec(percentile(xs, 100))} ` +
+    `  ${side}: all created after ${sec(t.createdMs)} s; Jobs complete after (s): first ${sec(min(xs))}, ` +
+      `median ${sec(median(xs))}, p90 ${sec(percentile(xs, 0.9))}, last ${sec(max(xs))} ` +
       `(${xs.length}/${JOBS} complete, ${t.failed} failed)` +
       (reconciles === undefined ? '' : `; fleetq reconciles ${reconciles}`),
   );

@@ -37,6 +37,7 @@ import { kwokPodTemplate, sandboxCluster, testNamespace } from '../helpers/sandb
 import { startSecretsServer } from '../helpers/secrets-manager-server.js';
 import { startSqsCountingProxy, type CountingProxy } from '../helpers/sqs-counting-proxy.js';
 import { sqsClient, startSqsEmulator } from '../helpers/sqs.js';
+import { mean, median, percentile } from '../helpers/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -196,17 +197,11 @@ class Container {
   }
 }
 
-const sorted = (xs: readonly number[]): number[] => [...xs].sort((a, b) => a - b);
-/** Nearest rank: the smallest value with at least p% of the values at or below it. */
-function percentile(xs: readonly number[], p: number): number {
-  const s = sorted(xs);
-  return s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
-}
 const summary = (xs: readonly number[]) => ({
   n: xs.length,
-  median: round(percentile(xs, 50)),
-  p90: round(percentile(xs, 90)),
-  mean: round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)),
+  median: round(median(xs) ?? NaN),
+  p90: round(percentile(xs, 0.9) ?? NaN),
+  mean: round(mean(xs) ?? 0),
 });
 const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
 const mib = (bytes: number): number => round(bytes / 1024 / 1024);

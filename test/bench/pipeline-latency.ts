@@ -19,6 +19,7 @@ import { WorkerLoop } from '../../shared/runtime/loop.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { sandboxCluster } from '../helpers/sandbox.js';
 import { startSqsEmulator } from '../helpers/sqs.js';
+import { max, percentile } from '../helpers/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -29,10 +30,6 @@ const { values } = parseArgs({
 });
 const COUNT = Number(values.count);
 const GAP_MS = Number(values['gap-ms']);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
 
 async function measure(
   driver: 'memory' | 'redis' | 'sqs',
@@ -127,15 +124,15 @@ async function measure(
       `namespace ${ns} to be gone`,
     );
   }
-  const lat = [...sent].map(([k, t]) => (started.get(k) ?? NaN) - t).sort((a, b) => a - b);
-  const toAdd = [...sent].map(([k, t]) => (addedAt.get(k) ?? NaN) - t).sort((a, b) => a - b);
+  const lat = [...sent].map(([k, t]) => (started.get(k) ?? NaN) - t);
+  const toAdd = [...sent].map(([k, t]) => (addedAt.get(k) ?? NaN) - t);
   return {
-    p50: percentile(lat, 50),
-    p99: percentile(lat, 99),
-    max: lat[lat.length - 1] ?? NaN,
+    p50: percentile(lat, 0.5) ?? NaN,
+    p99: percentile(lat, 0.99) ?? NaN,
+    max: max(lat) ?? NaN,
     n: lat.length,
-    addP50: percentile(toAdd, 50),
-    addP99: percentile(toAdd, 99),
+    addP50: percentile(toAdd, 0.5) ?? NaN,
+    addP99: percentile(toAdd, 0.99) ?? NaN,
   };
 }
 

@@ -25,6 +25,7 @@ import type { WorkQueue } from '../../shared/queue/work-queue.js';
 import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
 import { sqsClient, startSqsEmulator } from '../helpers/sqs.js';
 import { spawnBullmqWorkers, spawnWorkers, type Workers } from '../helpers/queue-workers.js';
+import { median, percentile } from '../helpers/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,9 +51,6 @@ const key = (i: number): ReconcileKey => ({
 });
 const keyId = (k: ReconcileKey): string => `${k.cluster}/${k.kind}/${k.namespace}/${k.name}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] as number;
 
 /** One queue under test: fleetq's WorkQueue, or a raw BullMQ queue with the same operations the bench uses. */
 type Subject = {
@@ -249,13 +247,14 @@ for (const workMs of WORK_MS) {
     for (const workers of WORKER_COUNTS) {
       const runs: number[] = [];
       for (let r = 0; r < RUNS; r++) runs.push(await throughput(target, workers, workMs));
-      perCount.push(median(runs));
-      row.push(`${Math.round(median(runs))} (${runs.map((x) => Math.round(x)).join('/')})`);
+      const mid = median(runs) ?? NaN;
+      perCount.push(mid);
+      row.push(`${Math.round(mid)} (${runs.map((x) => Math.round(x)).join('/')})`);
     }
     medians.set(target.label, perCount);
     if (workMs === 0) {
       const lat = await latency(target, dir);
-      row.push(`${pct(lat, 0.5)} / ${pct(lat, 0.99)} (n=${lat.length})`);
+      row.push(`${percentile(lat, 0.5)} / ${percentile(lat, 0.99)} (n=${lat.length})`);
     }
     rows.push(row);
     console.log(JSON.stringify({ workMs, driver: target.label, row }));

@@ -23,6 +23,7 @@ import { startFleetq, type RunningFleetq } from '../helpers/conformance-fleetq.j
 import { deploymentComplete } from '../helpers/conformance-predicates.js';
 import { statefulSetRolledOut } from '../helpers/conformance-statefulset.js';
 import type { Check, Deployment, Pod, ReplicaSet, Snapshot, StatefulSet } from '../helpers/conformance-types.js';
+import { mean, median, percentile } from '../helpers/stats.js';
 import { deployment, image, podTemplate, setImage } from '../conformance/scenarios/builders.js';
 
 const { values } = parseArgs({
@@ -177,15 +178,11 @@ const isReady = (p: Pod): boolean =>
 
 type Finished = { startedAt: number; endedAt: number; phases: Record<string, number>; outcome: string };
 
-function quantile(xs: readonly number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
-}
 const fmt = (xs: readonly number[]): string =>
   xs.length === 0
     ? '—'
-    : `n ${xs.length}, median ${quantile(xs, 0.5).toFixed(0)} ms, p90 ${quantile(xs, 0.9).toFixed(0)} ms, ` +
-      `mean ${(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(0)} ms`;
+    : `n ${xs.length}, median ${(median(xs) ?? NaN).toFixed(0)} ms, p90 ${(percentile(xs, 0.9) ?? NaN).toFixed(0)} ms, ` +
+      `mean ${(mean(xs) ?? NaN).toFixed(0)} ms`;
 
 async function main(): Promise<void> {
   const load0 = loadavg();

@@ -2,6 +2,7 @@
 // controller side's API requests by verb + resource as the apiserver's audit log counted them, the clients not
 // counted), and one summary line per phase with the fleetq/upstream ratios.
 import { controllerSide, isControllerSide, type Tally } from '../helpers/audit-log.js';
+import { median } from '../helpers/stats.js';
 
 export type CacheFigures = {
   /** Objects the phase added to fleetq's cache, and the process heap they added (after a forced GC). */
@@ -35,13 +36,6 @@ export type Comparison = { readonly title: string; readonly upstream: Step[]; re
 const W = [44, 22, 22, 10];
 const row = (cells: readonly string[]): string =>
   cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(W[i] ?? 12))).join(' ');
-
-export function median(xs: readonly number[]): number | undefined {
-  if (xs.length === 0) return undefined;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid] : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-}
 
 const seconds = (ms: number | null | undefined): string =>
   ms === null || ms === undefined ? '—' : (ms / 1000).toFixed(1);

@@ -4,6 +4,7 @@
 // replaces one pod at a time, the wall time is about the sum of both; a slower controller shows in the first.
 import type { BenchClient, RawEvent, RunningWatch } from './bench-client.js';
 import type { Pod } from './conformance-types.js';
+import { median, percentile } from './stats.js';
 
 type Mark = 'created' | 'deleting' | 'gone' | 'ready';
 type Event = { readonly at: number; readonly pod: string; readonly mark: Mark };
@@ -98,12 +99,6 @@ export class PodTimeline {
   }
 }
 
-function quantile(xs: readonly number[], q: number): number | undefined {
-  if (xs.length === 0) return undefined;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-}
-
 /** One line: the controller's reactions (sum, median, p90) and the machinery's steps (median). */
 export function timelineLine(side: string, f: TimelineFigures | undefined): string {
   if (!f) return `  ${side}: no pod timeline`;
@@ -111,9 +106,9 @@ export function timelineLine(side: string, f: TimelineFigures | undefined): stri
   const sum = f.reactions.reduce((a, b) => a + b, 0);
   return (
     `  ${side}: controller reactions ${f.reactions.length}, Σ ${(sum / 1000).toFixed(1)} s ` +
-    `(median ${ms(quantile(f.reactions, 0.5))}, p90 ${ms(quantile(f.reactions, 0.9))}); ` +
-    `pod deleting → gone median ${ms(quantile(f.deleteToGone, 0.5))} (${f.deleteToGone.length}), ` +
-    `created → Ready median ${ms(quantile(f.createToReady, 0.5))} (${f.createToReady.length}); ` +
+    `(median ${ms(median(f.reactions))}, p90 ${ms(percentile(f.reactions, 0.9))}); ` +
+    `pod deleting → gone median ${ms(median(f.deleteToGone))} (${f.deleteToGone.length}), ` +
+    `created → Ready median ${ms(median(f.createToReady))} (${f.createToReady.length}); ` +
     `last pod event → converged ${ms(f.tailMs)}`
   );
 }

@@ -11,6 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { index, type CacheEntry } from '../../shared/cache/cache-entry.js';
 import type { CacheStore } from '../../shared/cache/cache-store.js';
 import type { RawEvent } from './bench-client.js';
+import { max, percentile } from './stats.js';
 
 /** One object version: kind/namespace/name@resourceVersion. */
 const versionKey = (id: string, rv: string): string => `${id}@${rv}`;
@@ -78,21 +79,15 @@ export class CacheLagProbe {
     onlyWatched: number;
     onlyCached: number;
   } {
-    const sorted = [...this.lags].sort((a, b) => a - b);
     return {
-      samples: sorted.length,
-      p50: quantile(sorted, 0.5),
-      p99: quantile(sorted, 0.99),
-      max: sorted.at(-1),
+      samples: this.lags.length,
+      p50: percentile(this.lags, 0.5),
+      p99: percentile(this.lags, 0.99),
+      max: max(this.lags),
       onlyWatched: this.watched.size,
       onlyCached: this.cached.size,
     };
   }
-}
-
-export function quantile(sorted: readonly number[], q: number): number | undefined {
-  if (sorted.length === 0) return undefined;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
 let gc: (() => void) | undefined;

@@ -24,6 +24,7 @@ import type { Deployment } from './conformance-types.js';
 import { eventStreamKey } from '../../shared/queue/history/redis-stream-event-log.js';
 import { writeRegistry } from './fleet.js';
 import { jsonLines, spawnTsx, type Proc } from './processes.js';
+import { percentile as nearestRankPercentile } from './stats.js';
 
 /** Where Pipeline.stop() keeps the processes' logs of each run. */
 export const CHAOS_LOG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'chaos', '.logs');
@@ -686,10 +687,9 @@ export async function waitFollowed(
   return report();
 }
 
+/** The nearest-rank percentile of test/helpers/stats.ts (q in (0, 1]), 0 when there are no samples. */
 export function percentile(xs: readonly number[], q: number): number {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? 0;
+  return nearestRankPercentile(xs, q) ?? 0;
 }
 
 // ---------------------------------------------------------------------------------------------------------
