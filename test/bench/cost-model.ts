@@ -1,4 +1,4 @@
-// Issue 14 §3: the cost model's tables, regenerated from measured figures. Reads the fleet bench's JSON
+// The cost model's tables (docs/cost-model.md), regenerated from measured figures. Reads the fleet bench's JSON
 // (`npx tsx test/bench/fleet.ts --json fleet.json`), the Lambda bench's (`test/bench/lambda-cost.ts --json`:
 // billed ms and memory of a reconcile, SQS requests per key), the forwarder bench's
 // (`test/bench/forwarder-memory.ts --json`: heap per watched object, relist peak, CPU per event) and
@@ -96,8 +96,8 @@ const forwarderBench = JSON.parse(readFileSync(values.forwarder as string, 'utf8
 if (!values.fleet) throw new Error('--fleet <fleet bench JSON> is required');
 const fleet = JSON.parse(readFileSync(values.fleet, 'utf8')) as Fleet;
 // Commands of the rollouts less what the idle pipeline sends in the same time (fleet.ts measures both).
-// The idle subtraction came out negative in the run of 2026-12-03 (the idle window, right after start, was not
-// idle), so the raw count is used: an upper bound that includes the idle polling during the rollouts.
+// The idle subtraction can come out negative (the idle window, right after start, is not always idle), so the
+// raw count is used: an upper bound that includes the idle polling during the rollouts.
 const sizes = fleet.sizes.map((s) => ({ ...s, redisCalls: Object.values(s.redis.calls).reduce((a, b) => a + b, 0) }));
 const largest = sizes.reduce((a, b) => (b.clusters > a.clusters ? b : a));
 const price = (k: string): number => Number(inputs.prices[k]);

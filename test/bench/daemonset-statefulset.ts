@@ -1,4 +1,4 @@
-// Issue 12's bench, one run: a DaemonSet over --nodes (100) kwok nodes, created and then rolled out to a new image
+// The DaemonSet and StatefulSet bench, one run: a DaemonSet over --nodes (100) kwok nodes, created and then rolled out to a new image
 // (RollingUpdate, maxUnavailable --max-unavailable (1), maxSurge 0: upstream's default), and a --replicas (50)
 // StatefulSet (OrderedReady), created and then rolling-updated to a new image; under the upstream controllers
 // (bench-up-dsts, kube-controller-manager) and under fleetq (bench-fq-dsts, fleetq in this process), one cluster

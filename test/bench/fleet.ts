@@ -1,4 +1,4 @@
-// Issue 14 §2: a fleet of sandbox clusters (fleetq mode, kwok nodes) served by one forwarder process and
+// The fleet bench (docs/cost-model.md): a fleet of sandbox clusters (fleetq mode, kwok nodes) served by one forwarder process and
 // two worker processes on the Redis driver. For each fleet size: every cluster converges a Deployment
 // rollout (create, then a rolling update, all clusters at once); prints time to converge, the peak RSS of
 // the forwarder and of each worker (sampled every 500 ms), the Redis memory this run's keys hold (MEMORY

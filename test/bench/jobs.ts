@@ -1,4 +1,4 @@
-// Issue 11's bench: --jobs (1,000) single-pod Jobs created at once, run to completion under the upstream Job
+// The Job bench: --jobs (1,000) single-pod Jobs created at once, run to completion under the upstream Job
 // controller (bench-up-jobs, kube-controller-manager's job-controller) and under fleetq (bench-fq-jobs, fleetq in
 // this process), one cluster after the other so both see the same machine. Each pod asks to succeed through
 // its template (the sandbox's kwok outcome stage: annotation fleetq.dev/sandbox-outcome=Succeeded, so it

@@ -1,4 +1,4 @@
-// Issue 9's bench figures, counted on the apiserver side: API requests per converged change and convergence
+// The read path's figures, counted on the apiserver side: API requests per converged change and convergence
 // time under the upstream controllers (bench-upstream) and under fleetq (bench-fleetq, fleetq in this process),
 // both sandbox clusters of this bench's own, started with an audit log (infra/sandbox/audit.ts) and stopped at
 // the end, failure or not. Requests are counted from the audit log by client (test/helpers/audit-log.ts): the

@@ -31,7 +31,7 @@
 //       successfully within 60 s of recovery; a change made on chaos-2 right after recovery converges within
 //       that bound; and no conflict after recovery puts a key further away than that bound. Conflicts are
 //       routine right after a recovery (a Deployment and its ReplicaSet are re-read and written side by side);
-//       they are not failures (issue 7: "conflicts back off and are not counted as failures"), so the outage's
+//       they are not failures (a conflict backs off and is not counted as a failure), so the outage's
 //       failure count must not turn one into a wait of minutes, which only a later event would cut short.
 //   (5) the four spine checks on both namespaces (chaos-2's events bounded from the recovery).
 import { afterAll, describe, expect, it } from '@jest/globals';

@@ -1,4 +1,4 @@
-// Issue 14 §1: forwarders that fail over. Three real forwarder processes (`fleetq forwarder --pool`) share six
+// Forwarders that fail over (docs/operations.md, "Forwarder pool"). Three real forwarder processes (`fleetq forwarder --pool`) share six
 // registry entries on the Redis driver. Six apiservers would not fit two cores beside everything else, so the six
 // entries are three names each for two real sandbox clusters (chaos-1, and the standard fleetq-1): every name is a cluster of its
 // own to the forwarders (its own lease, checkpoints and keys `<name>/Deployment/...`).

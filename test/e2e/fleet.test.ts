@@ -1,9 +1,9 @@
-// CI's share of the fleet bench (issue 14 §2): 5 fleetq-mode sandbox clusters of its own (fl-ci-1..5, 3 kwok
+// CI's share of the fleet bench (test/bench/fleet.ts): 5 fleetq-mode sandbox clusters of its own (fl-ci-1..5, 3 kwok
 // nodes each), one forwarder process and two worker processes on the Redis driver. Every cluster converges a
 // Deployment created and then rolled to a new image, all clusters at once, and no key waited in the queue
 // longer than 10 s (workqueue_queue_duration_seconds over both workers). The clusters are stopped at the end.
 // FLEET_CI_CLUSTERS changes the count.
-// In CI (e2e step): 77 s in all at load 6 (clusters up in 34 s, two at a time; rollouts 15 s), 2026-12-03.
+// The clusters start two at a time (startFleetClusters in test/helpers/fleet-pipeline.ts).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';

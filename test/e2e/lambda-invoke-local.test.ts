@@ -1,4 +1,4 @@
-// The offline loop as README "Deploy" shows it: the real `osls` binary from node_modules runs
+// The offline loop as docs/deploy.md ("AWS Lambda") shows it: the real `osls` binary from node_modules runs
 // `osls invoke local --stage local -f <fn> --path events/<file>` for every function with the shipped sample events,
 // against the fauxqs emulator (the `local` stage's queues, as infra/lambda/local-queues.ts makes them), the local
 // Redis and a sandbox cluster (fleetq-2, registered as `dev-1`, the name the samples use), with no AWS credentials

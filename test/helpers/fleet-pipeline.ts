@@ -1,6 +1,6 @@
 // A fleet on sandbox clusters for the fleet bench and its CI share: N fleetq-mode clusters, one forwarder
 // process and W worker processes on the Redis driver, each process serving /metrics on a port of its own.
-// Measures what issue 14 §2 asks: time to converge a Deployment rollout per cluster, the processes' RSS
+// Measures the fleet bench's figures (docs/benchmarks.md): time to converge a Deployment rollout per cluster, the processes' RSS
 // (sampled from /proc), the Redis memory under the run's own key prefix, and the API requests per cluster
 // (fleetq_kube_requests_total summed over the workers).
 import { randomUUID } from 'node:crypto';
@@ -19,8 +19,8 @@ export const FLEET_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 /** Starts (or reuses) fleetq-mode clusters `${prefix}-1..n` with `nodes` kwok nodes each. */
 /**
- * Starts `<prefix>-1..n`, `batch` at a time: five apiservers starting at once on 2 cores missed their 90 s
- * readiness deadline at load ~20 (fl-ci-3, 2026-12-03). If a batch fails, every cluster of the prefix is stopped
+ * Starts `<prefix>-1..n`, `batch` at a time: apiservers started all at once on 2 cores can miss their 90 s
+ * readiness deadline. If a batch fails, every cluster of the prefix is stopped
  * (up() records none of a failed batch) and the error is thrown.
  */
 export async function startFleetClusters(prefix: string, n: number, nodes: number, batch = 2): Promise<ClusterState[]> {

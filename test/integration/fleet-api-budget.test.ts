@@ -1,4 +1,4 @@
-// One API budget per cluster, fleet-wide (issue 9 §2): 4 worker processes reconciling against one cluster
+// One API budget per cluster, fleet-wide (docs/architecture.md, same heading): 4 worker processes reconciling against one cluster
 // registered with `limits: { qps: 10, burst: 5 }` send at most 10 qps plus the burst together, counted at the
 // apiserver (its /metrics), not by fleetq. With a bucket per process they would send up to 4 × that.
 //

@@ -18,9 +18,9 @@ export type GateEntry = {
 
 export const GATE: readonly GateEntry[] = [
   // The table's order is the lanes' order: planPasses deals the focus expressions round-robin over the lanes, so
-  // the long ones come first and apart. Spec time per expression on upstream (passing specs, 2026-12-03, quiet
-  // machine): StatefulSet 428 s, the two CronJob halves 384 s and 356 s (their specs wait on minute schedules),
-  // Job 135 s, Deployment 103 s, ReplicaSet 25 s; DaemonSet's serial pass 48 s.
+  // the long ones come first and apart. Longest first, by spec time per expression on upstream: StatefulSet, the
+  // two CronJob halves (their specs wait on minute schedules), Job, Deployment, ReplicaSet; DaemonSet's serial
+  // pass is short.
   // The specs that need a default StorageClass (basic identity, orphans, predecessor fails, PVC retention…) skip
   // themselves on both sides (e2epv.SkipIfNoDefaultStorageClass): the sandbox has no provisioner.
   { kind: 'StatefulSet', focus: [String.raw`\[sig-apps\] StatefulSet `] },
@@ -68,10 +68,10 @@ export const UNRUNNABLE = [
   String.raw`\[sig-apps\] Job should allow to use a pod failure policy to ignore failure matching on exit code`,
   // notTerminateOncePerIndex
   String.raw`\[sig-apps\] Job should allow to use a pod failure policy to ignore failure matching on DisruptionTarget condition`,
-  // Failed on both sides (2026-12-03), 900 s: the kubelet restarts the container in place by the pod's container
+  // Fails on both sides, after 900 s: the kubelet restarts the container in place by the pod's container
   // restart rules (beta ContainerRestartRules); kwok has no such rules, so the Job never gets its success.
   String.raw`\[sig-apps\] Job containers restarted by container restart policy should not trigger PodFailurePolicy`,
-  // Failed on both sides, 304 s (job.go:552): the deleted pod's container traps SIGTERM and exits 143 five seconds
+  // Fails on both sides, after 304 s (job.go:552): the deleted pod's container traps SIGTERM and exits 143 five seconds
   // later; kwok runs no container, so the pod never ends Failed with that exit and is never counted as such.
   String.raw`\[sig-apps\] Job should recreate pods only after they have failed if pod replacement policy is set to Failed`,
   // rollbackTest breaks and restores a pod's readiness probe with `kubectl exec`: kwok runs no container.

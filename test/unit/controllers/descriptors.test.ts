@@ -1,4 +1,4 @@
-// The claim of issue 9 §4: a kind is its folder plus one registration line. A fictitious kind, Widget, is
+// A kind is its folder plus one registration line. A fictitious kind, Widget, is
 // registered in a registry of its own (with its API resource) and nothing else is touched: its watches, its
 // event → key mapping, the index and the relist wake-ups follow from its descriptor.
 import { describe, expect, it } from '@jest/globals';

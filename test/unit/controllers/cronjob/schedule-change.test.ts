@@ -1,4 +1,4 @@
-// A changed spec.schedule or spec.timeZone (issue 11 §2): upstream's updateCronJob requeues the CronJob for the new
+// A changed spec.schedule or spec.timeZone (docs/controllers/cronjob.md): upstream's updateCronJob requeues the CronJob for the new
 // schedule's next time (nextScheduleTimeDuration + 100 ms). fleetq's forwarder enqueues the changed CronJob at
 // once, and the pass it runs must requeue for the new schedule's next time, as a requeueAfter, creating nothing
 // while no time of the new schedule has passed since the last run. NOW is 10:00:30 on 2026-03-10 (UTC); the last

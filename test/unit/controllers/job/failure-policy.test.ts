@@ -197,7 +197,7 @@ describe('Job planner: podFailurePolicy', () => {
     expect(statusOf(r.actions)?.conditions ?? []).toEqual([]);
     expect(ofType(r.actions, 'patch').map((a) => a.type === 'patch' && a.target.name)).toEqual(['a', 'b']);
     expect(statusOf(r.actions)).toMatchObject({ failed: 0, uncountedTerminatedPods: {} });
-    // Two failures 30 s ago still grow the re-creation backoff (upstream #130881): 20 s, passed → create.
+    // Two failures 30 s ago still grow the re-creation backoff (kubernetes/kubernetes#130881): 20 s, passed → create.
     expect(ofType(r.actions, 'create')).toHaveLength(2);
   });
 

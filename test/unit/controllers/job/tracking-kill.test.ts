@@ -1,4 +1,4 @@
-// Pod tracking when the handler dies between its finalizer-removal patches and its status write (issue 11 §1), on
+// Pod tracking when the handler dies between its finalizer-removal patches and its status write, on
 // the pure planner: a small world applies each pass's writes in the writer's order (creates, then patches, then
 // status) and, where asked, drops a pass's status write when that pass removed a finalizer, as a handler that
 // died there would. Every terminated pod must be counted exactly once in the end, and never more than once along
