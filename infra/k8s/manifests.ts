@@ -1,18 +1,11 @@
 // The RBAC manifests of infra/k8s/, as objects and as the YAML committed there: the ClusterRoles built by
-// shared/kube/rbac.ts, the fleetq-system namespace, a ServiceAccount bound to each role, and the admission
+// shared/controllers/roles.ts (from the registered watch descriptors), the fleetq-system namespace, a ServiceAccount bound to each role, and the admission
 // policy that keeps both ServiceAccounts from writing in fleetq-system. The sandbox
 // applies the same objects (infra/sandbox/rbac.ts); `npm run rbac:render` writes the files, and a unit test
 // fails when a committed file differs from what this renders.
 import { Document, isMap, isSeq } from 'yaml';
-import {
-  fleetqRoles,
-  optInKinds,
-  optInRoles,
-  LABELS,
-  toClusterRole,
-  type ClusterRole,
-  type RoleSpec,
-} from '../../shared/kube/rbac.js';
+import { fleetqRoles, optInKinds, optInRoles } from '../../shared/controllers/roles.js';
+import { LABELS, toClusterRole, type ClusterRole, type RoleSpec } from '../../shared/kube/rbac.js';
 
 export const NAMESPACE = 'fleetq-system';
 

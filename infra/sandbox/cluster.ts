@@ -1,9 +1,13 @@
 // One sandbox cluster: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, all on
-// 127.0.0.1, each a detached process with its own log, the cluster's data under <root>/clusters/<name>.
+// 127.0.0.1, each a detached process with its own log, the cluster's data under <root>/clusters/<name>. The
+// registered kinds' CRDs are applied once the apiserver is ready, and on an upstream-mode cluster each add-on
+// upstream controller (kind-options.ts) runs next to kube-controller-manager.
 import { mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { auditFiles, auditFlags } from './audit.js';
+import { installCrds } from './crds.js';
+import type { SandboxKindOption } from './kind-options.js';
 import { controllersFlag, type SandboxMode } from './modes.js';
 import type { Pki } from './pki.js';
 import { freePort, spawnDetached, stopProcess, waitFor } from './process.js';
@@ -21,6 +25,8 @@ export type ClusterState = {
   readonly startedAt: string;
   /** The apiserver's audit log (JSON lines), when the cluster was started with `audit` (audit.ts). */
   readonly auditLog?: string;
+  /** Add-on upstream controllers running next to kube-controller-manager (upstream mode), pid by name. */
+  readonly addOns?: Readonly<Record<string, number>>;
 };
 
 export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'] as const;
@@ -37,6 +43,8 @@ export type StartOptions = {
   readonly log: (msg: string) => void;
   /** Start kube-apiserver with an audit log of every request (audit.ts); default off. */
   readonly audit?: boolean;
+  /** The registered kinds' sandbox options (kind-options.ts): CRDs to apply, add-on controllers to run. */
+  readonly kinds?: readonly SandboxKindOption[];
 };
 
 /** Label, annotation and taint every sandbox node carries; workloads target them with this toleration. */
@@ -78,6 +86,7 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
   const bin = (c: string): string => join(o.binDir, c);
   const logOf = (c: Component): string => join(logs, `${c}.log`);
   const pids: Partial<Record<Component, number>> = {};
+  const addOns: Record<string, number> = {};
   const server = `https://127.0.0.1:${ports.apiserver}`;
   const kubeconfig = join(dir, 'kubeconfig.yaml');
   // The Go runtime of every component keeps its heap small; the sandbox runs several clusters on 2 cores.
@@ -147,6 +156,11 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
       `kube-apiserver of ${o.name} to be ready (log ${logOf('kube-apiserver')})`,
     );
     writeFileSync(kubeconfig, kubeconfigYaml(o.name, server, o.pki.caCert, o.pki.adminToken), { mode: 0o600 });
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    // Before any controller starts: a kind's API is there when its controller (either side's) first lists it.
+    const crds = (o.kinds ?? []).flatMap((k) => k.crds);
+    if (crds.length > 0) o.log(`${o.name}: CRDs ${(await installCrds(kc, crds)).join(', ')}`);
 
     pids['kube-controller-manager'] = spawnDetached(
       bin('kube-controller-manager'),
@@ -165,6 +179,14 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
       logOf('kube-controller-manager'),
       env,
     );
+    if (o.mode === 'upstream') {
+      for (const k of o.kinds ?? []) {
+        const c = k.upstreamController;
+        if (c === undefined) continue;
+        const cmd = c.start({ cluster: o.name, kubeconfig, dir, binDir: o.binDir });
+        addOns[c.name] = spawnDetached(cmd.command, [...cmd.args], join(logs, `${c.name}.log`), env);
+      }
+    }
     pids['kube-scheduler'] = spawnDetached(
       bin('kube-scheduler'),
       [`--kubeconfig=${kubeconfig}`, '--leader-elect=false', '--bind-address=127.0.0.1', '--secure-port=0', '--v=1'],
@@ -184,8 +206,6 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
       env,
     );
 
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
     const core = kc.makeApiClient(CoreV1Api);
     for (let i = 0; i < o.nodes; i++) await core.createNode({ body: fakeNode(`kwok-node-${i}`) });
     await waitFor(
@@ -209,7 +229,7 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
       `kube-controller-manager of ${o.name} to create the default service account (log ${logOf('kube-controller-manager')})`,
     );
   } catch (err) {
-    await Promise.all(Object.values(pids).map((pid) => stopProcess(pid)));
+    await Promise.all([...Object.values(addOns), ...Object.values(pids)].map((pid) => stopProcess(pid)));
     throw err;
   }
   o.log(`cluster ${o.name} (${o.mode}) ready in ${((Date.now() - started) / 1000).toFixed(1)}s at ${server}`);
@@ -224,12 +244,14 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
     pids: pids as Record<Component, number>,
     startedAt: new Date().toISOString(),
     ...(o.audit && { auditLog: auditFiles(dir).log }),
+    ...(Object.keys(addOns).length > 0 && { addOns }),
   };
 }
 
 export async function stopCluster(c: ClusterState): Promise<void> {
   // Stop the clients before the apiserver and the apiserver before etcd, so nothing logs a storm of errors.
   const order: Component[] = ['kwok', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'];
+  for (const pid of Object.values(c.addOns ?? {})) await stopProcess(pid);
   for (const component of order) await stopProcess(c.pids[component]);
 }
 

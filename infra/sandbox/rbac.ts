@@ -15,7 +15,8 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { clusterManifests, NAMESPACE, optInManifests, SERVICE_ACCOUNTS, type Component } from '../k8s/manifests.js';
-import { fleetqRoles, optInRoles, type PolicyRule } from '../../shared/kube/rbac.js';
+import { fleetqRoles, optInRoles } from '../../shared/controllers/roles.js';
+import type { PolicyRule } from '../../shared/kube/rbac.js';
 import { waitFor } from './process.js';
 
 const FIELD_MANAGER = 'fleetq-sandbox';
@@ -34,7 +35,7 @@ export async function ensureFleetqRbac(
   o: {
     readonly dir: string;
     readonly tokenSeconds?: number;
-    /** Opt-in kinds (shared/kube/rbac.ts optInKinds) the cluster owns: their role pairs are bound too. */
+    /** Opt-in kinds (shared/controllers/roles.ts optInKinds) the cluster owns: their role pairs are bound too. */
     readonly optIn?: readonly string[];
   },
 ): Promise<ServiceAccountCredentials> {

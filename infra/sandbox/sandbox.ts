@@ -4,7 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
 import { startCluster, stageFiles, stopCluster, COMPONENTS, type ClusterState } from './cluster.js';
+import { installCrds } from './crds.js';
+import { sandboxKindOptions, type SandboxKindOption } from './kind-options.js';
 import type { SandboxMode } from './modes.js';
 import { ensurePki } from './pki.js';
 import { isAlive, waitFor } from './process.js';
@@ -32,6 +35,8 @@ export type UpOptions = {
   readonly nodes: number;
   readonly root?: string;
   readonly log?: (msg: string) => void;
+  /** The kinds' CRDs and add-on controllers (default: the registered descriptors', kind-options.ts). */
+  readonly kinds?: readonly SandboxKindOption[];
 };
 
 /** `${mode}-1..N` */
@@ -64,6 +69,7 @@ export function buildBinaries(log: (msg: string) => void): string {
 
 export async function isHealthy(c: ClusterState, root = sandboxRoot()): Promise<boolean> {
   if (!COMPONENTS.every((component) => isAlive(c.pids[component]))) return false;
+  if (!Object.values(c.addOns ?? {}).every((pid) => isAlive(pid))) return false;
   const pki = ensurePki(root);
   return httpsGet(`${c.server}/readyz`, pki).then(
     (r) => r.status === 200,
@@ -126,6 +132,11 @@ export async function up(o: UpOptions): Promise<ClusterState[]> {
   const root = o.root ?? sandboxRoot();
   const log = o.log ?? ((m: string) => console.error(`sandbox: ${m}`));
   const names = o.clusters.map((c) => c.name);
+  const kinds = o.kinds ?? sandboxKindOptions();
+  /** The add-on controllers a cluster of this mode runs (a running cluster without one of them is restarted). */
+  const addOnsOf = (mode: SandboxMode): string[] =>
+    mode === 'upstream' ? kinds.flatMap((k) => (k.upstreamController ? [k.upstreamController.name] : [])).sort() : [];
+  const crds = kinds.flatMap((k) => k.crds);
   return withLock(root, async () => {
     const state = readState(root);
     const running: ClusterState[] = [];
@@ -138,9 +149,16 @@ export async function up(o: UpOptions): Promise<ClusterState[]> {
         existing.mode === spec.mode &&
         existing.nodes >= o.nodes &&
         sameAudit &&
+        JSON.stringify(Object.keys(existing.addOns ?? {}).sort()) === JSON.stringify(addOnsOf(spec.mode)) &&
         (await isHealthy(existing, root))
       ) {
         log(`cluster ${spec.name} already running at ${existing.server}`);
+        // A kind registered since it started brings its CRDs now (applying those it has changes nothing).
+        if (crds.length > 0) {
+          const kc = new KubeConfig();
+          kc.loadFromFile(existing.kubeconfig);
+          await installCrds(kc, crds);
+        }
         running.push(existing);
       } else {
         if (existing) await stopCluster(existing);
@@ -157,7 +175,7 @@ export async function up(o: UpOptions): Promise<ClusterState[]> {
       const outcomes = await Promise.allSettled(
         toStart.map((spec) => {
           rmSync(join(root, 'clusters', spec.name), { recursive: true, force: true });
-          return startCluster({ ...spec, nodes: o.nodes, root, binDir: bins, stageFiles: stages, pki, log });
+          return startCluster({ ...spec, nodes: o.nodes, root, binDir: bins, stageFiles: stages, pki, log, kinds });
         }),
       );
       const fresh = outcomes.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));

@@ -1,12 +1,26 @@
 // The tables the forwarder and the runtime used to keep by hand, derived from a list of watch descriptors and
-// the API resource table: which resources a cluster's forwarder watches for the kinds it owns, which owned
-// kinds a relist of a resource must wake, which kinds control or adopt objects of a kind, which resources
-// feed the workload index or keep a previous version, and the controller of each kind.
-import { RESOURCES, type ResourceInfo } from '../kube/resources.js';
+// the API resources they declare (plus the dependents' table): which resources a cluster's forwarder watches for
+// the kinds it owns, which owned kinds a relist of a resource must wake, which kinds control or adopt objects of
+// a kind, which resources feed the workload index or keep a previous version, the controller of each kind; and
+// what the lower layers and infra/ learn by registration: the kinds (catalog), their resources, the upstream
+// controllers fleetq replaces, and the CRDs to install.
+import { DEPENDENT_RESOURCES, type ResourceInfo } from '../kube/resources.js';
 import type { ClusterRegistry } from '../kube/registry.js';
 import type { KubeObject } from '../kube/meta/object.js';
 import type { Controller } from './controller.js';
-import type { Mapping, WatchDescriptor } from './descriptor.js';
+import type { Mapping, UpstreamController, WatchDescriptor } from './descriptor.js';
+
+/** The kinds, as the cluster registry reads them (kube/kinds.ts, from kube/kinds-generated.ts). */
+export type KindCatalog = {
+  /** Every registered kind, in registration order. */
+  readonly all: readonly string[];
+  /** Owned by a cluster whose registry entry does not say. */
+  readonly defaultOwned: readonly string[];
+  /** Kinds kube-controller-manager also runs as a resource of their own: owning one needs its controller off. */
+  readonly workloads: readonly string[];
+  /** Kinds a cluster can hand over one object at a time (registry `handOver`), through the object's own field. */
+  readonly handOver: readonly string[];
+};
 
 /** A mapping of events of one kind to keys of the descriptor's kind. */
 export type KindMapping = { readonly descriptor: WatchDescriptor; readonly mapping: Mapping };
@@ -16,22 +30,64 @@ export class DescriptorRegistry {
   private readonly byKind = new Map<string, WatchDescriptor>();
   private readonly byPlural = new Map<string, ResourceInfo>();
   private readonly resources: ReadonlyMap<string, ResourceInfo>;
-  /** Every resource the table knows, in its order (workloads before their dependents). */
+  /** Every resource known, in watch order: the descriptors' own (workloads) before their dependents. */
   private readonly order: readonly string[];
 
-  constructor(descriptors: readonly WatchDescriptor[], resources: Readonly<Record<string, ResourceInfo>> = RESOURCES) {
+  /** `dependents`: the built-in resources the descriptors read besides their own (kube/resources.ts). */
+  constructor(descriptors: readonly WatchDescriptor[], dependents: readonly ResourceInfo[] = DEPENDENT_RESOURCES) {
     this.descriptors = descriptors;
-    for (const info of Object.values(resources)) this.byPlural.set(info.plural, info);
-    this.order = Object.values(resources).map((r) => r.plural);
-    const known = new Map(Object.values(resources).map((r) => [r.kind, r]));
+    const table = [...descriptors.flatMap((d) => (d.resource ? [d.resource] : [])), ...dependents];
     for (const d of descriptors) {
       if (this.byKind.has(d.kind)) throw new Error(`two watch descriptors for kind ${d.kind}`);
       this.byKind.set(d.kind, d);
+    }
+    const known = new Map<string, ResourceInfo>();
+    for (const info of table) {
+      if (known.has(info.kind)) throw new Error(`two API resources for kind ${info.kind}`);
+      if (this.byPlural.has(info.plural)) throw new Error(`two kinds of resource ${info.plural}`);
+      known.set(info.kind, info);
+      this.byPlural.set(info.plural, info);
+    }
+    this.order = table.map((r) => r.plural);
+    for (const d of descriptors) {
+      if (d.resource !== undefined && d.resource.kind !== d.kind)
+        throw new Error(`${d.kind}'s descriptor declares the resource of kind ${d.resource.kind}`);
       for (const kind of kindsOf(d)) {
         if (!known.has(kind)) throw new Error(`${d.kind}'s descriptor names ${kind}, which the resource table lacks`);
       }
     }
     this.resources = known;
+  }
+
+  /** The resources the descriptors declare for their own kinds, in registration order (kube/resources.ts). */
+  get ownResources(): ResourceInfo[] {
+    return this.descriptors.flatMap((d) => (d.resource ? [d.resource] : []));
+  }
+
+  /** Every resource known, by kind, in watch order. */
+  get resourceTable(): ResourceInfo[] {
+    return this.order.map((plural) => this.byPlural.get(plural) as ResourceInfo);
+  }
+
+  /** The kinds for the cluster registry (kube/kinds.ts): all, owned by default, workloads, handed over. */
+  get catalog(): KindCatalog {
+    const kinds = (pick: (d: WatchDescriptor) => boolean): string[] => this.descriptors.filter(pick).map((d) => d.kind);
+    return {
+      all: kinds(() => true),
+      defaultOwned: kinds((d) => d.ownedByDefault === true),
+      workloads: kinds((d) => d.resource !== undefined && d.upstream?.runs === 'kube-controller-manager'),
+      handOver: kinds((d) => d.for.handedOver !== undefined),
+    };
+  }
+
+  /** What reconciles each kind where fleetq does not (the sandbox turns these off, or starts them), by kind. */
+  get upstreamControllers(): Array<{ readonly kind: string } & UpstreamController> {
+    return this.descriptors.flatMap((d) => (d.upstream ? [{ kind: d.kind, ...d.upstream }] : []));
+  }
+
+  /** The CustomResourceDefinitions of the kinds Kubernetes does not serve built in. */
+  get crds(): Array<{ readonly kind: string; readonly file: URL }> {
+    return this.descriptors.flatMap((d) => (d.crd ? [{ kind: d.kind, file: d.crd }] : []));
   }
 
   get kinds(): string[] {

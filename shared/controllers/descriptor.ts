@@ -9,6 +9,7 @@ import type { ClusterRegistry } from '../kube/registry.js';
 import { controllerRefOf } from '../kube/meta/controller-ref.js';
 import { labelsOf, type Labels } from '../kube/meta/label-selector.js';
 import type { KubeObject } from '../kube/meta/object.js';
+import type { ResourceInfo } from '../kube/resources.js';
 import type { Controller } from './controller.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -75,9 +76,39 @@ export type Access = {
   readonly why: string;
 };
 
+/** What reconciles a kind where fleetq does not. */
+export type UpstreamController = {
+  /** Its name: kube-controller-manager's canonical one (`deployment-controller`), or the add-on's. */
+  readonly name: string;
+  /**
+   * 'kube-controller-manager': built in (owning the kind needs it turned off: the sandbox's fleetq mode runs
+   * kube-controller-manager without it); 'add-on': a controller of its own, installed with its CRD (JobSet's),
+   * which the sandbox starts on its upstream clusters only (infra/sandbox/kind-options.ts says how).
+   */
+  readonly runs: 'kube-controller-manager' | 'add-on';
+};
+
 export type WatchDescriptor = {
   /** The kind of its reconcile keys. */
   readonly kind: string;
+  /**
+   * The API resource of its key kind, when that kind is a resource of its own: group, version, plural, scope and
+   * status subresource. Registered into the resource table (kube/resources.ts) by controllers/index.ts, so the
+   * forwarder lists and watches it, the cache and writer address it, and RBAC grants it, like any built-in one.
+   * Absent: TTLAfterFinished (Jobs under keys of its own) and the ConfigMap mirror (ConfigMaps, a dependent
+   * resource the table has anyway).
+   */
+  readonly resource?: ResourceInfo;
+  /**
+   * The CustomResourceDefinition that serves `resource`, for a kind Kubernetes does not serve built in: a YAML
+   * file, usually in the kind's folder (`new URL('./crd.yaml', import.meta.url)`). The sandbox applies it to
+   * every cluster at start.
+   */
+  readonly crd?: URL;
+  /** What reconciles the kind where fleetq does not; absent: nothing does (the ConfigMap mirror is fleetq's). */
+  readonly upstream?: UpstreamController;
+  /** Owned by a cluster whose registry entry says nothing (registry `owns` default): Deployment, ReplicaSet. */
+  readonly ownedByDefault?: boolean;
   /**
    * For: the kind it reconciles. By default each event of such an object yields the object's own key;
    * `keys` replaces that (the ConfigMap mirror reconciles only annotated sources and wakes from copies).

@@ -1,5 +1,8 @@
 // Every kind fleetq knows, by its watch descriptor: one registration line per kind. The forwarder's watches
-// and event → key mapping, the workload index and the controller map derive from this list.
+// and event → key mapping, the workload index and the controller map derive from this list, and so do fleetq's
+// RBAC roles (controllers/roles.ts), the sandbox's kube-controller-manager flags, CRDs and add-on controllers
+// (infra/sandbox/modes.ts, kind-options.ts), and what the lower layer reads from kube/kinds-generated.ts (the
+// kinds a cluster registry accepts, the kinds' API resources), rendered from this list by npm run rbac:render.
 import type { ClusterRegistry } from '../kube/registry.js';
 import { configMapMirrorDescriptor } from './configmap-mirror/descriptor.js';
 import type { Controller } from './controller.js';

@@ -1,24 +1,17 @@
-// The RBAC roles fleetq runs under, as data: what each owned kind needs the forwarder to list and watch, what
-// its handler reads and what it writes (with verbs), and the ClusterRoles built from that. infra/k8s/ holds them
-// rendered as YAML (infra/k8s/render.ts); the sandbox binds them to ServiceAccounts (infra/sandbox/rbac.ts), and
-// the conformance suite runs fleetq under those, so a missing rule fails there with a 403, and a rule no code
-// needs is a rule someone has to justify here.
+// The RBAC roles fleetq runs under, as data: access to API resources (with verbs and the reason for each), the
+// rules and ClusterRoles built from it. What each kind needs comes from above: shared/controllers/roles.ts derives
+// it from the registered watch descriptors and builds fleetq's roles with the functions here; infra/k8s/ holds
+// them rendered as YAML (infra/k8s/render.ts); the sandbox binds them to ServiceAccounts (infra/sandbox/rbac.ts),
+// and the conformance suite runs fleetq under those, so a missing rule fails there with a 403, and a rule no code
+// needs is a rule someone has to justify in the descriptor that asks for it.
 //
 // Two roles, because the two components are deployed apart and the forwarder must not be able to write:
 // - fleetq-forwarder: get, list and watch only. Per kind, the resources its watch descriptor watches (For, Owns,
 //   Watches); for every cluster, the two namespace reads that bind checkpoints to the cluster's identity.
 // - fleetq-handler: what observe reads (live, or the cache's live fallbacks and fresh GETs: the same verbs either
 //   way) and what the writer writes, nothing else.
-// The kinds outside the default owned set (the ConfigMap mirror, Job, TTLAfterFinished) are opt-in per cluster in
-// the registry, so each has a pair of roles of its own, bound only where it runs: writing ConfigMaps in every
-// namespace, Job status, or deleting Jobs, is not something a Deployment controller should be able to do.
-//
-// The needs derive from the controllers' watch descriptors (shared/controllers/*/descriptor.ts): what each
-// watches, owns and declares in `access`, with the reason for each rule written there.
-import { DESCRIPTORS } from '../controllers/index.js';
-import type { WatchDescriptor } from '../controllers/descriptor.js';
-import { DEFAULT_OWNED_KINDS } from './kinds.js';
-import { RESOURCES, resourceOf } from './resources.js';
+// This layer imports nothing above it: the kinds' needs and the resource table are parameters.
+import { RESOURCES, type ResourceInfo } from './resources.js';
 
 /** The RBAC verbs fleetq uses, in the order rules list them. */
 export const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
@@ -45,45 +38,6 @@ export type KindNeeds = {
   /** Its handler's writes. */
   readonly writes: readonly Access[];
 };
-
-/**
- * A write that only an apiserver with the OwnerReferencesPermissionEnforcement admission plugin checks: setting
- * blockOwnerDeletion on a controller reference (metav1.NewControllerRef, kube/meta/controller-ref.ts) needs
- * `update` on the owner's finalizers subresource. kube-apiserver does not enable it by default (the sandbox does
- * not), some distributions do; upstream's controller roles carry the same rule.
- */
-function ownerFinalizers(kind: string, owned: string): Access {
-  return {
-    kind,
-    subresource: 'finalizers',
-    verbs: ['update'],
-    why: `blockOwnerDeletion on the controller reference of the ${owned} it creates or adopts (checked only under OwnerReferencesPermissionEnforcement)`,
-  };
-}
-
-/**
- * What a controller's watch descriptor says it needs: the forwarder lists and watches its For, Owns and Watches
- * kinds; the handler reads and writes what `access` declares, plus the owner-finalizers rule of a kind that owns
- * something. A descriptor without `access` (a kind not written yet) needs nothing.
- */
-export function needsOfDescriptor(d: WatchDescriptor): KindNeeds | undefined {
-  if (d.access === undefined) return undefined;
-  const plural = (kind: string): string => resourceOf(kind).plural;
-  const watches: KindNeeds['watches'] = [
-    { kind: d.for.kind, why: d.for.why ?? `${d.kind}: its own objects (events yield their keys; a resync lists them)` },
-    ...d.owns.map((o) => ({
-      kind: o.kind,
-      why: `${d.kind}: owns ${plural(o.kind)} (events wake their ${d.kind}${o.adopts ? ', orphans adopt' : ''})`,
-    })),
-    ...d.watches.map((m) => ({ kind: m.kind, why: `${d.kind}: ${m.why}` })),
-  ];
-  const owned = d.owns.map((o) => plural(o.kind)).join(' and ');
-  const finalizers = d.owns.length === 0 ? [] : [ownerFinalizers(d.kind, owned)];
-  return { kind: d.kind, watches, reads: d.access.reads, writes: [...d.access.writes, ...finalizers] };
-}
-
-/** Per kind with a controller, from its watch descriptor (controllers/index.ts): a new kind brings its own. */
-export const KIND_NEEDS: readonly KindNeeds[] = DESCRIPTORS.descriptors.flatMap((d) => needsOfDescriptor(d) ?? []);
 
 /** The forwarder's reads for any cluster, whatever it owns (forwarder/cluster-identity.ts). */
 export const CLUSTER_IDENTITY_READS: readonly Access[] = [
@@ -125,19 +79,13 @@ export type ClusterRole = {
 
 export const ROLE_NAMES = { forwarder: 'fleetq-forwarder', handler: 'fleetq-handler' } as const;
 
-/** The name the roles of an opt-in kind carry after fleetq-forwarder- and fleetq-handler-. */
-const OPT_IN_NAME: Readonly<Record<string, string>> = {
-  ConfigMap: 'configmap-mirror',
-  Job: 'job',
-  TTLAfterFinished: 'ttl-after-finished',
-};
-
 export const LABELS: Readonly<Record<string, string>> = { 'app.kubernetes.io/part-of': 'fleetq' };
 
-export function needsOf(kinds: readonly string[], table: readonly KindNeeds[] = KIND_NEEDS): KindNeeds[] {
+/** The needs of `kinds`, from `table` (one entry per kind with a controller). */
+export function needsOf(kinds: readonly string[], table: readonly KindNeeds[]): KindNeeds[] {
   return kinds.map((kind) => {
     const needs = table.find((n) => n.kind === kind);
-    if (!needs) throw new Error(`no RBAC needs are declared for kind ${kind} (shared/kube/rbac.ts)`);
+    if (!needs) throw new Error(`no RBAC needs are declared for kind ${kind} (its watch descriptor's access)`);
     return needs;
   });
 }
@@ -162,12 +110,13 @@ export function forwarderRole(
   needs: readonly KindNeeds[],
   extra: readonly Access[] = [],
   description = 'The forwarder: get, list and watch only.',
+  resources: readonly ResourceInfo[] = Object.values(RESOURCES),
 ): RoleSpec {
   const watched = needs.flatMap((n) =>
     n.watches.map((w): Access => ({ kind: w.kind, verbs: ['list', 'watch'], why: w.why })),
   );
   refuseSecrets(name, [...extra, ...watched]);
-  const rules = rulesOf([...extra, ...watched]);
+  const rules = rulesOf([...extra, ...watched], resources);
   const writes = rules.filter((r) => r.verbs.some((v) => !READ_VERBS.includes(v)));
   if (writes.length > 0) throw new Error(`the forwarder's role ${name} would write: ${JSON.stringify(writes)}`);
   return { name, description, rules };
@@ -178,47 +127,11 @@ export function handlerRole(
   name: string,
   needs: readonly KindNeeds[],
   description = 'The handlers (workers, Lambdas): their reads and only what they write.',
+  resources: readonly ResourceInfo[] = Object.values(RESOURCES),
 ): RoleSpec {
   const accesses = needs.flatMap((n) => [...n.reads, ...n.writes]);
   refuseSecrets(name, accesses);
-  return { name, description, rules: rulesOf(accesses) };
-}
-
-/** The roles of a fleetq deployment owning the default kinds (Deployment, ReplicaSet). */
-export function fleetqRoles(kinds: readonly string[] = DEFAULT_OWNED_KINDS): {
-  forwarder: RoleSpec;
-  handler: RoleSpec;
-} {
-  const needs = needsOf(kinds);
-  return {
-    forwarder: forwarderRole(ROLE_NAMES.forwarder, needs, CLUSTER_IDENTITY_READS),
-    handler: handlerRole(ROLE_NAMES.handler, needs),
-  };
-}
-
-/** The kinds with needs here that a cluster owns only when its registry entry says so. */
-export function optInKinds(table: readonly KindNeeds[] = KIND_NEEDS): string[] {
-  return table.map((n) => n.kind).filter((k) => !(DEFAULT_OWNED_KINDS as readonly string[]).includes(k));
-}
-
-/**
- * The pair of an opt-in kind (the ConfigMap mirror, Job, TTLAfterFinished), bound beside fleetqRoles() where a cluster owns it:
- * a cluster that does not own the kind grants nothing for it.
- */
-export function optInRoles(kind: string): { name: string; forwarder: RoleSpec; handler: RoleSpec } {
-  const needs = needsOf([kind]);
-  const name = OPT_IN_NAME[kind] ?? kind.toLowerCase();
-  const owning = `a cluster whose registry entry owns ${kind}`;
-  return {
-    name,
-    forwarder: forwarderRole(
-      `${ROLE_NAMES.forwarder}-${name}`,
-      needs,
-      [],
-      `The forwarder of ${owning}, beside fleetq-forwarder.`,
-    ),
-    handler: handlerRole(`${ROLE_NAMES.handler}-${name}`, needs, `The handlers of ${owning}, beside fleetq-handler.`),
-  };
+  return { name, description, rules: rulesOf(accesses, resources) };
 }
 
 export function toClusterRole(spec: RoleSpec): ClusterRole {
@@ -232,14 +145,19 @@ export function toClusterRole(spec: RoleSpec): ClusterRole {
 
 /**
  * One rule per resource (and subresource, and set of resource names), its verbs the union of what every need
- * asked for, in VERBS order; rules in the resource table's order. Kept one resource a rule, so each says why.
+ * asked for, in VERBS order; rules in the order of `resources` (the resource table: kinds' own, then dependents).
+ * Kept one resource a rule, so each says why.
  */
-export function rulesOf(accesses: readonly Access[]): ExplainedRule[] {
+export function rulesOf(
+  accesses: readonly Access[],
+  resources: readonly ResourceInfo[] = Object.values(RESOURCES),
+): ExplainedRule[] {
   type Merged = { order: number; rule: PolicyRule; verbs: Set<Verb>; why: string[] };
   const merged = new Map<string, Merged>();
-  const kinds = Object.keys(RESOURCES);
+  const kinds = resources.map((r) => r.kind);
   for (const a of accesses) {
-    const info = resourceOf(a.kind);
+    const info = resources.find((r) => r.kind === a.kind);
+    if (info === undefined) throw new Error(`no API resource of kind ${a.kind} for an RBAC rule (${a.why})`);
     const resource = a.subresource === undefined ? info.plural : `${info.plural}/${a.subresource}`;
     const names = a.resourceNames === undefined ? undefined : [...a.resourceNames].sort();
     const id = `${info.group}|${resource}|${names?.join(',') ?? '*'}`;

@@ -17,7 +17,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ALL_KINDS, DEFAULT_OWNED_KINDS, type Kind } from './kinds.js';
+import { ALL_KINDS, DEFAULT_OWNED_KINDS, HAND_OVER_KINDS, type Kind } from './kinds.js';
 import { SYSTEM_NAMESPACES } from './names.js';
 import { TOKEN_FILE_AUTH, TokenFile, TokenFileAuthenticator } from './token-file.js';
 import { redactText, redactValue } from './redact-secrets.js';
@@ -39,11 +39,22 @@ const mirrorSchema = z
   })
   .strict();
 
+/** A kind a cluster owns: one of the registered descriptors' (kinds.ts); an unknown one is refused naming them. */
+const kindSchema = z.enum(ALL_KINDS as [Kind, ...Kind[]], {
+  error: (issue) => `unknown kind ${JSON.stringify(issue.input)}; the known kinds are ${ALL_KINDS.join(', ')}`,
+});
+
 /**
  * Kinds whose objects a cluster hands to fleetq one at a time, through the object's own field (KEP-4368's
- * spec.managedBy: Job only), while its controller-manager keeps the kind's controller for the rest.
+ * spec.managedBy: Job), while its controller-manager keeps the kind's controller for the rest: the kinds whose
+ * descriptor says how to tell (`for.handedOver`).
  */
-const handOverSchema = z.array(z.enum(['Job'], 'only Job can be handed over one object at a time (spec.managedBy)'));
+const handOverSchema = z.array(
+  z.enum(HAND_OVER_KINDS as [Kind, ...Kind[]], {
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} cannot be handed over one object at a time; only ${HAND_OVER_KINDS.join(', ')} can (its own field: Job's spec.managedBy)`,
+  }),
+);
 
 /** What the event log keeps of this cluster's objects (log-record.ts): ConfigMap data only when opted in. */
 const eventLogSchema = z
@@ -74,7 +85,7 @@ const clusterSchema = z
     insecureSkipTLSVerify: z.boolean().optional(),
     /** Required for an http:// server or insecureSkipTLSVerify (here or in the kubeconfig). */
     allowInsecure: z.boolean().optional(),
-    owns: z.array(z.enum(ALL_KINDS as [Kind, ...Kind[]])).optional(),
+    owns: z.array(kindSchema).optional(),
     handOver: handOverSchema.optional(),
     limits: limitsSchema.optional(),
     mirror: mirrorSchema.optional(),
@@ -115,7 +126,7 @@ const registrySchema = z
   .object({
     defaults: z
       .object({
-        owns: z.array(z.enum(ALL_KINDS as [Kind, ...Kind[]])).optional(),
+        owns: z.array(kindSchema).optional(),
         handOver: handOverSchema.optional(),
         limits: limitsSchema.optional(),
         mirror: mirrorSchema.optional(),

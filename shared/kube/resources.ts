@@ -1,5 +1,11 @@
 // The API resources fleetq reads and writes, by kind: where each lives in the REST API.
+//
+// Two sources: the resource each registered watch descriptor declares for its own kind (a CRD kind's the same
+// way as a built-in one), which this layer reads from kinds-generated.ts (rendered from the descriptors by
+// `npm run rbac:render`: kube/ imports nothing above it), and the built-in resources fleetq reads besides its
+// kinds (pods, revisions, claims, nodes, events, namespaces: DEPENDENT_RESOURCES below).
 import { TerminalError } from './errors.js';
+import { REGISTERED_RESOURCES } from './kinds-generated.js';
 import { isDnsLabel, isDnsSubdomain } from './names.js';
 export type ResourceInfo = {
   readonly kind: string;
@@ -9,37 +15,55 @@ export type ResourceInfo = {
   readonly version: string;
   readonly plural: string;
   readonly namespaced: boolean;
+  /** A registered kind's: it has a status subresource (its controller writes status there). */
+  readonly status?: boolean;
 };
 
-const r = (kind: string, group: string, version: string, plural: string, namespaced = true): ResourceInfo => ({
-  kind,
-  apiVersion: group === '' ? version : `${group}/${version}`,
-  group,
-  version,
-  plural,
-  namespaced,
-});
+/** A resource's table entry; `namespaced` defaults to true. */
+export function apiResource(
+  kind: string,
+  group: string,
+  version: string,
+  plural: string,
+  o: { readonly namespaced?: boolean; readonly status?: boolean } = {},
+): ResourceInfo {
+  return {
+    kind,
+    apiVersion: group === '' ? version : `${group}/${version}`,
+    group,
+    version,
+    plural,
+    namespaced: o.namespaced ?? true,
+    ...(o.status !== undefined && { status: o.status }),
+  };
+}
 
-/** In watch order: workloads before their dependents (the forwarder starts and lists them in this order). */
-export const RESOURCES: Readonly<Record<string, ResourceInfo>> = {
-  Deployment: r('Deployment', 'apps', 'v1', 'deployments'),
-  ReplicaSet: r('ReplicaSet', 'apps', 'v1', 'replicasets'),
-  StatefulSet: r('StatefulSet', 'apps', 'v1', 'statefulsets'),
-  DaemonSet: r('DaemonSet', 'apps', 'v1', 'daemonsets'),
-  Job: r('Job', 'batch', 'v1', 'jobs'),
-  CronJob: r('CronJob', 'batch', 'v1', 'cronjobs'),
-  Pod: r('Pod', '', 'v1', 'pods'),
-  ControllerRevision: r('ControllerRevision', 'apps', 'v1', 'controllerrevisions'),
-  PersistentVolumeClaim: r('PersistentVolumeClaim', '', 'v1', 'persistentvolumeclaims'),
-  Node: r('Node', '', 'v1', 'nodes', false),
-  ConfigMap: r('ConfigMap', '', 'v1', 'configmaps'),
-  Event: r('Event', '', 'v1', 'events'),
-  Namespace: r('Namespace', '', 'v1', 'namespaces', false),
-};
+/** The built-in resources fleetq reads as dependents of its kinds, or for itself; in watch order. */
+export const DEPENDENT_RESOURCES: readonly ResourceInfo[] = [
+  apiResource('Pod', '', 'v1', 'pods'),
+  apiResource('ControllerRevision', 'apps', 'v1', 'controllerrevisions'),
+  apiResource('PersistentVolumeClaim', '', 'v1', 'persistentvolumeclaims'),
+  apiResource('Node', '', 'v1', 'nodes', { namespaced: false }),
+  apiResource('ConfigMap', '', 'v1', 'configmaps'),
+  apiResource('Event', '', 'v1', 'events'),
+  apiResource('Namespace', '', 'v1', 'namespaces', { namespaced: false }),
+];
+
+/**
+ * Every resource fleetq knows, by kind, in watch order: the registered kinds' own (workloads, in registration
+ * order) before their dependents (the forwarder starts and lists them in this order).
+ */
+export const RESOURCES: Readonly<Record<string, ResourceInfo>> = Object.fromEntries(
+  [...(REGISTERED_RESOURCES as readonly ResourceInfo[]), ...DEPENDENT_RESOURCES].map((r) => [r.kind, r]),
+);
 
 export function resourceOf(kind: string): ResourceInfo {
   const info = RESOURCES[kind];
-  if (!info) throw new Error(`fleetq does not know the API resource of kind ${kind}`);
+  if (!info) {
+    throw new Error(
+      `fleetq does not know the API resource of kind ${kind} (a registered descriptor declares its kind's; npm run rbac:render writes it to kube/kinds-generated.ts)`,
+    );
+  }
   return info;
 }
 

@@ -11,7 +11,7 @@ import { ensurePki } from '../../infra/sandbox/pki.js';
 import { httpsGet } from '../../infra/sandbox/probe.js';
 import { ensureFleetqRbac, type ServiceAccountCredentials } from '../../infra/sandbox/rbac.js';
 import { sandboxRoot } from '../../infra/sandbox/sandbox.js';
-import { optInKinds } from '../../shared/kube/rbac.js';
+import { optInKinds } from '../../shared/controllers/roles.js';
 import { ClusterRegistry, type ClusterConfig } from '../../shared/kube/registry.js';
 import type { Component } from '../../infra/k8s/manifests.js';
 import { sandboxCluster } from './sandbox.js';

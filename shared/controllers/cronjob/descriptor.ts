@@ -3,11 +3,14 @@
 // kube-controller-manager runs without its cronjob-controller (the sandbox's fleetq mode turns it off), or both
 // would create each run's Job. The Jobs it creates are reconciled by whichever Job controller the cluster has:
 // fleetq's where the entry also owns Job.
+import { apiResource } from '../../kube/resources.js';
 import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
 import { cronJobController } from './index.js';
 
 export const cronJobDescriptor: WatchDescriptor = {
   kind: 'CronJob',
+  resource: apiResource('CronJob', 'batch', 'v1', 'cronjobs', { status: true }),
+  upstream: { name: 'cronjob-controller', runs: 'kube-controller-manager' },
   for: { kind: 'CronJob' },
   // The Jobs it created name it as controller; upstream's cronjob controller adopts no orphan Job.
   owns: [{ kind: 'Job', adopts: false }],

@@ -1,12 +1,15 @@
 // The DaemonSet controller's watch descriptor (upstream's informers: DaemonSets, Pods, ControllerRevisions,
 // Nodes). A cluster runs it when its registry entry owns DaemonSet, and only where kube-controller-manager runs
 // without its daemonset-controller (the sandbox's fleetq mode turns it off).
+import { apiResource } from '../../kube/resources.js';
 import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
 import { daemonSetController } from './index.js';
 import { daemonSetFacts, nodeKeys, nodeView } from './node-changes.js';
 
 export const daemonSetDescriptor: WatchDescriptor = {
   kind: 'DaemonSet',
+  resource: apiResource('DaemonSet', 'apps', 'v1', 'daemonsets', { status: true }),
+  upstream: { name: 'daemonset-controller', runs: 'kube-controller-manager' },
   for: { kind: 'DaemonSet', facts: daemonSetFacts },
   owns: [
     { kind: 'Pod', adopts: true },

@@ -1,4 +1,5 @@
 // The Deployment controller's watch descriptor (upstream's informers: Deployments, ReplicaSets and Pods).
+import { apiResource } from '../../kube/resources.js';
 import { controllerRefOf, groupOf } from '../../kube/meta/controller-ref.js';
 import {
   EVENT_WRITES,
@@ -27,6 +28,9 @@ const podKeys: Mapping['keys'] = (event, index) => {
 
 export const deploymentDescriptor: WatchDescriptor = {
   kind: 'Deployment',
+  resource: apiResource('Deployment', 'apps', 'v1', 'deployments', { status: true }),
+  upstream: { name: 'deployment-controller', runs: 'kube-controller-manager' },
+  ownedByDefault: true,
   for: { kind: 'Deployment' },
   owns: [{ kind: 'ReplicaSet', adopts: true }],
   watches: [

@@ -1,12 +1,15 @@
 // The Job controller's watch descriptor (upstream's informers: Jobs and Pods). A cluster runs it for every Job when
 // its registry entry owns Job, or, with `handOver: [Job]`, for the Jobs that name fleetq in spec.managedBy (the
 // cluster's job-controller stays on and skips those: KEP-4368).
+import { apiResource } from '../../kube/resources.js';
 import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
 import { jobController } from './index.js';
 import { FLEETQ_MANAGER } from './types.js';
 
 export const jobDescriptor: WatchDescriptor = {
   kind: 'Job',
+  resource: apiResource('Job', 'batch', 'v1', 'jobs', { status: true }),
+  upstream: { name: 'job-controller', runs: 'kube-controller-manager' },
   // Handed over one by one (registry handOver: [Job]) when spec.managedBy names fleetq (KEP-4368).
   for: {
     kind: 'Job',

@@ -1,9 +1,13 @@
 // The ReplicaSet controller's watch descriptor (upstream's informers: ReplicaSets and Pods).
+import { apiResource } from '../../kube/resources.js';
 import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
 import { replicaSetController } from './index.js';
 
 export const replicaSetDescriptor: WatchDescriptor = {
   kind: 'ReplicaSet',
+  resource: apiResource('ReplicaSet', 'apps', 'v1', 'replicasets', { status: true }),
+  upstream: { name: 'replicaset-controller', runs: 'kube-controller-manager' },
+  ownedByDefault: true,
   for: { kind: 'ReplicaSet' },
   owns: [{ kind: 'Pod', adopts: true }],
   watches: [],

@@ -1,11 +1,14 @@
 // The StatefulSet controller's watch descriptor (upstream's informers: StatefulSets, Pods, ControllerRevisions,
 // PVCs). A cluster runs it when its registry entry owns StatefulSet, and only where kube-controller-manager runs
 // without its statefulset-controller (the sandbox's fleetq mode turns it off).
+import { apiResource } from '../../kube/resources.js';
 import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
 import { statefulSetController } from './index.js';
 
 export const statefulSetDescriptor: WatchDescriptor = {
   kind: 'StatefulSet',
+  resource: apiResource('StatefulSet', 'apps', 'v1', 'statefulsets', { status: true }),
+  upstream: { name: 'statefulset-controller', runs: 'kube-controller-manager' },
   for: { kind: 'StatefulSet' },
   owns: [
     { kind: 'Pod', adopts: true },

@@ -20,6 +20,7 @@ import { TTL_AFTER_FINISHED_KIND } from './types.js';
 
 export const ttlAfterFinishedDescriptor: WatchDescriptor = {
   kind: TTL_AFTER_FINISHED_KIND,
+  upstream: { name: 'ttl-after-finished-controller', runs: 'kube-controller-manager' },
   for: {
     kind: 'Job',
     // addJob / updateJob enqueue only a Job that is not being deleted, has a TTL and is finished; no delete handler.

@@ -1,19 +1,23 @@
 // A kind is its folder plus one registration line. A fictitious kind, Widget, is
 // registered in a registry of its own (with its API resource) and nothing else is touched: its watches, its
 // event → key mapping, the index and the relist wake-ups follow from its descriptor.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { DescriptorRegistry } from '../../../shared/controllers/descriptor-registry.js';
 import { orphansMatching, type WatchDescriptor } from '../../../shared/controllers/descriptor.js';
 import { DESCRIPTORS } from '../../../shared/controllers/index.js';
+import { KINDS_GENERATED_FILE, renderKinds } from '../../../shared/controllers/kinds-render.js';
 import { eventKeys, type EventType } from '../../../shared/forwarder/event-keys.js';
 import { dependentKinds, watchPath, watchedResources, type KubeObject } from '../../../shared/forwarder/resources.js';
 import { WorkloadIndex, isIndexedResource } from '../../../shared/forwarder/workload-index.js';
 import { keyString } from '../../../shared/kube/key.js';
-import { ALL_KINDS } from '../../../shared/kube/kinds.js';
-import { RESOURCES } from '../../../shared/kube/resources.js';
+import { ALL_KINDS, DEFAULT_OWNED_KINDS, HAND_OVER_KINDS, WORKLOAD_KINDS } from '../../../shared/kube/kinds.js';
+import { RESOURCES, apiResource } from '../../../shared/kube/resources.js';
 
 const widget: WatchDescriptor = {
   kind: 'Widget',
+  resource: apiResource('Widget', 'example.dev', 'v1', 'widgets', { status: true }),
   for: { kind: 'Widget' },
   owns: [{ kind: 'Pod', adopts: true }],
   // A ConfigMap labelled widget=<name> configures that Widget.
@@ -30,17 +34,7 @@ const widget: WatchDescriptor = {
     { kind: 'ReplicaSet', why: 'orphan ReplicaSets its selector matches', keys: orphansMatching('Widget') },
   ],
 };
-const registry = new DescriptorRegistry([...DESCRIPTORS.descriptors, widget], {
-  ...RESOURCES,
-  Widget: {
-    kind: 'Widget',
-    apiVersion: 'example.dev/v1',
-    group: 'example.dev',
-    version: 'v1',
-    plural: 'widgets',
-    namespaced: true,
-  },
-});
+const registry = new DescriptorRegistry([...DESCRIPTORS.descriptors, widget]);
 
 const NS = 'ns';
 const obj = (name: string, extra: Partial<NonNullable<KubeObject['metadata']>> = {}, spec?: unknown): KubeObject => ({
@@ -75,7 +69,7 @@ function keysOf(
 
 describe('a kind registered by its descriptor alone', () => {
   it('is watched with what it owns and watches, at its own path', () => {
-    expect(watchedResources(['Widget'], registry)).toEqual(['replicasets', 'pods', 'configmaps', 'widgets']);
+    expect(watchedResources(['Widget'], registry)).toEqual(['replicasets', 'widgets', 'pods', 'configmaps']);
     expect(watchPath('widgets', registry)).toBe('/apis/example.dev/v1/widgets');
     expect(isIndexedResource('widgets', registry)).toBe(true);
     expect(dependentKinds('pods', ['Widget', 'ReplicaSet'], registry)).toEqual(['Widget', 'ReplicaSet']);
@@ -155,6 +149,56 @@ describe('the shipped descriptors', () => {
     expect([...DESCRIPTORS.kinds].sort()).toEqual([...ALL_KINDS].sort());
   });
 
+  it('are what kube/kinds-generated.ts says (npm run rbac:render writes it)', () => {
+    expect(readFileSync(join(process.cwd(), KINDS_GENERATED_FILE), 'utf8')).toBe(renderKinds(DESCRIPTORS));
+  });
+
+  it('give the kinds a cluster registry accepts, and the resource table in watch order', () => {
+    expect({
+      all: ALL_KINDS,
+      defaultOwned: DEFAULT_OWNED_KINDS,
+      workloads: WORKLOAD_KINDS,
+      handOver: HAND_OVER_KINDS,
+    }).toEqual({
+      all: ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'TTLAfterFinished', 'ConfigMap'],
+      defaultOwned: ['Deployment', 'ReplicaSet'],
+      workloads: ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'],
+      handOver: ['Job'],
+    });
+    const order = [
+      'Deployment',
+      'ReplicaSet',
+      'StatefulSet',
+      'DaemonSet',
+      'Job',
+      'CronJob',
+      'Pod',
+      'ControllerRevision',
+      'PersistentVolumeClaim',
+      'Node',
+      'ConfigMap',
+      'Event',
+      'Namespace',
+    ];
+    expect(Object.keys(RESOURCES)).toEqual(order);
+    expect(DESCRIPTORS.resourceTable.map((r) => r.kind)).toEqual(order);
+    expect(RESOURCES.StatefulSet).toEqual({
+      kind: 'StatefulSet',
+      apiVersion: 'apps/v1',
+      group: 'apps',
+      version: 'v1',
+      plural: 'statefulsets',
+      namespaced: true,
+      status: true,
+    });
+  });
+
+  it('give a kind of its own resource (a CRD kind) its watches, like a built-in one', () => {
+    expect(registry.watchesOf('Widget')).toEqual(['widgets', 'pods', 'configmaps', 'replicasets']);
+    expect(registry.resourceOf('Widget').apiVersion).toBe('example.dev/v1');
+    expect(registry.catalog.all).toContain('Widget');
+  });
+
   it('give the controllers of the kinds written so far', () => {
     expect([...DESCRIPTORS.controllers().keys()].sort()).toEqual([
       'ConfigMap',
@@ -186,7 +230,8 @@ describe('the shipped descriptors', () => {
   });
 
   it('refuse a descriptor naming a kind the resource table lacks, and two of one kind', () => {
-    expect(() => new DescriptorRegistry([widget])).toThrow("Widget's descriptor names Widget");
+    const { resource: _resource, ...unserved } = widget;
+    expect(() => new DescriptorRegistry([unserved])).toThrow("Widget's descriptor names Widget");
     expect(() => new DescriptorRegistry([...DESCRIPTORS.descriptors, DESCRIPTORS.descriptors[0]!])).toThrow(
       'two watch descriptors for kind Deployment',
     );

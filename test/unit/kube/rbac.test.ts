@@ -8,12 +8,14 @@ import { DESCRIPTORS } from '../../../shared/controllers/index.js';
 import {
   KIND_NEEDS,
   needsOfDescriptor,
-  READ_VERBS,
   fleetqRoles,
   optInRoles,
+  optInKinds,
+} from '../../../shared/controllers/roles.js';
+import {
+  READ_VERBS,
   forwarderRole,
   handlerRole,
-  optInKinds,
   rulesOf,
   toClusterRole,
   type Access,

@@ -95,6 +95,16 @@ describe('parseRegistry', () => {
     );
   });
 
+  it('refuses an unknown kind in owns naming the known ones, and a kind that cannot be handed over naming those that can', () => {
+    const yaml = 'clusters: [{ name: a, kubeconfig: /k, owns: [Deployment, JobSett], handOver: [ReplicaSet] }]';
+    expect(() => parseRegistry(yaml, 'fleet.yaml')).toThrow(
+      'fleet.yaml: invalid cluster registry\n' +
+        '  clusters[0].owns[1]: unknown kind "JobSett"; the known kinds are ' +
+        'Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished, ConfigMap\n' +
+        '  clusters[0].handOver[0]: "ReplicaSet" cannot be handed over one object at a time; only Job can',
+    );
+  });
+
   it('hands Jobs over one by one where asked (per cluster, else from defaults); an owned kind is not handed over', () => {
     const yaml = [
       'defaults: { handOver: [Job] }',

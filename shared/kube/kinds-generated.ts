@@ -1,0 +1,90 @@
+// Generated from the registered watch descriptors (shared/controllers/index.ts) by `npm run rbac:render`
+// (shared/controllers/kinds-render.ts); edit the descriptors, not this file. kube/kinds.ts and kube/resources.ts
+// read it: the kinds a cluster registry accepts, and the API resource of each kind that is one of its own.
+
+// prettier-ignore
+export const REGISTERED_KINDS = {
+  "all": [
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+    "TTLAfterFinished",
+    "ConfigMap"
+  ],
+  "defaultOwned": [
+    "Deployment",
+    "ReplicaSet"
+  ],
+  "workloads": [
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob"
+  ],
+  "handOver": [
+    "Job"
+  ]
+} as const;
+
+// prettier-ignore
+export const REGISTERED_RESOURCES = [
+  {
+    "kind": "Deployment",
+    "apiVersion": "apps/v1",
+    "group": "apps",
+    "version": "v1",
+    "plural": "deployments",
+    "namespaced": true,
+    "status": true
+  },
+  {
+    "kind": "ReplicaSet",
+    "apiVersion": "apps/v1",
+    "group": "apps",
+    "version": "v1",
+    "plural": "replicasets",
+    "namespaced": true,
+    "status": true
+  },
+  {
+    "kind": "StatefulSet",
+    "apiVersion": "apps/v1",
+    "group": "apps",
+    "version": "v1",
+    "plural": "statefulsets",
+    "namespaced": true,
+    "status": true
+  },
+  {
+    "kind": "DaemonSet",
+    "apiVersion": "apps/v1",
+    "group": "apps",
+    "version": "v1",
+    "plural": "daemonsets",
+    "namespaced": true,
+    "status": true
+  },
+  {
+    "kind": "Job",
+    "apiVersion": "batch/v1",
+    "group": "batch",
+    "version": "v1",
+    "plural": "jobs",
+    "namespaced": true,
+    "status": true
+  },
+  {
+    "kind": "CronJob",
+    "apiVersion": "batch/v1",
+    "group": "batch",
+    "version": "v1",
+    "plural": "cronjobs",
+    "namespaced": true,
+    "status": true
+  }
+] as const;
