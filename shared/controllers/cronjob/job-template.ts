@@ -79,11 +79,6 @@ export function rfc3339In(zone: string, ms: number): string {
   return `${local}${offset < 0 ? '-' : '+'}${hh}:${mm}`;
 }
 
-/** metav1.Time on the wire: RFC 3339 in whole seconds, UTC. */
-export function wireTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /** A deep copy of JSON data (apiserver objects are JSON; structuredClone would give objects of another realm under a VM context). */
 function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;

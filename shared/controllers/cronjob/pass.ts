@@ -9,7 +9,7 @@ import { ReconcileError } from '../../kube/errors.js';
 import type { EventSpec, EventType } from '../../kube/events/types.js';
 import type { PlanResult } from '../controller.js';
 import { cronJobEvent } from './events.js';
-import { wireTime } from './job-template.js';
+import { timeMs, wireTime } from '../common/wire-time.js';
 import type { CronJob, CronJobStatus, Job, ObjectReference } from './types.js';
 
 /** How soon a pass that upstream ends with an error, after writing status, looks again. */
@@ -94,12 +94,6 @@ export function event(pass: Pass, type: EventType, reason: string, message: stri
 
 export function eventsOf(pass: Pass, events: EventSpec[]): void {
   for (const e of events.splice(0)) pass.actions.push({ type: 'event', event: e });
-}
-
-export function timeMs(t: string | null | undefined): number | undefined {
-  if (t === null || t === undefined) return undefined;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /** A deep copy of JSON data (apiserver objects are JSON; structuredClone would give objects of another realm under a VM context). */

@@ -32,10 +32,11 @@ import { ReconcileError } from '../../kube/errors.js';
 import { EventType, type EventSpec } from '../../kube/events/types.js';
 import { isControlledBy } from '../../kube/meta/controller-ref.js';
 import type { PlanResult } from '../controller.js';
-import { isJobFinished } from '../job/conditions.js';
+import { isJobFinished } from '../common/job-api.js';
+import { timeMs, wireTime } from '../common/wire-time.js';
 import { jobCreateEvents } from './events.js';
 import { cleanupFinishedJobs, deleteJobAction, finishedType, isSucceeded, removeFromActive } from './history.js';
-import { jobFromTemplate, jobNameFor, jobReference, wireTime } from './job-template.js';
+import { jobFromTemplate, jobNameFor, jobReference } from './job-template.js';
 import {
   event,
   eventsOf,
@@ -43,7 +44,6 @@ import {
   recordSuccess,
   start,
   switchTo,
-  timeMs,
   withStatus,
   type Outcome,
   type Pass,

@@ -2,6 +2,7 @@
 // nextScheduleTimeDuration; and formatSchedule of cronjob_controllerv2.go). Pure: `now` is given; times are ms
 // since the epoch; Go's zero time (robfig's "never") is null.
 import type { EventSpec } from '../../kube/events/types.js';
+import { timeMs } from '../common/wire-time.js';
 import { cronJobEvent } from './events.js';
 import { parseStandard, type ParsedSchedule, type Schedule } from './schedule.js';
 import { isKnownTimeZone } from './time-zone.js';
@@ -30,7 +31,7 @@ export function mostRecentScheduleTime(
   schedule: Schedule,
   includeStartingDeadlineSeconds: boolean,
 ): MostRecent {
-  let earliest = timeOf(cj.status?.lastScheduleTime) ?? timeOf(cj.metadata.creationTimestamp) ?? GO_ZERO_MS;
+  let earliest = timeMs(cj.status?.lastScheduleTime) ?? timeMs(cj.metadata.creationTimestamp) ?? GO_ZERO_MS;
   const deadline = cj.spec.startingDeadlineSeconds;
   if (includeStartingDeadlineSeconds && typeof deadline === 'number') {
     // The controller is not going to schedule anything below this point.
@@ -131,10 +132,4 @@ export function scheduleOf(cj: CronJob, events?: EventSpec[]): ParsedSchedule {
 /** Go's %q of a string: JSON's quoting agrees for the printable text a schedule holds. */
 export function goQuote(s: string): string {
   return JSON.stringify(s);
-}
-
-function timeOf(t: string | Date | null | undefined): number | undefined {
-  if (t === null || t === undefined) return undefined;
-  const ms = t instanceof Date ? t.getTime() : Date.parse(t);
-  return Number.isNaN(ms) ? undefined : ms;
 }

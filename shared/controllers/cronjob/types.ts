@@ -1,7 +1,7 @@
 // What the CronJob controller observes, and the names it shares with kube-controller-manager's cronjob-controller
 // (pkg/controller/cronjob, 1.37). The CronJob is the apiserver's JSON as read (timestamps are RFC 3339 strings),
-// typed as far as the planner uses it; its Jobs are typed by the Job controller's types.
-import type { Job, JobSpec, WireObjectMeta } from '../job/types.js';
+// typed as far as the planner uses it; its Jobs are typed by common/job-api.ts.
+import type { Job, JobSpec, WireObjectMeta } from '../common/job-api.js';
 
 export type { Job };
 

@@ -3,7 +3,7 @@
 // (intstr.GetScaledValueFromIntOrPercent(..., true)); if the DaemonSet wants pods somewhere and both come out
 // 0, maxUnavailable is 1. OnDelete (or no rollingUpdate) allows neither.
 import type { IntOrString, V1DaemonSet } from '@kubernetes/client-node';
-import { scaledValue } from '../deployment/fenceposts.js';
+import { scaledValue } from '../common/int-or-percent.js';
 import { Strategy } from './types.js';
 
 function rollingUpdateOf(ds: V1DaemonSet) {

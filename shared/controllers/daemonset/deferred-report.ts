@@ -6,7 +6,7 @@
 // they are.
 import type { V1DaemonSet, V1DaemonSetCondition } from '@kubernetes/client-node';
 import { EventType, type EventSpec } from '../../kube/events/types.js';
-import { wholeSeconds } from '../pod-utils/time.js';
+import { wholeSeconds } from '../common/wire-time.js';
 import { dsEvent } from './events.js';
 import { deferredMessage, UNHEALTHY_CONDITION, type Deferred } from './unhealthy-nodes.js';
 

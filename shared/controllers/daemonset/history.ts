@@ -1,16 +1,21 @@
 // ControllerRevision history (update.go: constructHistory, snapshot, dedupCurHistories, cleanupHistory, Match,
-// getPatch). A revision's data is the patch {"spec":{"template":{…,"$patch":"replace"}}} of the DaemonSet,
-// marshalled as Go does (go-json.ts); it is named `<ds>-<hash>` where hash is controller.ComputeHash(template,
-// collisionCount), the same FNV hash as a Deployment's pod-template-hash (not history.HashControllerRevision,
-// which the StatefulSet controller uses). A revision matches the DaemonSet when its data equals the patch.
+// getPatch). A revision's data is the patch {"spec":{"template":{…,"$patch":"replace"}}} of the DaemonSet
+// (common/controller-history.ts); it is named `<ds>-<hash>` where hash is controller.ComputeHash(template,
+// collisionCount), the same FNV hash as a Deployment's pod-template-hash (common/pod-template-hash.ts; not
+// history.HashControllerRevision, which the StatefulSet controller uses). A revision matches the DaemonSet when its
+// data equals the patch.
 //
 // Upstream makes these writes first in a sync and stops on an error; the planner puts them first in the
 // pass's actions (the writer sends creates first, alone in the first slow-start batch).
 import type { V1ControllerRevision, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
-import { newControllerRef } from '../../kube/meta/controller-ref.js';
-import { computeHash } from '../deployment/hash.js';
-import { goJson } from './go-json.js';
+import {
+  hasEqualData,
+  newControllerRevision,
+  revisionNumber,
+  templatePatchData,
+} from '../common/controller-history.js';
+import { computeHash } from '../common/pod-template-hash.js';
 import { structuredCloneJson } from './pod-template.js';
 import { DS_API_VERSION, DS_KIND, FAILED_POD_BACKOFF_ANNOTATION, Reason, REVISION_HASH_LABEL } from './types.js';
 
@@ -18,13 +23,12 @@ export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 
 /** getPatch: the revision data of the DaemonSet's current template. */
 export function revisionData(ds: V1DaemonSet): string {
-  const template = structuredCloneJson(ds.spec?.template ?? {}) as Record<string, unknown>;
-  return goJson({ spec: { template: { ...template, $patch: 'replace' } } });
+  return templatePatchData(ds.spec?.template);
 }
 
 /** Match: the revision's data is the DaemonSet's patch (compared as Go's marshalling of both). */
 export function matchesRevision(ds: V1DaemonSet, cr: V1ControllerRevision, data = revisionData(ds)): boolean {
-  return cr.data !== undefined && goJson(cr.data) === data;
+  return hasEqualData(cr, data);
 }
 
 export function templateHash(ds: V1DaemonSet): string {
@@ -39,26 +43,15 @@ export function revisionName(ds: V1DaemonSet, hash = templateHash(ds)): string {
 export function snapshot(ds: V1DaemonSet, revision: number, hash = templateHash(ds)): V1ControllerRevision {
   const annotations = { ...ds.metadata?.annotations };
   delete annotations[FAILED_POD_BACKOFF_ANNOTATION]; // fleetq's own bookkeeping, not upstream's
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'ControllerRevision',
-    metadata: {
-      name: revisionName(ds, hash),
-      namespace: ds.metadata?.namespace,
-      labels: { ...ds.spec?.template?.metadata?.labels, [REVISION_HASH_LABEL]: hash },
-      ...(Object.keys(annotations).length > 0 && { annotations }),
-      ownerReferences: [
-        newControllerRef({
-          apiVersion: DS_API_VERSION,
-          kind: DS_KIND,
-          name: ds.metadata?.name ?? '',
-          uid: ds.metadata?.uid ?? '',
-        }),
-      ],
-    },
-    data: JSON.parse(revisionData(ds)) as object,
-    revision: revision,
-  };
+  return newControllerRevision({
+    owner: { apiVersion: DS_API_VERSION, kind: DS_KIND, name: ds.metadata?.name ?? '', uid: ds.metadata?.uid ?? '' },
+    namespace: ds.metadata?.namespace,
+    name: revisionName(ds, hash),
+    labels: { ...ds.spec?.template?.metadata?.labels, [REVISION_HASH_LABEL]: hash },
+    annotations,
+    data: revisionData(ds),
+    revision,
+  });
 }
 
 export type History =
@@ -71,7 +64,6 @@ export type History =
       readonly actions: readonly Action[];
     };
 
-const revisionOf = (cr: V1ControllerRevision): number => Number(cr.revision ?? 0);
 const crRef = (cr: V1ControllerRevision) => ({
   kind: 'ControllerRevision',
   namespace: cr.metadata?.namespace ?? '',
@@ -108,7 +100,7 @@ export function constructHistory(
     }
     (matchesRevision(ds, cr, data) ? current : old).push(cr);
   }
-  const next = Math.max(0, ...old.map(revisionOf)) + 1;
+  const next = Math.max(0, ...old.map(revisionNumber)) + 1;
 
   if (current.length === 0) {
     const hash = templateHash(ds);
@@ -124,7 +116,7 @@ export function constructHistory(
 
   // dedupCurHistories: keep the highest revision (the last of equals), relabel pods, delete the others.
   let keep = current[0]!;
-  for (const cr of current) if (revisionOf(cr) >= revisionOf(keep)) keep = cr;
+  for (const cr of current) if (revisionNumber(cr) >= revisionNumber(keep)) keep = cr;
   const hash = keep.metadata?.labels?.[REVISION_HASH_LABEL] ?? '';
   if (current.length > 1) {
     for (const pod of pods) {
@@ -142,7 +134,7 @@ export function constructHistory(
       actions.push({ type: 'delete', target: crRef(cr), uid: cr.metadata?.uid ?? '', reason: Reason.DeleteRevision });
     }
   }
-  if (revisionOf(keep) < next) {
+  if (revisionNumber(keep) < next) {
     const raised = { ...structuredCloneJson(keep), kind: 'ControllerRevision', apiVersion: 'apps/v1', revision: next };
     actions.push({ type: 'update', object: raised, reason: Reason.UpdateRevision });
   }
@@ -163,7 +155,7 @@ export function cleanupHistory(
   if (toKill <= 0) return [];
   const live = new Set(pods.map((p) => p.metadata?.labels?.[REVISION_HASH_LABEL] ?? '').filter((h) => h !== ''));
   const actions: Action[] = [];
-  for (const cr of [...old].sort((a, b) => revisionOf(a) - revisionOf(b))) {
+  for (const cr of [...old].sort((a, b) => revisionNumber(a) - revisionNumber(b))) {
     if (toKill <= 0) break;
     if (live.has(cr.metadata?.labels?.[REVISION_HASH_LABEL] ?? '')) continue;
     actions.push({ type: 'delete', target: crRef(cr), uid: cr.metadata?.uid ?? '', reason: Reason.DeleteRevision });

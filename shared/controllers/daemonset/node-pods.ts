@@ -2,7 +2,7 @@
 // (podByCreationTimestampAndPhase) and a node's new and old pod (findUpdatedPodsOnNode).
 import type { V1Pod } from '@kubernetes/client-node';
 import { isPodTerminal } from '../pod-utils/pod-state.js';
-import { timeMs } from '../pod-utils/time.js';
+import { timeMs } from '../common/wire-time.js';
 import { isPodUpdated, targetNodeName } from './pod-template.js';
 
 /**

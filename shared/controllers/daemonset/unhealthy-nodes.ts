@@ -12,7 +12,7 @@
 //   - a KEP-5683 node lifecycle condition True: DrainInProgress, MaintenanceInProgress.
 // Without the annotation (or with any other value, or an invalid threshold) nothing changes: upstream's behaviour.
 import type { V1DaemonSet, V1Node } from '@kubernetes/client-node';
-import { timeMs } from '../pod-utils/time.js';
+import { timeMs } from '../common/wire-time.js';
 import { NodeTaint } from './tolerations.js';
 
 export const UNHEALTHY_NODES_ANNOTATION = 'fleetq.dev/daemonset-unhealthy-nodes';

@@ -1,12 +1,10 @@
 // Deployment conditions as deployment_util.go keeps them: a condition of the same status and reason is left
 // untouched (message and times included); a new reason with the same status keeps lastTransitionTime; a
 // changed condition moves to the end of the list.
-import type { Condition, DeploymentStatus, Time } from './types.js';
+import { wireTime } from '../common/wire-time.js';
+import type { Condition, DeploymentStatus } from './types.js';
 
 /** metav1.Now() as it is stored: RFC 3339, whole seconds. */
-export function toTime(now: Date): Time {
-  return new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
 
 export function newCondition(
   type: string,
@@ -15,7 +13,7 @@ export function newCondition(
   message: string,
   now: Date,
 ): Condition {
-  const t = toTime(now);
+  const t = wireTime(now);
   return { type, status, lastUpdateTime: t, lastTransitionTime: t, reason, message };
 }
 

@@ -1,54 +1,18 @@
-// How many replicas a Deployment may surge or lose, and how a scale change is shared among ReplicaSets
-// (deployment_util.go ResolveFenceposts, MaxSurge, MaxUnavailable, NewRSNewReplicas, GetReplicaSetProportion).
+// How a scale change is shared among a Deployment's ReplicaSets (deployment_util.go NewRSNewReplicas,
+// IsSaturated, GetReplicaSetProportion). maxSurge and maxUnavailable (ResolveFenceposts) are in
+// common/deployment-fenceposts.ts, which the ReplicaSet guard reads too.
 import { TerminalError } from '../../kube/errors.js';
+import { desiredReplicas, maxSurge } from '../common/deployment-fenceposts.js';
+import { scaledValue } from '../common/int-or-percent.js';
 import { getNonNegativeInt32Annotation } from './revision.js';
 import { replicaCount, specReplicas } from './replica-sets.js';
-import { Annotation, Strategy, type Deployment, type IntOrString, type ReplicaSet } from './types.js';
-
-export const desiredReplicas = (d: Deployment): number => d.spec.replicas ?? 1;
-export const isRollingUpdate = (d: Deployment): boolean => d.spec.strategy?.type === Strategy.RollingUpdate;
-
-/** intstr.GetScaledValueFromIntOrPercent: ints as they are, "N%" of total rounded up or down; else null. */
-export function scaledValue(v: IntOrString | undefined, total: number, roundUp: boolean): number | null {
-  if (v === undefined) return 0;
-  if (typeof v === 'number') return v;
-  if (!v.endsWith('%')) return null;
-  const digits = v.slice(0, -1);
-  if (!/^[-+]?[0-9]+$/.test(digits)) return null;
-  const scaled = (Number(digits) * total) / 100;
-  return roundUp ? Math.ceil(scaled) : Math.floor(scaled);
-}
-
-/** ResolveFenceposts: surge rounds up, unavailable down; both 0 → unavailable 1. Invalid values count 0. */
-export function resolveFenceposts(
-  maxSurge: IntOrString | undefined,
-  maxUnavailable: IntOrString | undefined,
-  desired: number,
-): { surge: number; unavailable: number } {
-  const surge = scaledValue(maxSurge, desired, true);
-  const unavailable = scaledValue(maxUnavailable, desired, false);
-  if (surge === null || unavailable === null) return { surge: 0, unavailable: 0 };
-  return { surge, unavailable: surge === 0 && unavailable === 0 ? 1 : unavailable };
-}
-
-export function maxSurge(d: Deployment): number {
-  if (!isRollingUpdate(d)) return 0;
-  const ru = d.spec.strategy?.rollingUpdate;
-  return resolveFenceposts(ru?.maxSurge, ru?.maxUnavailable, desiredReplicas(d)).surge;
-}
-
-export function maxUnavailable(d: Deployment): number {
-  if (!isRollingUpdate(d) || desiredReplicas(d) === 0) return 0;
-  const ru = d.spec.strategy?.rollingUpdate;
-  const { unavailable } = resolveFenceposts(ru?.maxSurge, ru?.maxUnavailable, desiredReplicas(d));
-  return Math.min(unavailable, desiredReplicas(d));
-}
+import { Annotation, Strategy, type Deployment, type ReplicaSet } from './types.js';
 
 /** NewRSNewReplicas: RollingUpdate grows the new ReplicaSet within replicas + maxSurge; Recreate goes straight to replicas. */
 export function newRSNewReplicas(d: Deployment, allRSs: readonly (ReplicaSet | null)[], newRS: ReplicaSet): number {
   switch (d.spec.strategy?.type) {
     case Strategy.RollingUpdate: {
-      const surge = scaledValue(d.spec.strategy.rollingUpdate?.maxSurge, desiredReplicas(d), true);
+      const surge = scaledValue(d.spec.strategy.rollingUpdate?.maxSurge ?? 0, desiredReplicas(d), true);
       if (surge === null)
         throw new TerminalError('Invalid', `invalid maxSurge ${String(d.spec.strategy.rollingUpdate?.maxSurge)}`);
       const current = replicaCount(allRSs);

@@ -1,5 +1,5 @@
 // The shape of one Go type in the table go-types.ts (generated from k8s.io/api by reflection): enough for
-// hash.ts to print a pod template the way kube-controller-manager's hash printer does.
+// common/pod-template-hash.ts to print a pod template the way kube-controller-manager's hash printer does.
 export type GoKind = 'struct' | 'slice' | 'map' | 'ptr' | 'string' | 'int' | 'uint' | 'bool' | 'custom';
 
 /** [Go field name, JSON name (',inline' for an embedded struct), type id] */

@@ -12,5 +12,5 @@ export const deploymentController: Controller<ObservedDeployment> = {
   planWriteFailure: planCreateFailure,
 };
 
-export { computeHash } from './hash.js';
+export { computeHash } from '../common/pod-template-hash.js';
 export type { ObservedDeployment } from './types.js';

@@ -1,7 +1,7 @@
 // progress.go: the Progressing condition during a rollout (NewReplicaSetAvailable, ReplicaSetUpdated,
 // ProgressDeadlineExceeded), ReplicaFailure copied from the ReplicaSets, and the requeue at the deadline.
 import { getCondition, newCondition, removeCondition, setCondition } from './conditions.js';
-import { desiredReplicas } from './fenceposts.js';
+import { desiredReplicas } from '../common/deployment-fenceposts.js';
 import type { Pass } from './pass.js';
 import { sameStatus } from './pass.js';
 import { calculateStatus } from './status.js';

@@ -1,6 +1,6 @@
 // recreate.go: Recreate. Scale every old ReplicaSet to 0, wait until none of their pods runs (pods, not just
 // ReplicaSet status), then create or scale up the new ReplicaSet.
-import { desiredReplicas } from './fenceposts.js';
+import { desiredReplicas } from '../common/deployment-fenceposts.js';
 import type { Pass } from './pass.js';
 import { isComplete, syncRolloutStatus } from './progress.js';
 import { actualReplicaCount, filterActive, specReplicas } from './replica-sets.js';

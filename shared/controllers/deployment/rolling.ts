@@ -1,6 +1,7 @@
 // rolling.go: RollingUpdate. Grow the new ReplicaSet within replicas + maxSurge, shrink old ones while at
 // least replicas − maxUnavailable stay available (unhealthy old replicas first), clean up once complete.
-import { desiredReplicas, maxUnavailable, newRSNewReplicas } from './fenceposts.js';
+import { desiredReplicas, maxUnavailable } from '../common/deployment-fenceposts.js';
+import { newRSNewReplicas } from './fenceposts.js';
 import type { Pass } from './pass.js';
 import { isComplete, syncRolloutStatus } from './progress.js';
 import {

@@ -2,7 +2,7 @@
 // Available condition. terminatingReplicas is reported as DeploymentReplicaSetTerminatingReplicas (beta, on
 // by default since 1.35) does.
 import { newCondition, setCondition } from './conditions.js';
-import { desiredReplicas, maxUnavailable } from './fenceposts.js';
+import { desiredReplicas, maxUnavailable } from '../common/deployment-fenceposts.js';
 import { sameStatus, type Pass } from './pass.js';
 import {
   actualReplicaCount,

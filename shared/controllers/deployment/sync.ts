@@ -2,16 +2,10 @@
 // paused (proportionally when several ReplicaSets are active), history cleanup and the paused conditions.
 import { controllerRefOf, newControllerRef, type OwnerReference } from '../../kube/meta/controller-ref.js';
 import { getCondition, newCondition, setCondition } from './conditions.js';
-import {
-  desiredReplicas,
-  isRollingUpdate,
-  isSaturated,
-  maxSurge,
-  newRSNewReplicas,
-  replicaSetProportion,
-} from './fenceposts.js';
+import { desiredReplicas, isRollingUpdate, maxSurge } from '../common/deployment-fenceposts.js';
+import { computeHash } from '../common/pod-template-hash.js';
+import { isSaturated, newRSNewReplicas, replicaSetProportion } from './fenceposts.js';
 import { scaledEvent } from './events.js';
-import { computeHash } from './hash.js';
 import { type Pass, SyncAborted, deepCopy } from './pass.js';
 import {
   byCreationTimestamp,

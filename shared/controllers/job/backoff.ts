@@ -6,7 +6,7 @@
 // documentation's "6 minutes" is the cap reached by the seventh failure: 10·2⁵ s = 320 s, then 600 s).
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { podReadyCondition } from '../pod-utils/pod-state.js';
-import { timeMs } from '../pod-utils/time.js';
+import { timeMs } from '../common/wire-time.js';
 import { hasTrackingFinalizer, isPodFailed, isPodSucceeded } from './job-pods.js';
 import { MAX_POD_FAILURE_BACKOFF_MS, POD_FAILURE_BACKOFF_MS, type Job } from './types.js';
 

@@ -1,15 +1,8 @@
-// Job conditions as job_controller.go writes them: newCondition (probe and transition time both now),
-// ensureJobConditionStatus (update in place when status, reason or message differ; never add a False one), and
-// the finished test (util.IsJobFinished: Complete or Failed is True).
-import { wholeSeconds } from '../pod-utils/time.js';
-import type { Job, JobCondition, Time } from './types.js';
-
-/** metav1.NewTime(now) on the wire: RFC 3339 in whole seconds. */
-export function wireTime(now: Date): Time {
-  return wholeSeconds(now)
-    .toISOString()
-    .replace(/\.\d{3}Z$/, 'Z');
-}
+// Job conditions as job_controller.go writes them: newCondition (probe and transition time both now) and
+// ensureJobConditionStatus (update in place when status, reason or message differ; never add a False one). The
+// finished test (util.IsJobFinished) is common/job-api.ts's, shared with the CronJob and TTL controllers.
+import { wireTime } from '../common/wire-time.js';
+import type { JobCondition } from './types.js';
 
 export function newCondition(
   type: string,
@@ -47,11 +40,4 @@ export function ensureCondition(
   }
   if (status === 'False') return { conditions: [...conditions], changed: false };
   return { conditions: [...conditions, newCondition(type, status, reason, message, now)], changed: true };
-}
-
-/** util.IsJobFinished. */
-export function isJobFinished(job: Job): boolean {
-  return (job.status?.conditions ?? []).some(
-    (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
-  );
 }

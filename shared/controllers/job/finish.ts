@@ -14,7 +14,7 @@
 // or terminating.
 import type { V1Pod } from '@kubernetes/client-node';
 import { EventType, type EventSpec } from '../../kube/events/types.js';
-import { timeMs } from '../pod-utils/time.js';
+import { timeMs } from '../common/wire-time.js';
 import { ensureCondition, findCondition, newCondition } from './conditions.js';
 import { jobEvent } from './events.js';
 import { failJobMatch } from './failure-policy.js';

@@ -1,86 +1,24 @@
 // What the Job controller observes, and the names it shares with kube-controller-manager's job-controller (1.37).
 // The Job is the apiserver's JSON as read (timestamps are RFC 3339 strings), typed as far as the planner uses it;
 // pods are client-node's V1Pod (the shared pod helpers read their times as Date or string alike).
-import type { V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
-import type { OwnerReference } from '../../kube/meta/controller-ref.js';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Job } from '../common/job-api.js';
 
-export type Time = string;
+// The batch/v1 Job itself is common/job-api.ts's (the CronJob and TTL controllers read Jobs too).
+export type {
+  Job,
+  JobCondition,
+  JobConditionType,
+  JobSpec,
+  JobStatus,
+  PodFailurePolicy,
+  PodFailurePolicyRule,
+  SuccessPolicy,
+  Time,
+  UncountedTerminatedPods,
+  WireObjectMeta,
+} from '../common/job-api.js';
 
-/** An object's metadata as the apiserver's JSON has it (timestamps as RFC 3339 strings); Job and CronJob share it. */
-export type WireObjectMeta = {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: Time;
-  deletionTimestamp?: Time;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  [other: string]: unknown;
-};
-
-export type JobConditionType = 'Suspended' | 'Complete' | 'Failed' | 'FailureTarget' | 'SuccessCriteriaMet';
-
-export type JobCondition = {
-  type: JobConditionType | string;
-  status: 'True' | 'False' | 'Unknown';
-  lastProbeTime?: Time;
-  lastTransitionTime?: Time;
-  reason?: string;
-  message?: string;
-};
-
-export type UncountedTerminatedPods = { succeeded?: string[]; failed?: string[] };
-
-export type JobStatus = {
-  conditions?: JobCondition[];
-  startTime?: Time;
-  completionTime?: Time;
-  active?: number;
-  succeeded?: number;
-  failed?: number;
-  terminating?: number;
-  completedIndexes?: string;
-  failedIndexes?: string;
-  uncountedTerminatedPods?: UncountedTerminatedPods;
-  ready?: number;
-  [other: string]: unknown;
-};
-
-export type JobSpec = {
-  parallelism?: number;
-  completions?: number;
-  activeDeadlineSeconds?: number;
-  backoffLimit?: number;
-  backoffLimitPerIndex?: number;
-  maxFailedIndexes?: number;
-  selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
-  manualSelector?: boolean;
-  template?: V1PodTemplateSpec;
-  completionMode?: string;
-  suspend?: boolean;
-  podReplacementPolicy?: string;
-  podFailurePolicy?: PodFailurePolicy;
-  successPolicy?: SuccessPolicy;
-  managedBy?: string;
-  /** Read by the TTL-after-finished controller (controllers/ttl-after-finished/), not by this one. */
-  ttlSecondsAfterFinished?: number;
-  [other: string]: unknown;
-};
-
-/** batch/v1 PodFailurePolicy (rules are evaluated in order; the first match wins). */
-export type PodFailurePolicy = { rules?: PodFailurePolicyRule[] };
-export type PodFailurePolicyRule = {
-  /** KEP-4443's field, not in the 1.37 API: read first once an apiserver serves it (rule-names.ts). */
-  name?: string;
-  /** FailJob | FailIndex | Ignore | Count; an unknown action skips the rule. */
-  action: string;
-  onExitCodes?: { containerName?: string; operator: string; values?: number[] };
-  /** status defaults to True (apiserver). */
-  onPodConditions?: { type: string; status?: string }[];
-};
 export const PodFailurePolicyAction = {
   FailJob: 'FailJob',
   FailIndex: 'FailIndex',
@@ -89,18 +27,7 @@ export const PodFailurePolicyAction = {
 } as const;
 export type PodFailurePolicyAction = (typeof PodFailurePolicyAction)[keyof typeof PodFailurePolicyAction];
 
-/** batch/v1 SuccessPolicy (Indexed Jobs only). */
-export type SuccessPolicy = { rules?: { succeededIndexes?: string; succeededCount?: number }[] };
-
 export const PodReplacementPolicy = { TerminatingOrFailed: 'TerminatingOrFailed', Failed: 'Failed' } as const;
-
-export type Job = {
-  apiVersion?: string;
-  kind?: string;
-  metadata: WireObjectMeta;
-  spec: JobSpec;
-  status?: JobStatus;
-};
 
 export type ObservedJob = {
   readonly namespace: string;

@@ -5,7 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { maxContainerRestarts } from './deletion-rank.js';
 import { isPodReady, podReadySinceMs, PodPhase } from './pod-state.js';
-import { timeMs } from './time.js';
+import { timeMs } from '../common/wire-time.js';
 
 const PHASE_ORDINAL: Readonly<Record<string, number>> = {
   [PodPhase.Pending]: 0,

@@ -9,7 +9,7 @@
 // pods fall into the same buckets here as there.
 import type { V1Pod } from '@kubernetes/client-node';
 import { isPodActive, isPodReady, podReadySinceMs, PodPhase } from './pod-state.js';
-import { timeMs } from './time.js';
+import { timeMs } from '../common/wire-time.js';
 
 export const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
 

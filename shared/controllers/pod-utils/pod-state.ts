@@ -2,7 +2,7 @@
 // define them: active, terminating, ready, available (ready for minReadySeconds), and when a ready pod
 // will become available. Pure: `now` is always an argument.
 import type { V1Pod, V1PodCondition } from '@kubernetes/client-node';
-import { timeMs } from './time.js';
+import { timeMs } from '../common/wire-time.js';
 
 export const PodPhase = {
   Pending: 'Pending',

@@ -19,11 +19,13 @@ import { controllerRefOf, isControlledBy } from '../../kube/meta/controller-ref.
 import { NOTHING, labelsOf, selectorOrNothing } from '../../kube/meta/label-selector.js';
 import type { ClusterView } from '../../kube/view.js';
 import type { PlanResult } from '../controller.js';
-import { maxSurge } from '../deployment/fenceposts.js';
-import type { Deployment } from '../deployment/types.js';
+import { maxSurge, type DeploymentRollout } from '../common/deployment-fenceposts.js';
 import { isPodActive } from '../pod-utils/pod-state.js';
 import { desiredReplicas } from './manage.js';
 import type { ObservedReplicaSet } from './types.js';
+
+/** The owning Deployment as the guard reads it: its identity and what maxSurge is computed from. */
+type Deployment = DeploymentRollout & { readonly metadata: { readonly uid?: string } };
 
 export type GuardCounts = {
   /** Active pods the ReplicaSet controls, by the fresh read. */

@@ -14,7 +14,7 @@ import type { V1Pod, V1ReplicaSet, V1ReplicaSetCondition, V1ReplicaSetStatus } f
 import type { Action } from '../../kube/actions.js';
 import { hasLabels } from '../../kube/meta/label-selector.js';
 import { isPodAvailable, isPodReady, soonestAvailabilityMs } from '../pod-utils/pod-state.js';
-import { wholeSeconds } from '../pod-utils/time.js';
+import { wholeSeconds } from '../common/wire-time.js';
 import { desiredReplicas } from './manage.js';
 import { REPLICA_FAILURE, Reason, type ManageFailure } from './types.js';
 

@@ -1,71 +1,57 @@
 // ControllerRevision history (stateful_set_control.go getStatefulSetRevisions and truncateHistory,
-// stateful_set_utils.go getPatch/newRevision/ApplyRevision/nextRevision, history/controller_history.go).
-// A revision's data is {"spec":{"template":{…,"$patch":"replace"}}} as Go marshals it (daemonset/go-json.ts);
-// its hash is history.HashControllerRevision: FNV-1 (not 1a) 32 over those bytes and the decimal collisionCount
-// (always given by the StatefulSet controller, 0 included), safe-encoded; the name is `<set>-<hash>` (the set's
-// name cut to 223 characters), with the hash in the label controller.kubernetes.io/hash (pods carry the revision's
-// name in controller-revision-hash).
+// stateful_set_utils.go getPatch/newRevision/ApplyRevision/nextRevision, over common/controller-history.ts).
+// A revision's data is {"spec":{"template":{…,"$patch":"replace"}}} as Go marshals it; its hash is
+// history.HashControllerRevision: FNV-1 (not 1a) 32 over those bytes and the decimal collisionCount (always given
+// by the StatefulSet controller, 0 included), safe-encoded; the name is `<set>-<hash>` (the set's name cut to 223
+// characters), with the hash in the label controller.kubernetes.io/hash (pods carry the revision's name in
+// controller-revision-hash).
 import type { V1ControllerRevision, V1PodTemplateSpec, V1StatefulSet } from '@kubernetes/client-node';
 import type { Action } from '../../kube/actions.js';
-import { newControllerRef } from '../../kube/meta/controller-ref.js';
-import { safeEncodeString } from '../deployment/hash.js';
-import { goJson } from '../daemonset/go-json.js';
+import {
+  controllerRevisionName,
+  hasEqualData,
+  hashControllerRevision,
+  newControllerRevision,
+  revisionNumber,
+  templatePatchData,
+} from '../common/controller-history.js';
 import { DEFAULT_REVISION_HISTORY_LIMIT, Reason, REVISION_HASH_LABEL, STS_API_VERSION, STS_KIND } from './types.js';
 
+/** getPatch: the revision data of the set's template. */
 export function revisionData(set: V1StatefulSet): string {
-  const template = JSON.parse(JSON.stringify(set.spec?.template ?? {})) as Record<string, unknown>;
-  return goJson({ spec: { template: { ...template, $patch: 'replace' } } });
-}
-
-export function fnv32(bytes: Iterable<number>): number {
-  let h = 0x811c9dc5;
-  for (const b of bytes) h = (Math.imul(h, 0x01000193) ^ b) >>> 0;
-  return h >>> 0;
-}
-
-export function revisionHash(data: string, collisionCount: number): string {
-  const bytes = [...Buffer.from(data, 'utf8'), ...Buffer.from(String(collisionCount), 'utf8')];
-  return safeEncodeString(String(fnv32(bytes)));
+  return templatePatchData(set.spec?.template);
 }
 
 export const collisionCountOf = (set: V1StatefulSet): number => set.status?.collisionCount ?? 0;
-export const revisionNumber = (cr: V1ControllerRevision): number => Number(cr.revision ?? 0);
 export const nameOf = (cr: V1ControllerRevision): string => cr.metadata?.name ?? '';
 
+/** The name of the set's revision with this hash (ControllerRevisionName). */
 export function revisionName(set: V1StatefulSet, hash: string): string {
-  return `${(set.metadata?.name ?? '').slice(0, 223)}-${hash}`;
+  return controllerRevisionName(set.metadata?.name ?? '', hash);
 }
 
 /** newRevision: the ControllerRevision of the set's template at `revision`. */
 export function newRevision(set: V1StatefulSet, revision: number): V1ControllerRevision {
   const data = revisionData(set);
-  const hash = revisionHash(data, collisionCountOf(set));
-  const annotations = { ...set.metadata?.annotations };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'ControllerRevision',
-    metadata: {
-      name: revisionName(set, hash),
-      namespace: set.metadata?.namespace,
-      labels: { ...set.spec?.template?.metadata?.labels, [REVISION_HASH_LABEL]: hash },
-      ...(Object.keys(annotations).length > 0 && { annotations }),
-      ownerReferences: [
-        newControllerRef({
-          apiVersion: STS_API_VERSION,
-          kind: STS_KIND,
-          name: set.metadata?.name ?? '',
-          uid: set.metadata?.uid ?? '',
-        }),
-      ],
+  const hash = hashControllerRevision(data, collisionCountOf(set));
+  return newControllerRevision({
+    owner: {
+      apiVersion: STS_API_VERSION,
+      kind: STS_KIND,
+      name: set.metadata?.name ?? '',
+      uid: set.metadata?.uid ?? '',
     },
-    data: JSON.parse(data) as object,
+    namespace: set.metadata?.namespace,
+    name: revisionName(set, hash),
+    labels: { ...set.spec?.template?.metadata?.labels, [REVISION_HASH_LABEL]: hash },
+    annotations: { ...set.metadata?.annotations },
+    data,
     revision,
-  };
+  });
 }
 
 /** EqualRevision, as the data's bytes (the hash labels are safe-encoded, never parsed as integers). */
-export const equalData = (cr: V1ControllerRevision, data: string): boolean =>
-  cr.data !== undefined && goJson(cr.data) === data;
+export const equalData = hasEqualData;
 
 /** ApplyRevision: the pod template a revision restores. */
 export function templateOf(cr: V1ControllerRevision): V1PodTemplateSpec {
@@ -73,17 +59,6 @@ export function templateOf(cr: V1ControllerRevision): V1PodTemplateSpec {
   const template = { ...spec?.template };
   delete template.$patch;
   return template as V1PodTemplateSpec;
-}
-
-/** history.SortControllerRevisions: by revision, then creation time, then name. */
-export function sortRevisions(revisions: readonly V1ControllerRevision[]): V1ControllerRevision[] {
-  const created = (cr: V1ControllerRevision) => new Date(cr.metadata?.creationTimestamp ?? 0).getTime();
-  return [...revisions].sort(
-    (a, b) =>
-      revisionNumber(a) - revisionNumber(b) ||
-      created(a) - created(b) ||
-      (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0),
-  );
 }
 
 export type Revisions =

@@ -12,7 +12,8 @@ import type { ReconcileKey } from '../../kube/key.js';
 import { selectorOrNothing } from '../../kube/meta/label-selector.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
 import { claimObjects } from '../common/claim.js';
-import { collisionCountOf, equalData, revisionData, revisionHash, revisionName } from './history.js';
+import { hashControllerRevision } from '../common/controller-history.js';
+import { collisionCountOf, equalData, revisionData, revisionName } from './history.js';
 import { CLAIM_REVISIONS, podClaimOptions } from './identity.js';
 import type { ObservedStatefulSet } from './types.js';
 
@@ -30,7 +31,7 @@ export async function observeStatefulSet(view: ClusterView, key: ReconcileKey): 
   const crs = claimObjects<V1ControllerRevision>(set, revisions, selects, CLAIM_REVISIONS);
   const data = revisionData(set);
   const hasUpdate = crs.claimed.some((cr) => equalData(cr, data));
-  const name = revisionName(set, revisionHash(data, collisionCountOf(set)));
+  const name = revisionName(set, hashControllerRevision(data, collisionCountOf(set)));
   const nameTaken = hasUpdate
     ? undefined
     : await view.get<V1ControllerRevision>('ControllerRevision', key.namespace, name);

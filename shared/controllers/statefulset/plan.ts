@@ -13,7 +13,8 @@ import type { Action } from '../../kube/actions.js';
 import { selectorOf } from '../../kube/meta/label-selector.js';
 import { canAdopt, claimActions, claimObjects } from '../common/claim.js';
 import type { PlanResult } from '../controller.js';
-import { nameOf, sortRevisions, statefulSetRevisions, templateOf, truncateHistory } from './history.js';
+import { sortControllerRevisions } from '../common/controller-history.js';
+import { nameOf, statefulSetRevisions, templateOf, truncateHistory } from './history.js';
 import {
   CLAIM_REVISIONS,
   endOrdinal,
@@ -52,7 +53,7 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
     };
   }
 
-  const sorted = sortRevisions(revs.claimed);
+  const sorted = sortControllerRevisions(revs.claimed);
   const revisions = statefulSetRevisions(set, sorted, o.nameTaken);
   if (revisions.kind === 'collision') return { actions: [collisionAction(set)], requeueAfter: 0 };
   const current = nameOf(revisions.current);

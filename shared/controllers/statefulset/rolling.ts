@@ -4,6 +4,7 @@
 // replicas' unavailable pods stay within maxUnavailable: intstr of spec.replicas rounded down, at least 1.
 // Parallel first deletes outdated pods that are unavailable anyway, then spends the rest of the budget.
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { scaledValue, type IntOrString } from '../common/int-or-percent.js';
 import { isAvailable, isTerminating, isUnavailable } from './status.js';
 import { replicasOf, revisionOfPod } from './identity.js';
 import { PodManagement } from './types.js';
@@ -11,14 +12,8 @@ import { PodManagement } from './types.js';
 /** getStatefulSetMaxUnavailable: GetScaledValueFromIntOrPercent(value ?? 1, replicas, roundUp=false), >= 1. */
 export function maxUnavailableOf(set: V1StatefulSet): number {
   const value = set.spec?.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1;
-  const replicas = replicasOf(set);
-  let n: number;
-  if (typeof value === 'number') n = value;
-  else {
-    const m = /^(-?[0-9]+)%$/.exec(value);
-    if (!m) throw new Error(`invalid value for IntOrString: invalid type: string is not a percentage`);
-    n = Math.floor((Number(m[1]) * replicas) / 100);
-  }
+  const n = scaledValue(value as IntOrString, replicasOf(set), false);
+  if (n === null) throw new Error(`invalid value for IntOrString: invalid type: string is not a percentage`);
   return Math.max(n, 1);
 }
 

@@ -8,8 +8,8 @@
 //                  "Found Job finished in the future … Job cleanup will be deferred", and the time left is then
 //                  longer than the TTL.
 import { ReconcileError } from '../../kube/errors.js';
-import { isJobFinished } from '../job/conditions.js';
-import { timeMs } from '../pod-utils/time.js';
+import { isJobFinished } from '../common/job-api.js';
+import { timeMs } from '../common/wire-time.js';
 import type { Job } from './types.js';
 
 /** needsCleanup, and not being deleted: the Jobs the controller acts on at all. */

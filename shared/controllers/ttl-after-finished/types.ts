@@ -1,7 +1,7 @@
 // What the TTL-after-finished controller observes, and the names it shares with kube-controller-manager's
 // ttl-after-finished-controller (pkg/controller/ttlafterfinished, 1.37). The Job is the apiserver's JSON as read,
-// typed by the Job controller's types (only metadata, spec.ttlSecondsAfterFinished and the conditions are read).
-import type { Job } from '../job/types.js';
+// typed by common/job-api.ts (only metadata, spec.ttlSecondsAfterFinished and the conditions are read).
+import type { Job } from '../common/job-api.js';
 
 export type { Job };
 

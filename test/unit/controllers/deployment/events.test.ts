@@ -1,7 +1,7 @@
 // The Kubernetes Events a Deployment plan records (deployment-controller's reasons, messages and types), each
 // as `Type Reason: message`, in the order they are recorded once the plan's writes succeed.
 import { describe, expect, it } from '@jest/globals';
-import { computeHash } from '../../../../shared/controllers/deployment/hash.js';
+import { computeHash } from '../../../../shared/controllers/common/pod-template-hash.js';
 import { planDeployment } from '../../../../shared/controllers/deployment/plan.js';
 import { plannedEvents, type Action } from '../../../../shared/kube/actions.js';
 import { aDeployment, anRS, NOW, observed, template } from './builders.js';

@@ -3,8 +3,8 @@ import {
   maxSurge,
   maxUnavailable,
   resolveFenceposts,
-  roundHalfAwayFromZero,
-} from '../../../../shared/controllers/deployment/fenceposts.js';
+} from '../../../../shared/controllers/common/deployment-fenceposts.js';
+import { roundHalfAwayFromZero } from '../../../../shared/controllers/deployment/fenceposts.js';
 import { aDeployment } from './builders.js';
 
 describe('ResolveFenceposts: surge rounds up, unavailable rounds down, both 0 → unavailable 1', () => {

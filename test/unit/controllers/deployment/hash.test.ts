@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
-import { computeHash, dumpForHash, fnv32a, safeEncodeString } from '../../../../shared/controllers/deployment/hash.js';
-import { parseGoQuantity } from '../../../../shared/controllers/deployment/go-quantity.js';
+import { parseGoQuantity } from '../../../../shared/controllers/common/go-quantity.js';
+import { fnv32a, safeEncodeString } from '../../../../shared/controllers/common/hash-encoding.js';
+import { computeHash, dumpForHash } from '../../../../shared/controllers/common/pod-template-hash.js';
 
 type GoldenCase = {
   name: string;

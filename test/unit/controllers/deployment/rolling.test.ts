@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { computeHash } from '../../../../shared/controllers/deployment/hash.js';
+import { computeHash } from '../../../../shared/controllers/common/pod-template-hash.js';
 import { planDeployment } from '../../../../shared/controllers/deployment/plan.js';
 import { aDeployment, anRS, created, NOW, observed, scaled, template, updated } from './builders.js';
 

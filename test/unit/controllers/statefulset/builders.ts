@@ -8,12 +8,8 @@ import type {
   V1StatefulSetSpec,
   V1StatefulSetStatus,
 } from '@kubernetes/client-node';
-import {
-  newRevision,
-  revisionData,
-  revisionHash,
-  revisionName,
-} from '../../../../shared/controllers/statefulset/history.js';
+import { hashControllerRevision } from '../../../../shared/controllers/common/controller-history.js';
+import { newRevision, revisionData, revisionName } from '../../../../shared/controllers/statefulset/history.js';
 import { newStatefulPod } from '../../../../shared/controllers/statefulset/identity.js';
 import type { ObservedStatefulSet } from '../../../../shared/controllers/statefulset/types.js';
 
@@ -52,7 +48,7 @@ export function aSet(o: SetOptions = {}): V1StatefulSet {
 }
 
 /** The name of the revision of the set's template (collisionCount 0). */
-export const revOf = (set: V1StatefulSet): string => revisionName(set, revisionHash(revisionData(set), 0));
+export const revOf = (set: V1StatefulSet): string => revisionName(set, hashControllerRevision(revisionData(set), 0));
 
 export function aRevision(set: V1StatefulSet, revision: number, uid = `uid-cr-${revision}`): V1ControllerRevision {
   const cr = newRevision(set, revision);

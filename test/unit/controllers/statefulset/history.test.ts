@@ -3,7 +3,8 @@
 // collisionCount, old revisions beyond revisionHistoryLimit go unless a pod still carries them.
 import { describe, expect, it } from '@jest/globals';
 import type { V1StatefulSet } from '@kubernetes/client-node';
-import { revisionData, revisionHash, revisionName } from '../../../../shared/controllers/statefulset/history.js';
+import { hashControllerRevision as revisionHash } from '../../../../shared/controllers/common/controller-history.js';
+import { revisionData, revisionName } from '../../../../shared/controllers/statefulset/history.js';
 import { planStatefulSet } from '../../../../shared/controllers/statefulset/plan.js';
 import { aPod, aRevision, aSet, NOW, observed, revOf } from './builders.js';
 import { summarize } from './summary.js';

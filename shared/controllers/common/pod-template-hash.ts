@@ -1,19 +1,21 @@
-// pod-template-hash, as kube-controller-manager 1.37 computes it (controller.ComputeHash): FNV-32a over
+// pod-template-hash, as kube-controller-manager 1.37 computes it (controller.ComputeHash, used by the Deployment
+// controller for its ReplicaSets and by the DaemonSet controller for its ControllerRevisions): FNV-32a over
 // spew's `%#v` rendering of the Go PodTemplateSpec (k8s.io/utils dump.ForHash: SortKeys, DisableMethods),
 // then the collisionCount as 8 little-endian bytes, the decimal sum rendered with rand.SafeEncodeString.
 //
 // The rendering prints every Go field in declaration order with its Go type name, zero values included,
-// so we walk the Go type table generated from k8s.io/api v0.37.2 (go-types.ts) over the JSON the apiserver
+// so we walk the Go type table generated from k8s.io/api v0.37.2 (deployment/go-types.ts, where its generator
+// writes it: the one import of a controller's folder from common/) over the JSON the apiserver
 // sent. JSON→Go follows what the controller sees after protobuf decoding: empty lists and maps are nil,
 // absent pointers nil, quantities parsed as ParseQuantity does (go-quantity.ts). Known gap: a non-null
 // timestamp inside the template's metadata (never set by clients in practice) is printed as UTC, whereas
 // the controller's decoder uses its local zone; see the golden test for what is covered.
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { GoType } from '../deployment/go-type.js';
+import { GO_ROOT, GO_TYPES } from '../deployment/go-types.js';
 import { parseGoQuantity, spewQuantity } from './go-quantity.js';
-import type { GoType } from './go-type.js';
-import { GO_ROOT, GO_TYPES } from './go-types.js';
+import { fnv32a, safeEncodeString } from './hash-encoding.js';
 
-const SAFE_ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
 const UNIX_TO_GO_SECONDS = 62135596800n;
 
 export function computeHash(template: V1PodTemplateSpec, collisionCount?: number): string {
@@ -30,25 +32,9 @@ export function dumpForHash(template: V1PodTemplateSpec): string {
   return render(template, GO_ROOT, false);
 }
 
-export function fnv32a(bytes: Iterable<number>): number {
-  let h = 0x811c9dc5;
-  for (const b of bytes) {
-    h ^= b;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
-
-/** rand.SafeEncodeString: every character mapped into an alphabet without vowels or look-alikes. */
-export function safeEncodeString(s: string): string {
-  let out = '';
-  for (const b of Buffer.from(s, 'utf8')) out += SAFE_ALPHANUMS[b % SAFE_ALPHANUMS.length];
-  return out;
-}
-
 function typeOf(id: string): GoType {
   const t = GO_TYPES[id];
-  if (!t) throw new Error(`pod-template-hash: no Go type ${id} in go-types.ts`);
+  if (!t) throw new Error(`pod-template-hash: no Go type ${id} in deployment/go-types.ts`);
   return t;
 }
 
