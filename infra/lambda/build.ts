@@ -9,10 +9,14 @@
 // runtime matches on err.name), no source maps (a 1 MB map per function for stack traces that keep names).
 // CommonJS dependencies bundled into ESM call require() for Node built-ins: the banner gives them one.
 // arm64-clean: nothing native is bundled; the build fails if a .node file would be.
-import { build, type Metafile } from 'esbuild';
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+// Lua: the Redis stores read their scripts from .lua files at module load (shared/lua/lua-loader.ts). A
+// bundle holding that loader gets the files copied beside it, laid out as in the sources (shared/…/lua/…), and the
+// loader's `import.meta.url` is made the URL it would have in that layout, so it reads them as it does unbundled.
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copyLuaFiles, LUA_LOADER_MODULE } from '../build/lua-files.js';
 
 /** serverless.yml's functions: each one's entry file and its bundle's name. */
 export const LAMBDA_FUNCTIONS = {
@@ -31,7 +35,23 @@ const BANNER = [
   'const require = __fleetqCreateRequire(import.meta.url);',
 ].join('\n');
 
-export async function buildFunction(name: LambdaFunctionName): Promise<{ file: string; bytes: number }> {
+/** The loader's `import.meta.url`, in a bundle: where the loader would be under the bundle's directory. */
+const luaLoaderUrl: Plugin = {
+  name: 'lua-loader-url',
+  setup(b) {
+    const loader = join(root, LUA_LOADER_MODULE);
+    b.onLoad({ filter: /[\\/]lua-loader\.ts$/ }, async (args) => {
+      if (args.path !== loader) return undefined;
+      const source = await readFile(loader, 'utf8');
+      const uses = source.split('import.meta.url').length - 1;
+      if (uses !== 1) throw new Error(`${LUA_LOADER_MODULE}: expected one import.meta.url, found ${uses}`);
+      const where = `new URL('./${LUA_LOADER_MODULE.replace(/\.ts$/, '.js')}', import.meta.url).href`;
+      return { contents: source.replace('import.meta.url', where), loader: 'ts' };
+    });
+  },
+};
+
+export async function buildFunction(name: LambdaFunctionName): Promise<{ file: string; bytes: number; lua: number }> {
   const { entry, out } = LAMBDA_FUNCTIONS[name];
   const outdir = join(LAMBDA_OUT_DIR, name);
   await rm(outdir, { recursive: true, force: true });
@@ -55,9 +75,16 @@ export async function buildFunction(name: LambdaFunctionName): Promise<{ file: s
     external: ['aws-crt', '@aws-sdk/signature-v4-crt', 'bufferutil', 'utf-8-validate'],
     metafile: true,
     logLevel: 'warning',
+    plugins: [luaLoaderUrl],
   });
   assertNoNative(name, result.metafile);
-  return { file: relative(root, file), bytes: (await stat(file)).size };
+  const lua = bundles(result.metafile, LUA_LOADER_MODULE) ? await copyLuaFiles(outdir, root) : [];
+  return { file: relative(root, file), bytes: (await stat(file)).size, lua: lua.length };
+}
+
+/** Whether `module` (relative to the repository) ended up in the bundle (tree-shaking may drop an import). */
+function bundles(metafile: Metafile, module: string): boolean {
+  return Object.values(metafile.outputs).some((o) => (o.inputs[module]?.bytesInOutput ?? 0) > 0);
 }
 
 function assertNoNative(name: string, metafile: Metafile): void {
@@ -68,8 +95,8 @@ function assertNoNative(name: string, metafile: Metafile): void {
 async function main(): Promise<void> {
   const names = Object.keys(LAMBDA_FUNCTIONS) as LambdaFunctionName[];
   for (const name of names) {
-    const { file, bytes } = await buildFunction(name);
-    process.stdout.write(`${name}: ${file} ${(bytes / 1024).toFixed(0)} KiB\n`);
+    const { file, bytes, lua } = await buildFunction(name);
+    process.stdout.write(`${name}: ${file} ${(bytes / 1024).toFixed(0)} KiB, ${lua} Lua files\n`);
   }
 }
 

@@ -11,7 +11,7 @@
 // onRejected, and is never returned. With a fence (cache-fence.ts), every write script first compares the
 // forwarder's lease, so a forwarder that lost its lease writes nothing.
 import type { Redis } from 'ioredis';
-import { ScriptRunner, type Reply } from '../queue/redis/script-runner.js';
+import { ScriptRunner, type Reply } from '../lua/script-runner.js';
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
 import type { CacheFence, FenceableCacheStore } from './cache-fence.js';
 import { CacheMac, MAC_HEX_LENGTH, type MacPurpose } from './cache-mac.js';

@@ -25,44 +25,14 @@
 // takes; its first answer ends the fallback. Failing the requests instead would turn a Redis outage into a
 // controller outage for the SQS/Lambda stack, whose queue does not need Redis, and leave every key in long
 // backoff after Redis is back.
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { loadLuaScripts } from '../lua/lua-loader.js';
+import { ScriptRunner } from '../lua/script-runner.js';
 import type { RateLimiter } from './rest.js';
 import { TokenBucket } from './token-bucket.js';
 
-// KEYS[1] bucket HASH {tokens, at}; KEYS[2] takers ZSET (process id → last take, ms).
-// ARGV: qps, burst, taker id, takers window (ms). Returns {0 | ms until the reserved token, takers in the window}.
-const TAKE = `
-local qps = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local window = tonumber(ARGV[4])
-for _, key in ipairs(KEYS) do
-  local kind = redis.call('TYPE', key)['ok']
-  if kind ~= 'none' and kind ~= (key == KEYS[1] and 'hash' or 'zset') then redis.call('DEL', key) end
-end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1])
-local at = tonumber(state[2])
-if tokens == nil or at == nil then
-  tokens = burst
-  at = now
-elseif now > at then
-  tokens = math.min(burst, tokens + (now - at) * qps / 1000)
-  at = now
-end
-tokens = tokens - 1
-local wait = 0
-if tokens < 0 then wait = math.ceil(-tokens * 1000 / qps) end
-redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'at', string.format('%.3f', at))
-redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) * 1000 / qps) + 1000)
-redis.call('ZADD', KEYS[2], now, ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
-redis.call('PEXPIRE', KEYS[2], window)
-return {wait, redis.call('ZCARD', KEYS[2])}
-`;
-const TAKE_SHA = createHash('sha1').update(TAKE).digest('hex');
+/** lua/take-token.lua: KEYS bucket, takers; ARGV qps, burst, taker id, takers window (ms). */
+const BUCKET_SCRIPTS = loadLuaScripts('shared/kube/lua', ['takeToken']);
 
 /** Why and how a process falls back to its own share. */
 export type ApiBudgetFallback = {
@@ -107,11 +77,13 @@ export class RedisTokenBucket implements RateLimiter {
   /** When (Date.now()) the last token Redis reserved for this process comes. */
   private reservedUntil = 0;
   private fallback: Fallback | undefined;
+  private readonly scripts: ScriptRunner<'takeToken'>;
 
   constructor(private readonly o: RedisTokenBucketOptions) {
     if (!(o.qps > 0) || !(o.burst >= 1)) throw new RangeError(`qps must be > 0 and burst ≥ 1 (${o.qps}, ${o.burst})`);
     if (o.fallbackTakers !== undefined && !(o.fallbackTakers >= 1))
       throw new RangeError(`fallbackTakers must be ≥ 1 (${o.fallbackTakers})`);
+    this.scripts = new ScriptRunner(o.redis, [o.keys.bucket, o.keys.takers], [], BUCKET_SCRIPTS);
   }
 
   /**
@@ -149,12 +121,8 @@ export class RedisTokenBucket implements RateLimiter {
 
   /** One script call: 0 when a saved-up token was taken, else the ms until the token it reserved. */
   private async ask(): Promise<number> {
-    const { keys, qps, burst, takerId } = this.o;
-    const args = [keys.bucket, keys.takers, qps, burst, takerId, this.o.takersWindowMs ?? 60_000] as const;
-    const call = this.o.redis.evalsha(TAKE_SHA, 2, ...args).catch((err: unknown) => {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return this.o.redis.eval(TAKE, 2, ...args);
-    });
+    const { qps, burst, takerId } = this.o;
+    const call = this.scripts.run('takeToken', qps, burst, takerId, this.o.takersWindowMs ?? 60_000);
     const [wait, takers] = (await withTimeout(call, this.o.timeoutMs ?? 500)) as [unknown, unknown];
     const now = Date.now();
     // Read back from Redis: a count that is not a whole number ≥ 1 is not believed.

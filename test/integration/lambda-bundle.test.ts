@@ -1,5 +1,6 @@
-// Each function's zip as `npm run package` makes it: its listing (its bundle and a package.json, nothing from
-// config/, infra/, test/ or node_modules, no native .node file), its size (< 3 MB), and the zipped handler
+// Each function's zip as `npm run package` makes it: its listing (its bundle, a package.json and, for a function
+// that talks to Redis, the Lua scripts' files laid out as in shared/; nothing from config/, infra/, test/ or
+// node_modules, no native .node file), its size (< 3 MB), and the zipped handler
 // imported and run on Node 22 (the functions' runtime), with its cold start (module load) measured 5 times.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
@@ -8,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { listLuaFiles } from '../../infra/build/lua-files.js';
 import { packageStack, type Packaged } from '../helpers/lambda-package.js';
 
 const run = promisify(execFile);
@@ -18,6 +20,8 @@ const HANDLERS = {
   delay: { file: 'dist/lambda/delay/delay.js', export: 'delay' },
   forwarder: { file: 'dist/lambda/forwarder/forwarder.js', export: 'tick' },
 } as const;
+/** The functions whose bundle holds the Redis stores, and so reads the .lua files at load (lua-loader.ts). */
+const WITH_LUA: Record<keyof typeof HANDLERS, boolean> = { reconcile: true, delay: false, forwarder: true };
 
 // Runs in the unzipped function: load the module (Lambda's INIT), then invoke it as Lambda would with an
 // environment that lacks the stack's queues, which must fail with the configuration error, its name intact.
@@ -57,13 +61,16 @@ describe('Lambda bundles', () => {
     if (packaged) await rm(packaged.dir, { recursive: true, force: true });
   });
 
-  it('zips each function alone: its bundle and package.json, under 3 MB, nothing native, no config/infra/test', async () => {
+  it('zips each function alone: its bundle, package.json and Lua files, under 3 MB, nothing native, no config/infra/test', async () => {
     expect(packaged.zips.map((z) => z.name).sort()).toEqual(['delay', 'forwarder', 'reconcile']);
+    const lua = await listLuaFiles();
+    expect(lua.length).toBeGreaterThan(0);
     for (const zip of packaged.zips) {
       const { stdout } = await run('unzip', ['-Z1', zip.path]);
       const files = stdout.trim().split('\n');
       const fn = zip.name as keyof typeof HANDLERS;
-      expect(files.sort()).toEqual([HANDLERS[fn].file, `dist/lambda/${fn}/package.json`].sort());
+      const luaFiles = WITH_LUA[fn] ? lua.map((f) => `dist/lambda/${fn}/${f}`) : [];
+      expect(files.sort()).toEqual([HANDLERS[fn].file, `dist/lambda/${fn}/package.json`, ...luaFiles].sort());
       expect(files.filter((f) => /(^|\/)(config|infra|test|node_modules)\/|\.node$/.test(f))).toEqual([]);
       expect(zip.bytes).toBeLessThan(MAX_ZIP_BYTES);
       figures[`${fn}ZipKiB`] = Math.round(zip.bytes / 1024);

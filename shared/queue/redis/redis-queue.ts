@@ -9,7 +9,7 @@
 // - The contract's per-key failure count survives across adds (reset only by done()); BullMQ counts
 //   attempts per job, and a deduplicated re-add is a new job with attempts = 0.
 // So we keep BullMQ's technique (atomic Lua scripts, keys under one prefix) and write the state machine
-// ourselves; see lua-common.ts for the transitions and redis-keys.ts for the layout. Expired leases are
+// ourselves; see lua/ for the transitions (a .lua file each) and redis-keys.ts for the layout. Expired leases are
 // reclaimed by every get() (and by any done/retry/renew that meets one), so no process is special.
 //
 // Signing: with a signingSecret, add() sends HMAC-SHA256(id) and the scripts keep it in the `sig` hash while the
@@ -53,7 +53,8 @@ import {
   type ResolvedQueueOptions,
 } from '../queue-options.js';
 import { redisKeyPrefix, redisKeys } from './redis-keys.js';
-import { ScriptRunner } from './script-runner.js';
+import { ScriptRunner } from '../../lua/script-runner.js';
+import { PREFIX_SCRIPTS, REDIS_SCRIPTS, type ScriptName } from './redis-scripts.js';
 import { LeaseBuffer } from './lease-buffer.js';
 
 export type RedisQueueOptions = QueueOptions & {
@@ -73,9 +74,9 @@ export type RedisQueueOptions = QueueOptions & {
 const MAX_BLOCK_MS = 200;
 
 /**
- * The ARGV header every queue script starts with (lua-common.ts: prefix, lease, signed, backoff, caps). Scripts
- * outside this class that run the queue's Lua (the forwarder pool's fenced add) build it here too, from the same
- * options, so both read the queue alike.
+ * The ARGV header every queue script starts with (lua/includes/prelude.lua: prefix, lease, signed, backoff,
+ * caps). Scripts outside this class that run the queue's Lua (the forwarder pool's fenced add) build it here too,
+ * from the same options, so both read the queue alike.
  */
 export function queueScriptHeader(prefix: string, options: QueueOptions): (string | number)[] {
   const o = resolveQueueOptions(options);
@@ -91,7 +92,7 @@ export class RedisQueue implements WorkQueue {
   private readonly options: ResolvedQueueOptions;
   private readonly redis: Redis;
   private readonly ownsClient: boolean;
-  private readonly scripts: ScriptRunner;
+  private readonly scripts: ScriptRunner<ScriptName>;
   private readonly keys: ReturnType<typeof redisKeys>;
   private readonly blockers: Redis[] = [];
   private readonly blockersInUse = new Set<Redis>();
@@ -120,7 +121,7 @@ export class RedisQueue implements WorkQueue {
     const o = this.options;
     const header = queueScriptHeader(this.prefix, o);
     this.healEveryMs = Math.max(1, Math.floor(options.healEveryMs ?? 5_000));
-    this.scripts = new ScriptRunner(this.redis, this.keys.pending, header);
+    this.scripts = new ScriptRunner(this.redis, this.keys.pending, header, REDIS_SCRIPTS);
     const cap = Number.isFinite(o.clusterConcurrency) ? o.clusterConcurrency : -1;
     this.capArgs = [cap, JSON.stringify(o.clusterConcurrencyOverrides)];
     this.buffer = new LeaseBuffer(options.prefetch ?? 1, o.leaseMs, (lease) => this.renew(lease));
@@ -250,6 +251,11 @@ export class RedisQueue implements WorkQueue {
       moved += Number(await this.scripts.run('redrive', entryId, this.signature(id), id));
     }
     return moved;
+  }
+
+  /** Drops a removed cluster's waiting keys (drainQueueCluster). */
+  drainCluster(cluster: string, options?: DrainOptions): Promise<DrainResult> {
+    return drainQueueCluster(this.redis, this.prefix, cluster, options);
   }
 
   async depth(): Promise<number> {
@@ -395,4 +401,33 @@ export class RedisQueue implements WorkQueue {
     });
     return entries.sort((a, b) => a.letter.at - b.letter.at || a.seq - b.seq);
   }
+}
+
+export type DrainOptions = {
+  /**
+   * A key in the queue's slot (`<prefix>…`) deleted in the same atomic step: the cluster's forwarder lease, so a
+   * forwarder still watching the cluster is fenced off by the drain itself.
+   */
+  readonly alsoDelete?: string;
+};
+
+export type DrainResult = { readonly dropped: number; readonly rerunMarks: number };
+
+/**
+ * Drops a removed cluster's waiting keys from the queue at `prefix` (lua/drain-cluster.lua): every ready or
+ * delayed key of the cluster with its failure and conflict counts and signature; a held key finishes its run
+ * and its rerun mark is dropped. Idempotent. A function of the prefix, for callers without the queue's options.
+ */
+export async function drainQueueCluster(
+  redis: Redis,
+  prefix: string,
+  cluster: string,
+  options: DrainOptions = {},
+): Promise<DrainResult> {
+  const extra = options.alsoDelete ?? '';
+  if (extra !== '' && !extra.startsWith(prefix))
+    throw new RangeError(`drain: ${JSON.stringify(extra)} is not a key of the queue at ${prefix}`);
+  const runner = new ScriptRunner(redis, redisKeys(prefix).pending, [], PREFIX_SCRIPTS);
+  const reply = (await runner.run('drainCluster', prefix, cluster, extra)) as [number, number];
+  return { dropped: Number(reply[0]), rerunMarks: Number(reply[1]) };
 }

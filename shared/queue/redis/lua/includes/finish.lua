@@ -1,0 +1,14 @@
+-- finish(id, token, requeueAfterMs ('' = none)): release, the dirty rerun and the requeue in one step.
+-- Returns 1, or 0 when the lease was lost.
+-- @include lease
+
+local function finish(id, token, after)
+  if not current(id, token) then return 0 end
+  release(id)
+  redis.call('HDEL', P .. 'fail', id)
+  redis.call('HDEL', P .. 'conf', id)
+  reschedule_dirty(id)
+  if after ~= '' then schedule(id, NOW + math.max(0, math.floor(tonumber(after)))) end
+  forget_signature(id)
+  return 1
+end
