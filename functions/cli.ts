@@ -4,6 +4,8 @@
 //     until Ctrl-C. The registry may come from FLEETQ_REGISTRY instead. `npm start` runs it on a local sandbox
 //     cluster (infra/sandbox/dev-run.ts); this command line knows no sandbox.
 //   fleetq forwarder [--pool] [--registry fleet.yaml] [--driver redis]   the forwarder alone (README "Forwarder pool")
+//   fleetq forwarder unquarantine CLUSTER [--queue Q]   lifts a pool's quarantine of a cluster whose holders kept
+//                        dying while syncing it, and forgets its deaths (docs/security.md "Quarantine")
 //   fleetq dead-letters | redrive      inspect or redrive the dead-letter list of the configured queue
 //   fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--driver D]
 //                        [--resign-unverified]   redrive re-signs with the current secret; a "bad signature" letter
@@ -52,6 +54,10 @@ import { requeue, windowKeys } from '../shared/replay/requeue.js';
 import { formatShadow, loadControllers, shadow } from '../shared/replay/shadow.js';
 import { parseDuration, timeWindow } from '../shared/replay/time-window.js';
 import { collectStatus, formatStatus } from '../shared/ops/status.js';
+import { describeRecord, liftQuarantine } from '../shared/forwarder/cluster-quarantine.js';
+import { terminalSafeJson } from '../shared/ops/terminal-text.js';
+import { connectRedis } from '../shared/queue/redis/redis-connection.js';
+import { redisKeyPrefix } from '../shared/queue/redis/redis-keys.js';
 import { registryDigest as digestOf } from '../shared/runtime/registry-reload.js';
 
 /** The checkout this runs from: `fleetq run` keeps its data under .fleetq there unless FLEETQ_DATA_DIR says else. */
@@ -446,9 +452,46 @@ async function status(args: string[]): Promise<void> {
   }
 }
 
+const UNQUARANTINE_HELP = `usage: fleetq forwarder unquarantine CLUSTER [--queue Q]
+Lifts the forwarder pool's quarantine of CLUSTER and forgets its deaths: a member takes it again within a round.
+A cluster is quarantined when FLEETQ_FORWARDER_QUARANTINE_DEATHS (3) forwarders in a row died while syncing it
+(their first list of it not finished), for FLEETQ_FORWARDER_QUARANTINE_MS (1 h). \`fleetq status\` lists the
+quarantined clusters with the largest object their dead holders reported: fix or remove that object (or the
+cluster's registry entry) first, or the next holder may die the same way. Redis: REDIS_URL, FLEETQ_QUEUE.`;
+
+// `fleetq forwarder unquarantine CLUSTER`: removes the cluster's death record from the queue's Redis.
+async function unquarantine(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { queue: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+  });
+  if (values.help) return void console.log(UNQUARANTINE_HELP);
+  const [cluster, ...extra] = positionals;
+  if (cluster === undefined || cluster === '' || extra.length > 0) throw new Error(UNQUARANTINE_HELP);
+  const config = loadConfig(process.env, { ...(values.queue && { FLEETQ_QUEUE: values.queue }) });
+  const redis = connectRedis(
+    config.REDIS_URL,
+    { tlsCaFile: config.FLEETQ_REDIS_TLS_CA },
+    { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, retryStrategy: () => null },
+  );
+  redis.on('error', () => undefined);
+  try {
+    const prefix = redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX);
+    const { removed, record } = await liftQuarantine(redis, prefix, cluster);
+    if (!removed) return void console.log(`${cluster}: not quarantined (no deaths recorded); nothing to lift`);
+    const was = record ? describeRecord(record) : { record: 'unreadable' };
+    // The record's object name comes from a cluster: printed inert.
+    console.log(`${cluster}: quarantine lifted, deaths forgotten (was ${terminalSafeJson(was)})`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 const HELP = `fleetq: Kubernetes workload controllers for a fleet of clusters, fed by a shared queue.
   fleetq run --registry fleet.yaml [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P]
   fleetq forwarder [--pool] [--registry fleet.yaml] [--driver redis]
+  fleetq forwarder unquarantine CLUSTER [--queue Q]
   fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--resign-unverified]
   fleetq log export --cluster C [--since T] [--until T2] [--out FILE] [--store redis|redis:NAME|jsonl:DIR]
   fleetq log import --file FILE [--into NAME|live] [--skip-bad] [--store redis|jsonl:DIR]
@@ -483,6 +526,7 @@ async function main(argv: string[]): Promise<void> {
     case 'status':
       return status(rest);
     case 'forwarder':
+      if (rest[0] === 'unquarantine') return unquarantine(rest.slice(1));
       // The long-running forwarder (functions/forwarder.ts); --pool joins a pool sharing clusters under leases.
       return (await import('./forwarder.js')).main(rest);
     default:

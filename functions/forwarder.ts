@@ -99,6 +99,8 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
       checkpoints: stores.checkpoints,
       registry: new RegistryReload(config.FLEETQ_REGISTRY, clusters, logger),
       leaseMs: fwd.FLEETQ_FORWARDER_LEASE_MS,
+      quarantineDeaths: config.FLEETQ_FORWARDER_QUARANTINE_DEATHS,
+      quarantineMs: config.FLEETQ_FORWARDER_QUARANTINE_MS,
       logger,
       metrics: registry,
       ...(caches && { cacheFor: (cluster: string) => caches.storeFor(cluster) }),

@@ -6,6 +6,8 @@
 // or leaving moves few clusters (mostly those whose top choice changed). Pure: no I/O, no clock.
 // `excluded` (cluster → members): members left out of that cluster's ranking (they gave it up after failed
 // starts); a cluster every live member gave up is assigned to none (until a give-up expires).
+// `quarantined`: clusters no member may take (cluster-quarantine.ts): assigned to none, and left out of the
+// shares, so the other clusters are spread evenly among the members as if they were not registered.
 import { createHash } from 'node:crypto';
 
 function weight(cluster: string, member: string): bigint {
@@ -18,16 +20,19 @@ function order(cluster: string): bigint {
 
 const byWeight = (a: bigint, b: bigint): number => (a < b ? 1 : a > b ? -1 : 0);
 
-/** cluster → member; empty when there are no members; a cluster every member gave up is absent. */
+/** cluster → member; empty when there are no members; a cluster every member gave up, or quarantined, is absent. */
 export function assignClusters(
   clusters: readonly string[],
   members: readonly string[],
   excluded: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+  quarantined: ReadonlySet<string> = new Set(),
 ): Map<string, string> {
   const out = new Map<string, string>();
   const live = [...new Set(members)].sort();
   if (live.length === 0) return out;
-  const names = [...new Set(clusters)].sort((a, b) => byWeight(order(a), order(b)) || a.localeCompare(b));
+  const names = [...new Set(clusters)]
+    .filter((c) => !quarantined.has(c))
+    .sort((a, b) => byWeight(order(a), order(b)) || a.localeCompare(b));
   // floor(n/m) each, and n mod m of them one more: the first to reach floor takes it.
   const floor = Math.floor(names.length / live.length);
   let extra = names.length % live.length;

@@ -21,6 +21,12 @@
 // and the member is left out of that cluster's ranking for startGiveUpMs (a HASH every member reads with its
 // heartbeat), so another member tries it; each give-up is logged as an error and counted
 // (fleetq_forwarder_start_giveups_total).
+// A cluster whose holders keep dying while they sync it (cluster-quarantine.ts: its first lists never finish
+// before the holder dies, e.g. of one tenant's huge objects) is QUARANTINED after quarantineDeaths such deaths in a
+// row: no member takes it for quarantineMs (the lease script refuses it), the assignment leaves it out, it is not
+// warned of as unheld, and the member that found the last death logs an error naming the largest object the dead
+// holders reported (fleetq_forwarder_quarantined_clusters, fleetq_forwarder_deaths_while_syncing_total; `fleetq
+// status`; `fleetq forwarder unquarantine <cluster>` lifts it). A holder whose first lists finish resets the count.
 // A dead, partitioned or paused forwarder stops renewing: its leases and membership expire after leaseMs,
 // the others' next tick assigns its clusters among themselves and takes them: within leaseMs + leaseMs / 3 +
 // one round trip (20 s for the default 15 s lease), then the watch resumes from the checkpoint (410: relist).
@@ -36,6 +42,18 @@ import { ScriptRunner } from '../queue/redis/script-runner.js';
 import { Logger } from '../runtime/logger.js';
 import { assignClusters } from './cluster-assignment.js';
 import { drainCluster } from './cluster-drain.js';
+import {
+  DEFAULT_QUARANTINE_DEATHS,
+  DEFAULT_QUARANTINE_MS,
+  describeRecord,
+  forwarderDeathsKey,
+  forwarderSyncingKey,
+  parseDeathRecords,
+  quarantinedAt,
+  remedy,
+  type DeathRecord,
+  type LargestObject,
+} from './cluster-quarantine.js';
 import { FencedCheckpoints, FencedQueue, leaseCacheFence, type FenceRefusals } from './fenced-writes.js';
 import { Forwarder, type ForwarderOptions } from './forwarder.js';
 import {
@@ -65,6 +83,10 @@ export type ForwarderPoolOptions = {
   readonly maxStartFailures?: number;
   /** How long a member that gave a cluster up is left out of its ranking; default 10 × leaseMs. */
   readonly startGiveUpMs?: number;
+  /** Holders in a row that died while syncing a cluster before it is quarantined; default 3. */
+  readonly quarantineDeaths?: number;
+  /** How long a quarantine lasts (server time); default 1 h. */
+  readonly quarantineMs?: number;
   /** This forwarder's name in the pool; default `<hostname>/<pid>/<random>`. */
   readonly holder?: string;
   readonly logger?: Logger;
@@ -97,6 +119,9 @@ type Held = {
   failedStarts: number;
   /** The round of the last start attempt: at most one a round. */
   startRound?: number;
+  /** This holder's forwarder finished its first lists; `syncNoted`: Redis was told (its syncing mark removed). */
+  synced?: boolean;
+  syncNoted?: boolean;
 };
 
 /** What a heartbeat reads: the live members, each one's registry digest ('' when it published none), give-ups. */
@@ -105,6 +130,10 @@ type PoolView = {
   readonly digests: ReadonlyMap<string, string>;
   /** cluster → members that gave it up recently (left out of its ranking). */
   readonly givenUp: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Quarantined clusters (at the server's time) and their records. */
+  readonly quarantined: ReadonlyMap<string, DeathRecord>;
+  /** Clusters whose death record does not parse (treated as absent). */
+  readonly unreadable: readonly string[];
 };
 
 const NOW_LUA = `
@@ -113,9 +142,11 @@ local NOW = tonumber(T[1]) * 1000 + math.floor(tonumber(T[2]) / 1000)
 `;
 
 /**
- * KEYS[1] members ZSET; ARGV 1 holder, 2 leaseMs, 3 digests HASH, 4 this member's digest, 5 give-ups HASH.
+ * KEYS[1] members ZSET; ARGV 1 holder, 2 leaseMs, 3 digests HASH, 4 this member's digest, 5 give-ups HASH,
+ * 6 deaths HASH (cluster-quarantine.ts).
  * Adds or refreshes this member and its digest, drops expired members (and their digests) and expired give-ups.
- * → { live members, their digests ('' when none), live give-up fields `<cluster>|<holder>` }
+ * → { live members, their digests ('' when none), live give-up fields `<cluster>|<holder>`, server ms,
+ *     the death records as HGETALL gives them (parsed in TypeScript) }
  */
 const HEARTBEAT = `${NOW_LUA}
 redis.call('ZADD', KEYS[1], NOW + tonumber(ARGV[2]), ARGV[1])
@@ -130,7 +161,7 @@ local g = redis.call('HGETALL', ARGV[5])
 for i = 1, #g, 2 do
   if tonumber(g[i + 1]) <= NOW then redis.call('HDEL', ARGV[5], g[i]) else given[#given + 1] = g[i] end
 end
-return { members, digests, given }`;
+return { members, digests, given, NOW, redis.call('HGETALL', ARGV[6]) }`;
 
 /** ARGV 1 give-ups HASH, 2 field `<cluster>|<holder>`, 3 ms. Records a give-up expiring ms from now (server time). */
 const GIVE_UP = `${NOW_LUA}
@@ -166,6 +197,12 @@ export class ForwarderPool {
   private readonly removed = new Set<string>();
   private readonly maxStartFailures: number;
   private readonly startGiveUpMs: number;
+  private readonly quarantineDeaths: number;
+  private readonly quarantineMs: number;
+  /** The clusters quarantined at the last heartbeat. */
+  private quarantined: ReadonlyMap<string, DeathRecord> = new Map();
+  /** Clusters whose unreadable death record was already logged. */
+  private readonly unreadableLogged = new Set<string>();
   /** Since when (Date.now) each registered cluster was seen with no lease, for the unheld warning. */
   private readonly unheldSince = new Map<string, number>();
   private readonly epochListeners = new Set<() => void>();
@@ -177,6 +214,8 @@ export class ForwarderPool {
     this.metrics = poolMetrics(o.metrics);
     this.maxStartFailures = o.maxStartFailures ?? 3;
     this.startGiveUpMs = o.startGiveUpMs ?? 10 * this.leaseMs;
+    this.quarantineDeaths = Math.max(1, o.quarantineDeaths ?? DEFAULT_QUARANTINE_DEATHS);
+    this.quarantineMs = Math.max(1, o.quarantineMs ?? DEFAULT_QUARANTINE_MS);
     this.membership = new ScriptRunner(o.redis, forwarderMembersKey(o.queuePrefix), [], {
       heartbeat: HEARTBEAT,
       giveUp: GIVE_UP,
@@ -247,17 +286,20 @@ export class ForwarderPool {
     const view = await this.heartbeat(digest);
     this.members = view.members;
     this.metrics.members.set(this.members.length);
+    this.noteQuarantine(view);
     const names = registry.clusters.map((c) => c.name);
+    // A quarantined cluster is nobody's: not assigned, not taken, not warned of as unheld.
+    const watched = names.filter((c) => !this.quarantined.has(c));
     this.noteAgreement(view, digest);
     if (!this.agreed) {
       // Hold still: keep (and restart) what is held, take nothing, release nothing, drain nothing.
       for (const [cluster, h] of this.held) if (this.startable(h)) await this.startForwarder(cluster, h);
       this.metrics.held.set({ forwarder: this.holder }, this.clusters.length);
-      return this.checkUnheld(names);
+      return this.checkUnheld(watched);
     }
     for (const cluster of this.removed) if (!registry.get(cluster)) void this.remove(cluster);
     this.removed.clear();
-    const assignment = assignClusters(names, this.members, view.givenUp);
+    const assignment = assignClusters(names, this.members, view.givenUp, new Set(this.quarantined.keys()));
     for (const [cluster, h] of this.held) {
       if (h.leaving) continue;
       const owner = assignment.get(cluster);
@@ -267,7 +309,7 @@ export class ForwarderPool {
     await Promise.all(wanted.map((c) => this.take(c)));
     for (const [cluster, h] of this.held) if (this.startable(h)) await this.startForwarder(cluster, h);
     this.metrics.held.set({ forwarder: this.holder }, this.clusters.length);
-    await this.checkUnheld(names);
+    await this.checkUnheld(watched);
   }
 
   private startable(h: Held): boolean {
@@ -275,14 +317,15 @@ export class ForwarderPool {
   }
 
   private async heartbeat(digest: string): Promise<PoolView> {
-    const [members, digests, given] = (await this.membership.run(
+    const [members, digests, given, now, deaths] = (await this.membership.run(
       'heartbeat',
       this.holder,
       this.leaseMs,
       forwarderDigestsKey(this.o.queuePrefix),
       digest,
       forwarderGiveUpsKey(this.o.queuePrefix),
-    )) as [string[], string[], string[]];
+      forwarderDeathsKey(this.o.queuePrefix),
+    )) as [string[], string[], string[], number, unknown[]];
     const givenUp = new Map<string, Set<string>>();
     for (const field of given) {
       const bar = field.indexOf('|');
@@ -292,7 +335,31 @@ export class ForwarderPool {
       if (!set) givenUp.set(cluster, (set = new Set()));
       set.add(field.slice(bar + 1));
     }
-    return { members, digests: new Map(members.map((m, i) => [m, digests[i] ?? ''])), givenUp };
+    const { records, unreadable } = parseDeathRecords(Array.isArray(deaths) ? deaths : []);
+    return {
+      members,
+      digests: new Map(members.map((m, i) => [m, digests[i] ?? ''])),
+      givenUp,
+      quarantined: quarantinedAt(records, Number(now)),
+      unreadable,
+    };
+  }
+
+  /** Takes the heartbeat's quarantined clusters; says when one's quarantine ended, and each unreadable record once. */
+  private noteQuarantine(view: PoolView): void {
+    for (const cluster of this.quarantined.keys())
+      if (!view.quarantined.has(cluster))
+        this.logger.info('Cluster quarantine over (lifted, or its time is up); the pool takes it again', { cluster });
+    this.quarantined = view.quarantined;
+    this.metrics.quarantined.set(view.quarantined.size);
+    for (const cluster of view.unreadable) {
+      if (this.unreadableLogged.has(cluster)) continue;
+      this.unreadableLogged.add(cluster);
+      this.logger.warn('Forwarder death record unreadable; treated as absent', {
+        cluster,
+        key: forwarderDeathsKey(this.o.queuePrefix),
+      });
+    }
   }
 
   /** Agreement: every live member reports this member's digest (one that reports none disagrees). */
@@ -316,8 +383,9 @@ export class ForwarderPool {
     await Promise.all(
       [...this.held].map(async ([cluster, h]) => {
         if (h.leaving) return;
+        if (h.synced && !h.syncNoted) await this.noteSynced(cluster, h);
         try {
-          if (await h.lease.renew()) {
+          if (await h.lease.renew(h.synced ? undefined : this.largestSeen(h))) {
             this.metrics.renewals.inc();
             return;
           }
@@ -341,6 +409,8 @@ export class ForwarderPool {
       cluster,
       holder: this.holder,
       leaseMs: this.leaseMs,
+      quarantineDeaths: this.quarantineDeaths,
+      quarantineMs: this.quarantineMs,
     });
     let got: Awaited<ReturnType<ForwarderLease['acquire']>>;
     try {
@@ -349,13 +419,58 @@ export class ForwarderPool {
       this.logger.warn('Forwarder lease not acquired', { cluster, err });
       return;
     }
-    if (!got.acquired) return;
+    if (!got.acquired) {
+      if (got.quarantine) this.refusedQuarantined(cluster, got.quarantine);
+      return;
+    }
     this.metrics.acquisitions.inc();
     if (got.gapMs >= 0) this.metrics.takeover.observe(got.gapMs / 1000);
     this.logger.info('Forwarder lease acquired', { cluster, token: got.token, sinceLastHolderMs: got.gapMs });
+    if (got.died !== undefined || got.diedUnreadable) {
+      this.metrics.deathsWhileSyncing.inc();
+      this.logger.warn('The previous holder of this cluster died while syncing it', {
+        cluster,
+        quarantineAt: this.quarantineDeaths,
+        ...(got.died ? describeRecord(got.died) : { record: 'unreadable' }),
+      });
+    }
     const h: Held = { lease, failedStarts: 0 };
     this.held.set(cluster, h);
     await this.startForwarder(cluster, h);
+  }
+
+  /** The acquire found the cluster quarantined; when this call's death quarantined it, says so loudly. */
+  private refusedQuarantined(cluster: string, q: { now: boolean; record: DeathRecord | undefined }): void {
+    if (q.record) this.quarantined = new Map([...this.quarantined, [cluster, q.record]]);
+    this.metrics.quarantined.set(this.quarantined.size);
+    if (!q.now) return;
+    this.metrics.deathsWhileSyncing.inc();
+    this.logger.error('Cluster quarantined', {
+      cluster,
+      why: 'its forwarder holders died one after another while syncing it; no forwarder takes it until the quarantine ends',
+      ...(q.record ? describeRecord(q.record) : { deaths: this.quarantineDeaths, record: 'unreadable' }),
+      remedy: remedy(cluster),
+    });
+  }
+
+  /** The largest object this holder's forwarder has seen so far (its syncing mark carries it). */
+  private largestSeen(h: Held): LargestObject {
+    const l = h.forwarder?.largestObject;
+    return l === undefined || l.bytes <= 0
+      ? { holder: this.holder, bytes: 0 }
+      : { holder: this.holder, resource: l.resource, object: l.name, bytes: l.bytes };
+  }
+
+  /** Tells Redis that this holder's first lists are done (retried at the next renewal when it fails). */
+  private async noteSynced(cluster: string, h: Held): Promise<void> {
+    try {
+      const done = await h.lease.synced();
+      h.syncNoted = true;
+      if (done === 'forgot-deaths')
+        this.logger.info('Cluster synced; the deaths of its earlier holders while syncing are forgotten', { cluster });
+    } catch (err) {
+      this.logger.warn('Cluster sync not recorded; retried next round', { cluster, err });
+    }
   }
 
   private async startForwarder(cluster: string, h: Held): Promise<void> {
@@ -393,6 +508,12 @@ export class ForwarderPool {
       h.forwarder = forwarder;
       h.failedStarts = 0;
       this.forwarders.set(cluster, forwarder);
+      // Its first lists done: the cluster is no longer syncing (a death from here on is not held against it).
+      void forwarder.synced().then(() => {
+        if (h.forwarder !== forwarder || h.leaving || h.synced) return;
+        h.synced = true;
+        return this.noteSynced(cluster, h);
+      });
     } catch (err) {
       h.failedStarts++;
       this.metrics.startFailures.inc();
@@ -461,6 +582,9 @@ export class ForwarderPool {
     try {
       const { dropped, rerunMarks } = await drainCluster(this.o.redis, this.o.queuePrefix, cluster);
       await this.o.checkpoints.remove(cluster);
+      // Its deaths and quarantine go with it (a cluster registered again starts afresh).
+      await this.o.redis.hdel(forwarderDeathsKey(this.o.queuePrefix), cluster);
+      await this.o.redis.hdel(forwarderSyncingKey(this.o.queuePrefix), cluster);
       this.metrics.drained.inc(dropped);
       this.logger.info('Cluster removed from the registry: drained', { cluster, dropped, rerunMarks });
     } catch (err) {
@@ -476,6 +600,7 @@ export class ForwarderPool {
     const replies = (await pipeline.exec()) ?? [];
     const now = Date.now();
     let unheld = 0;
+    // `names` leaves quarantined clusters out: they are unheld on purpose, and said as quarantined instead.
     names.forEach((c, i) => {
       if (replies[i]?.[1] === 1) return void this.unheldSince.delete(c);
       unheld++;

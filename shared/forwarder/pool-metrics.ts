@@ -15,6 +15,8 @@ export type PoolMetrics = {
   readonly registryAgreed: Gauge;
   readonly startFailures: Counter;
   readonly giveUps: Counter;
+  readonly quarantined: Gauge;
+  readonly deathsWhileSyncing: Counter;
 };
 
 const cache = new WeakMap<Registry, PoolMetrics>();
@@ -88,6 +90,16 @@ export function poolMetrics(registry: Registry = defaultRegistry): PoolMetrics {
     giveUps: new Counter({
       name: 'fleetq_forwarder_start_giveups_total',
       help: 'Cluster leases given up after repeated failed forwarder starts, for another member to try',
+      registers,
+    }),
+    quarantined: new Gauge({
+      name: 'fleetq_forwarder_quarantined_clusters',
+      help: 'Clusters quarantined at the last round: their holders kept dying while syncing them; no member takes them until the quarantine ends or is lifted (fleetq forwarder unquarantine)',
+      registers,
+    }),
+    deathsWhileSyncing: new Counter({
+      name: 'fleetq_forwarder_deaths_while_syncing_total',
+      help: 'Holders found dead (or partitioned, or paused past their lease) while still syncing their cluster, counted by the member that took the lease next',
       registers,
     }),
   };

@@ -3,7 +3,10 @@
 // one process watching every cluster, `fleetq run`, the scheduled Lambda) takes no lease, so it shows as none.
 // The pool's members, each with the digest of the registry it runs on (forwarder-pool.ts): members on different
 // registries hold still until they agree, and status marks the one on an old registry.
+// The quarantined clusters (cluster-quarantine.ts): those whose holders kept dying while syncing them, with their
+// deaths, since and until when, and the largest object the dead holders reported.
 import type { Redis } from 'ioredis';
+import { isQuarantined, readDeathRecords } from '../forwarder/cluster-quarantine.js';
 import { forwarderMembersKey, readLeaseHolders } from '../forwarder/forwarder-lease.js';
 import { forwarderDigestsKey } from '../forwarder/forwarder-pool.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
@@ -81,4 +84,53 @@ export async function forwarderMembers(
       current: reference === undefined ? null : digest === reference,
     };
   });
+}
+
+export type QuarantinedCluster = {
+  readonly cluster: string;
+  /** Holders in a row that died while syncing it. */
+  readonly deaths: number;
+  /** Server ms when it was quarantined, and until when (ISO in `since` and `until`). */
+  readonly sinceMs: number;
+  readonly untilMs: number;
+  readonly since: string;
+  readonly until: string;
+  /** The largest object the dead holders reported; null when none was reported (or it did not parse). */
+  readonly largestObject: {
+    readonly resource: string | null;
+    readonly object: string | null;
+    readonly bytes: number;
+    readonly holder: string;
+  } | null;
+};
+
+/** The clusters quarantined now (server time), and those whose record does not parse (ignored). */
+export async function quarantinedClusters(
+  redis: Redis,
+  config: Pick<FleetqConfig, 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX'>,
+): Promise<{ quarantined: QuarantinedCluster[]; unreadable: string[] }> {
+  const prefix = redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX);
+  const [sec, usec] = (await redis.time()) as [number | string, number | string];
+  const now = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+  const { records, unreadable } = await readDeathRecords(redis, prefix);
+  const quarantined = [...records]
+    .filter(([, r]) => isQuarantined(r, now))
+    .map(([cluster, r]) => ({
+      cluster: printable(cluster),
+      deaths: r.deaths,
+      sinceMs: r.sinceMs,
+      untilMs: r.untilMs,
+      since: new Date(r.sinceMs).toISOString(),
+      until: new Date(r.untilMs).toISOString(),
+      largestObject: r.largest
+        ? {
+            resource: r.largest.resource === undefined ? null : printable(r.largest.resource),
+            object: r.largest.object === undefined ? null : printable(r.largest.object),
+            bytes: r.largest.bytes,
+            holder: printable(r.largest.holder),
+          }
+        : null,
+    }))
+    .sort((a, b) => a.cluster.localeCompare(b.cluster));
+  return { quarantined, unreadable: unreadable.map(printable) };
 }

@@ -14,7 +14,9 @@
 //              lag: a watch that fell behind or stopped shows as an old last event on a cluster that changes.
 // Below the table, the forwarder pool's members, each with the digest of the registry it runs on; a member on
 // another digest than the registry given to status (or, without one, than most members) is marked `old`: while
-// members differ the pool takes, rebalances and drains nothing (forwarder-pool.ts).
+// members differ the pool takes, rebalances and drains nothing (forwarder-pool.ts). Then the quarantined clusters
+// (their forwarder holders kept dying while syncing them: no member takes them until the quarantine ends or
+// `fleetq forwarder unquarantine <cluster>` lifts it), with their deaths, since, until and the largest object.
 // The redis driver shows all of it. SQS tells only approximate queue-wide counts (messages visible, delayed,
 // in flight, dead), shown on a `*` row; the rest comes from Redis when REDIS_URL is reachable. The memory driver
 // keeps its queue inside the process that runs it: there is nothing to read from outside, and status says so.
@@ -29,7 +31,13 @@ import { RedisQueue } from '../queue/redis/redis-queue.js';
 import { sqsQueueNames } from '../queue/sqs/sqs-setup.js';
 import type { FleetqConfig } from '../runtime/config.js';
 import { redactText } from '../kube/redact-secrets.js';
-import { forwarderHolders, forwarderMembers, type ForwarderMember } from './forwarder-status.js';
+import {
+  forwarderHolders,
+  forwarderMembers,
+  quarantinedClusters,
+  type ForwarderMember,
+  type QuarantinedCluster,
+} from './forwarder-status.js';
 import { displayText } from './terminal-text.js';
 import { readReconcileRates } from '../runtime/reconcile-rates.js';
 
@@ -62,6 +70,8 @@ export type FleetStatus = {
   readonly clusters: readonly ClusterStatus[];
   /** The forwarder pool's live members and their registry digests (empty: no pool, or not read). */
   readonly forwarders?: readonly ForwarderMember[];
+  /** Clusters the forwarder pool has quarantined (absent: none). */
+  readonly quarantined?: readonly QuarantinedCluster[];
   /** What could not be read, in words (e.g. the memory driver). */
   readonly notes: readonly string[];
 };
@@ -115,6 +125,7 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
   for (const c of o.clusters ?? []) row(c);
   let rateWindowMs: number | null = null;
   let forwarders: ForwarderMember[] = [];
+  let quarantined: QuarantinedCluster[] = [];
 
   if (config.FLEETQ_DRIVER === 'memory') {
     notes.push(
@@ -136,6 +147,15 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
         rateWindowMs = await readRates(redis, config, now, o.rateWindowMs ?? 60_000, row);
         await readForwarders(redis, config, now, o.env ?? process.env, rows, row);
         forwarders = await forwarderMembers(redis, config, o.registryDigest);
+        const q = await quarantinedClusters(redis, config);
+        quarantined = q.quarantined;
+        for (const c of q.unreadable)
+          notes.push(`forwarder death record of cluster ${c} does not parse: ignored (the pool treats it as absent)`);
+        if (quarantined.length > 0)
+          notes.push(
+            'quarantined clusters are watched by no forwarder: fix or remove the object (or the registry entry), then ' +
+              'fleetq forwarder unquarantine <cluster>',
+          );
         if (forwarders.some((f) => f.current === false))
           notes.push(
             'forwarder pool members run on different registries: the pool takes, rebalances and drains nothing until ' +
@@ -159,6 +179,7 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
     rateWindowMs,
     clusters,
     ...(forwarders.length > 0 && { forwarders }),
+    ...(quarantined.length > 0 && { quarantined }),
     notes,
   };
 }
@@ -295,9 +316,14 @@ export function formatAge(ms: number | null): string {
 export function formatStatus(s: FleetStatus): string {
   const header = ['CLUSTER', 'FORWARDER', 'LAST EVENT', 'DEPTH', 'IN FLIGHT', 'BACKOFF', 'DEAD', 'REC/S', 'ERR/S'];
   // Cluster and holder names and the notes (Redis and SQS error text) come from outside: printed inert, redacted.
+  const quarantined = new Set((s.quarantined ?? []).map((q) => q.cluster));
   const lines = s.clusters.map((c) => [
     displayText(c.cluster, 80),
-    c.forwarder === undefined || c.forwarder === null ? '-' : displayText(c.forwarder, 80),
+    c.forwarder === undefined || c.forwarder === null
+      ? quarantined.has(c.cluster)
+        ? '(quarantined)'
+        : '-'
+      : displayText(c.forwarder, 80),
     c.lastEventAgeMs === null ? '-' : `${formatAge(c.lastEventAgeMs)} ago`,
     num(c.depth),
     num(c.inFlight),
@@ -324,6 +350,26 @@ export function formatStatus(s: FleetStatus): string {
         `${(holders[i] ?? '').padEnd(w)}  ${f.digest?.slice(0, 12) ?? 'none'.padEnd(12)}${f.current === false ? '  old' : ''}`,
       ),
     );
+  }
+  if (s.quarantined && s.quarantined.length > 0) {
+    const rows = s.quarantined.map((q) => [
+      displayText(q.cluster, 80),
+      String(q.deaths),
+      q.since,
+      q.until,
+      q.largestObject?.object
+        ? `${displayText(q.largestObject.resource ?? '?', 60)} ${displayText(q.largestObject.object, 160)} ` +
+          `(${q.largestObject.bytes} bytes)`
+        : 'none reported',
+    ]);
+    const head = ['QUARANTINED', 'DEATHS', 'SINCE', 'UNTIL', 'LARGEST OBJECT'];
+    const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+    const line = (cells: string[]): string =>
+      cells
+        .map((cell, i) => cell.padEnd(w[i] ?? 0))
+        .join('  ')
+        .trimEnd();
+    out.push('', line(head), ...rows.map(line));
   }
   for (const n of s.notes) out.push(`note: ${displayText(redactText(n), 1_000)}`);
   return out.join('\n');

@@ -74,6 +74,12 @@ const schema = z.object({
    * has no forwarder to share a cache with, and reads live. Default: see readsMode().
    */
   FLEETQ_READS: z.enum(['live', 'cache']).optional(),
+  /**
+   * Forwarder pool: a cluster whose holders die this many times in a row while syncing it is quarantined (taken
+   * by no member) for FLEETQ_FORWARDER_QUARANTINE_MS (at most 7 days); `fleetq forwarder unquarantine` lifts it.
+   */
+  FLEETQ_FORWARDER_QUARANTINE_DEATHS: intVar(1).default(3),
+  FLEETQ_FORWARDER_QUARANTINE_MS: intVar(1_000).max(604_800_000).default(3_600_000),
   FLEETQ_METRICS_PORT: intVar(0).optional(),
   /** The address the metrics server binds: 127.0.0.1 by default; 0.0.0.0 (or the Pod IP) to be scraped in a Pod. */
   FLEETQ_METRICS_HOST: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),

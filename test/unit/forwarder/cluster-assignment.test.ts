@@ -48,6 +48,23 @@ describe('assignClusters', () => {
     expect(none.size).toBe(5);
   });
 
+  it('a quarantined cluster is assigned to none, and the others are spread as if it were not registered', () => {
+    const names = clusters(7);
+    const quarantined = new Set([names[3] as string]);
+    const a = assignClusters(names, members(3), new Map(), quarantined);
+    expect(a.has(names[3] as string)).toBe(false);
+    expect(a.size).toBe(6);
+    expect([...assignedCounts(a, members(3)).values()]).toEqual([2, 2, 2]);
+    expect([...a].sort()).toEqual(
+      [
+        ...assignClusters(
+          names.filter((c) => !quarantined.has(c)),
+          members(3),
+        ),
+      ].sort(),
+    );
+  });
+
   it('no members: nothing assigned', () => {
     expect(assignClusters(clusters(3), []).size).toBe(0);
   });

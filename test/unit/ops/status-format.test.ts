@@ -45,6 +45,45 @@ describe('formatStatus', () => {
     ]);
   });
 
+  it('lists the quarantined clusters with deaths, since, until and the largest object; their row says so', () => {
+    const text = formatStatus({
+      ...status([row('eu-1', { forwarder: 'host-a/1/x' }), row('stuck')]),
+      quarantined: [
+        {
+          cluster: 'stuck',
+          deaths: 3,
+          sinceMs: Date.parse('2026-12-03T15:30:00Z'),
+          untilMs: Date.parse('2026-12-03T16:30:00Z'),
+          since: '2026-12-03T15:30:00.000Z',
+          until: '2026-12-03T16:30:00.000Z',
+          largestObject: { resource: 'deployments', object: 'tenant/big\u001b[2J', bytes: 262_144, holder: 'h/1/x' },
+        },
+        {
+          cluster: 'quiet',
+          deaths: 4,
+          sinceMs: 0,
+          untilMs: 1,
+          since: '1970-01-01T00:00:00.000Z',
+          until: '1970-01-01T00:00:00.001Z',
+          largestObject: null,
+        },
+      ],
+    });
+    const lines = text.split('\n');
+    expect(lines.find((l) => l.startsWith('stuck '))?.split(/\s{2,}/)[1]).toBe('(quarantined)');
+    const head = lines.findIndex((l) => l.startsWith('QUARANTINED'));
+    expect(lines[head]?.split(/\s{2,}/)).toEqual(['QUARANTINED', 'DEATHS', 'SINCE', 'UNTIL', 'LARGEST OBJECT']);
+    expect(lines[head + 1]?.split(/\s{2,}/)).toEqual([
+      'stuck',
+      '3',
+      '2026-12-03T15:30:00.000Z',
+      '2026-12-03T16:30:00.000Z',
+      'deployments tenant/big\\x1b[2J (262144 bytes)',
+    ]);
+    expect(lines[head + 2]?.split(/\s{2,}/).at(-1)).toBe('none reported');
+    expect(text).not.toContain('\u001b');
+  });
+
   it('prints names and notes read from Redis inert and redacted', () => {
     const text = formatStatus({
       ...status([row('eu-1', { forwarder: 'evil\u001b]52;c;AAAA\u0007/1/x' })]),
