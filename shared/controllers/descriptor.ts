@@ -1,7 +1,15 @@
 // A controller's watch descriptor, in the spirit of controller-runtime's builder (For / Owns / Watches): what
-// it reconciles, what it owns, what else maps to its keys and how, and what it reads and writes. The forwarder's
-// watches, its event → key mapping, its index of workloads and the controller map all derive from the
-// descriptors (descriptors.ts), so a new kind is its folder plus one registration line there.
+// it reconciles, what it owns, what else maps to its keys and how, what it reads and writes, the API resource of
+// its kind (a CRD kind's too, with the CRD that serves it) and what reconciles the kind where fleetq does not.
+// Registered in controllers/index.ts, the descriptors are the one source of: the forwarder's watches, its
+// event → key mapping, its index of workloads and the controller map (descriptor-registry.ts); the kinds a cluster
+// registry accepts in owns:/handOver: and the kinds' API resources (rendered into kube/kinds-generated.ts, which
+// kube/kinds.ts and kube/resources.ts read); fleetq's RBAC roles (controllers/roles.ts, rendered into infra/k8s/);
+// the sandbox's kube-controller-manager flags, CRDs and add-on upstream controllers (infra/sandbox/modes.ts,
+// kind-options.ts). So a new kind is its folder (descriptor.ts, planner, crd.yaml for a CRD kind) plus one
+// registration line in controllers/index.ts, then `npm run rbac:render` to write the generated files. What else it
+// brings is optional: a start command for an add-on upstream controller in infra/sandbox/kind-options.ts (to run
+// its upstream side in the sandbox), and a conformance plug-in (test/helpers/conformance-plugins.ts).
 //
 // Mapping functions are pure and take untrusted objects: nothing here may throw on bad data; a key made of
 // bad data is validated and set apart by the forwarder, never here.

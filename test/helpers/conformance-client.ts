@@ -1,58 +1,38 @@
 // One side of a conformance run: a sandbox cluster, a namespace of its own in it, and the reads and writes
 // the scenario steps need, as raw JSON through KubeRest (the harness' own requests are not rate limited
-// and not counted in fleetq's metrics).
+// and not counted in fleetq's metrics). Paths come from fleetq's resource table (shared/kube/resources.ts: the
+// registered kinds' resources and their dependents); what a snapshot lists beyond the base lists comes from the
+// conformance plug-ins (conformance-plugins.ts) of the kinds the scenario created.
 import { randomUUID } from 'node:crypto';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { ApiError, isConflict, isNotFound } from '../../shared/kube/errors.js';
+import { resourceOf, resourcePath } from '../../shared/kube/resources.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';
-import type {
-  ControllerRevision,
-  CronJob,
-  DaemonSet,
-  Deployment,
-  Job,
-  KubeEvent,
-  Pod,
-  ReplicaSet,
-  Snapshot,
-  StatefulSet,
-} from './conformance-types.js';
+import type { PluginList } from './conformance-plugin.js';
+import { PLUGINS } from './conformance-plugins.js';
+import type { Deployment, Job, KubeEvent, KubeJson, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
 import { sandboxCluster } from './sandbox.js';
 
 type List<T> = { items: T[] };
 
-export const RESOURCE = {
-  Deployment: 'deployments',
-  ReplicaSet: 'replicasets',
-  Job: 'jobs',
-  Pod: 'pods',
-  CronJob: 'cronjobs',
-  DaemonSet: 'daemonsets',
-  ControllerRevision: 'controllerrevisions',
-  StatefulSet: 'statefulsets',
-} as const;
-
-const API: Record<keyof typeof RESOURCE, string> = {
-  Deployment: '/apis/apps/v1',
-  ReplicaSet: '/apis/apps/v1',
-  Job: '/apis/batch/v1',
-  Pod: '/api/v1',
-  CronJob: '/apis/batch/v1',
-  DaemonSet: '/apis/apps/v1',
-  ControllerRevision: '/apis/apps/v1',
-  StatefulSet: '/apis/apps/v1',
-};
+/**
+ * What a snapshot lists for the plug-ins of `created` kinds, each resource once: a plug-in's own objects before
+ * their dependents (the ControllerRevisions of DaemonSets and StatefulSets after both), in plug-in order.
+ */
+export function pluginLists(created: ReadonlySet<string>): PluginList[] {
+  const lists = new Map<string, PluginList>();
+  for (const p of PLUGINS) if (created.has(p.kind)) for (const l of p.lists ?? []) lists.set(l.kind, l);
+  const own = new Set(PLUGINS.map((p) => p.kind));
+  const all = [...lists.values()];
+  return [...all.filter((l) => own.has(l.kind)), ...all.filter((l) => !own.has(l.kind))];
+}
 
 export class Side {
   /** Outputs of recorded kubectl steps, by name (compared across sides at the end of a scenario). */
   readonly recordings: Record<string, unknown> = {};
-  /** Set once a CronJob was created here: only then does a snapshot list CronJobs (one request less per poll). */
-  private hasCronJobs = false;
-  /** Set once a DaemonSet was created here: only then are DaemonSets and ControllerRevisions listed. */
-  private hasDaemonSets = false;
-  /** Set once a StatefulSet was created here: only then are StatefulSets (and ControllerRevisions) listed. */
-  private hasStatefulSets = false;
+  /** The kinds the scenario created here: only their plug-ins' lists are polled (fewer requests per poll). */
+  private readonly created = new Set<string>();
 
   private constructor(
     /** A short label for reports: the cluster name, suffixed when both sides share a cluster. */
@@ -80,26 +60,33 @@ export class Side {
     await this.rest.request('DELETE', `/api/v1/namespaces/${this.namespace}`).catch(() => undefined);
   }
 
-  path(kind: keyof typeof RESOURCE, name?: string, sub?: string): string {
-    return [`${API[kind]}/namespaces/${this.namespace}/${RESOURCE[kind]}`, name, sub].filter(Boolean).join('/');
+  path(kind: string, name?: string, sub?: string): string {
+    return resourcePath(resourceOf(kind), this.namespace, name, sub);
   }
 
-  async list<T>(kind: keyof typeof RESOURCE): Promise<T[]> {
+  async list<T>(kind: string): Promise<T[]> {
     return (await this.rest.request<List<T>>('GET', this.path(kind))).items;
   }
 
   async snapshot(): Promise<Snapshot> {
+    const lists = pluginLists(this.created);
+    const listed = async (ls: readonly PluginList[]): Promise<Array<[PluginList, KubeJson[]]>> => {
+      const out: Array<[PluginList, KubeJson[]]> = [];
+      for (const l of ls) out.push([l, await this.list<KubeJson>(l.kind)]);
+      return out;
+    };
     const deployments = await this.list<Deployment>('Deployment');
     const replicaSets = await this.list<ReplicaSet>('ReplicaSet');
-    const cronJobs = this.hasCronJobs ? await this.list<CronJob>('CronJob') : undefined;
+    const early = await listed(lists.filter((l) => l.beforeJobs === true));
     const jobs = await this.list<Job>('Job');
     const pods = await this.list<Pod>('Pod');
-    const daemonSets = this.hasDaemonSets ? await this.list<DaemonSet>('DaemonSet') : undefined;
-    const statefulSets = this.hasStatefulSets ? await this.list<StatefulSet>('StatefulSet') : undefined;
-    const controllerRevisions =
-      this.hasDaemonSets || this.hasStatefulSets
-        ? await this.list<ControllerRevision>('ControllerRevision')
-        : undefined;
+    const late = await listed(lists.filter((l) => l.beforeJobs !== true));
+    const fields: Record<string, KubeJson[]> = {};
+    const custom: Record<string, KubeJson[]> = {};
+    for (const [l, items] of [...early, ...late]) {
+      if (l.field === undefined) custom[l.kind] = items;
+      else fields[l.field] = items;
+    }
     return {
       at: Date.now(),
       namespace: this.namespace,
@@ -107,10 +94,8 @@ export class Side {
       replicaSets,
       jobs,
       pods,
-      ...(cronJobs !== undefined && { cronJobs }),
-      ...(daemonSets !== undefined && { daemonSets }),
-      ...(controllerRevisions !== undefined && { controllerRevisions }),
-      ...(statefulSets !== undefined && { statefulSets }),
+      ...(fields as Partial<Snapshot>),
+      ...(Object.keys(custom).length > 0 && { custom }),
     };
   }
 
@@ -118,17 +103,15 @@ export class Side {
     return (await this.rest.request<List<KubeEvent>>('GET', `/api/v1/namespaces/${this.namespace}/events`)).items;
   }
 
-  async create(obj: Deployment | ReplicaSet | Job | Pod | CronJob | DaemonSet | StatefulSet): Promise<void> {
-    const kind = obj.kind as keyof typeof RESOURCE;
-    if (kind === 'CronJob') this.hasCronJobs = true;
-    if (kind === 'DaemonSet') this.hasDaemonSets = true;
-    if (kind === 'StatefulSet') this.hasStatefulSets = true;
+  async create(obj: KubeJson): Promise<void> {
+    const kind = obj.kind ?? '';
+    this.created.add(kind);
     await this.rest.request('POST', this.path(kind), {
       body: { ...obj, metadata: { ...obj.metadata, namespace: this.namespace } },
     });
   }
 
-  async get<T>(kind: keyof typeof RESOURCE, name: string): Promise<T | null> {
+  async get<T>(kind: string, name: string): Promise<T | null> {
     try {
       return await this.rest.request<T>('GET', this.path(kind, name));
     } catch (err) {
@@ -139,7 +122,7 @@ export class Side {
 
   /** Read-modify-replace, retried on conflict (the controllers write status concurrently). */
   async update<T extends { metadata: { resourceVersion?: string } }>(
-    kind: keyof typeof RESOURCE,
+    kind: string,
     name: string,
     mutate: (obj: T) => void,
     sub?: 'status',
@@ -155,7 +138,7 @@ export class Side {
     }
   }
 
-  async delete(kind: keyof typeof RESOURCE, name: string): Promise<void> {
+  async delete(kind: string, name: string): Promise<void> {
     try {
       await this.rest.request('DELETE', this.path(kind, name), {
         body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' },

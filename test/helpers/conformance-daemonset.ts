@@ -3,6 +3,7 @@
 // Node names are the same on both sides (kwok-node-0, …), so pods are compared per node; revisions are named by
 // number (`agent@2`), and their hashes and data byte for byte (both come from the same template).
 import { controllerOf, isActive, isPodReady, isTerminating } from './conformance-model.js';
+import type { ConformancePlugin } from './conformance-plugin.js';
 import type { Check, ControllerRevision, DaemonSet, Invariant, Pod, Snapshot } from './conformance-types.js';
 
 export const REVISION_HASH = 'controller-revision-hash';
@@ -162,3 +163,15 @@ export const daemonSetPodsWithImage =
     ).length;
     return count === n ? true : `${name}: ${count} ready pods run ${image}, want ${n}`;
   };
+
+/** The DaemonSet scenarios' plug-in: DaemonSets and their ControllerRevisions, pods by node and revision. */
+export const daemonSetPlugin: ConformancePlugin = {
+  kind: 'DaemonSet',
+  needs: ['DaemonSet'],
+  lists: [
+    { kind: 'DaemonSet', field: 'daemonSets' },
+    { kind: 'ControllerRevision', field: 'controllerRevisions' },
+  ],
+  normalize: normalizeDaemonSets,
+  podParts: daemonPodParts,
+};

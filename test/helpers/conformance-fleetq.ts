@@ -1,6 +1,6 @@
 // fleetq in-process for the conformance suites and benches: the all-in-one runtime (forwarder + worker loop)
-// on the redis driver with a queue of its own, owning Deployment, ReplicaSet, Job and TTLAfterFinished in one
-// sandbox cluster.
+// on the redis driver with a queue of its own, owning in one sandbox cluster the kinds the conformance plug-ins'
+// scenarios need (conformance-plugins.ts).
 // Two fleetq instances owning the same cluster would both act on every object, so a lock file makes the
 // suites of one machine take turns (a stale lock of a dead process is taken over).
 //
@@ -15,29 +15,21 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { isAlive, waitFor } from '../../infra/sandbox/process.js';
 import { CONTROLLERS } from '../../shared/controllers/index.js';
-import type { Kind } from '../../shared/kube/kinds.js';
+import { isKind, type Kind } from '../../shared/kube/kinds.js';
 import { ClusterRegistry } from '../../shared/kube/registry.js';
 import { startAllInOne, type AllInOne } from '../../functions/all-in-one.js';
 import { loadConfig, readsMode } from '../../shared/runtime/config.js';
+import { ownedKinds } from './conformance-plugins.js';
 import { sandboxCluster } from './sandbox.js';
 import { injectFinalizerGapFault, type FinalizerGapFault } from './conformance-faults.js';
 import { authorizationDenials, serviceAccountRegistries, type ClusterEntry } from './sandbox-rbac.js';
 
 /**
- * Job, TTLAfterFinished, CronJob, DaemonSet and StatefulSet are opt-in (not default owned kinds): owning them here
- * also binds their role pairs (job-rbac.yaml, ttl-after-finished-rbac.yaml, cronjob-rbac.yaml, daemonset-rbac.yaml,
- * statefulset-rbac.yaml).
- * fleetq-1's controller-manager runs none of their controllers.
+ * What every conformance plug-in's scenarios need (conformance-plugins.ts). The kinds beyond Deployment and
+ * ReplicaSet are opt-in (not default owned kinds): owning them here also binds their role pairs (job-rbac.yaml,
+ * statefulset-rbac.yaml, ...). fleetq-1's controller-manager runs none of their controllers.
  */
-export const OWNED_KINDS: readonly Kind[] = [
-  'Deployment',
-  'ReplicaSet',
-  'Job',
-  'TTLAfterFinished',
-  'CronJob',
-  'DaemonSet',
-  'StatefulSet',
-];
+export const OWNED_KINDS: readonly Kind[] = ownedKinds().filter(isKind);
 
 /** The kinds among `kinds` that fleetq has no registered controller for. */
 export function missingControllers(kinds: readonly string[]): string[] {

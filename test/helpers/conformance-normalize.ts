@@ -12,8 +12,8 @@ import {
   revisionOf,
   templateIgnoringHash,
 } from './conformance-model.js';
-import { daemonPodParts, normalizeDaemonSets } from './conformance-daemonset.js';
-import { normalizeStatefulSets, statefulPodParts } from './conformance-statefulset.js';
+import type { ConformancePlugin } from './conformance-plugin.js';
+import { comparedEventKinds, PLUGINS } from './conformance-plugins.js';
 import type {
   Condition,
   CronJob,
@@ -34,14 +34,23 @@ export type Normalized = {
   jobs?: Record<string, unknown>;
   /** Only in CronJob scenarios (cronJobKeys says how their Jobs and times are named). */
   cronJobs?: Record<string, unknown>;
-  /** Only in DaemonSet scenarios: DaemonSets, and their ControllerRevisions as `<ds>@<revision>`. */
-  daemonSets?: Record<string, unknown>;
-  controllerRevisions?: Record<string, unknown>;
-  /** Only in StatefulSet scenarios: StatefulSets (their ControllerRevisions as `<set>@<revision>`). */
-  statefulSets?: Record<string, unknown>;
+  /**
+   * The plug-ins' parts (conformance-plugin.ts), each only once its resources are listed: DaemonSet scenarios'
+   * `daemonSets`, StatefulSet scenarios' `statefulSets`, both with `controllerRevisions` as `<owner>@<revision>`.
+   */
+  [plugin: string]: Record<string, unknown> | undefined;
   /** Active and terminating pods per owner key, counted by state. */
   pods: Record<string, Record<string, number>>;
 };
+
+/** The snapshot lists the plug-in's own objects (the scenario created one of its kind on this side). */
+function isListed(s: Snapshot, p: ConformancePlugin): boolean {
+  const own = p.lists?.find((l) => l.kind === p.kind);
+  if (own === undefined) return false;
+  return own.field === undefined ? s.custom?.[own.kind] !== undefined : s[own.field] !== undefined;
+}
+
+const EVENT_KINDS = comparedEventKinds();
 
 export type NormalizedSide = {
   state: Normalized;
@@ -194,8 +203,8 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     const parts = [p.status?.phase ?? 'NoPhase', isPodReady(p) ? 'ready' : 'unready'];
     if (isTerminating(p.metadata)) parts.push('terminating');
     if (r?.kind === 'Job') parts.push(...jobIndexParts(p, r.name));
-    if (r?.kind === 'DaemonSet') parts.push(...daemonPodParts(s, p));
-    if (r?.kind === 'StatefulSet') parts.push(...statefulPodParts(s, p));
+    const plugin = r === undefined ? undefined : PLUGINS.find((x) => x.kind === r.kind);
+    if (plugin?.podParts !== undefined) parts.push(...plugin.podParts(s, p));
     // Any pod, owned or not: a pod a Job released (or never adopted) must not keep the Job's finalizer.
     if (p.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER)) parts.push('tracking-finalizer');
     const rsKey = r?.kind === 'ReplicaSet' ? keyByUid.get(r.uid) : undefined;
@@ -209,8 +218,7 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
   const eventReasons: Record<string, Set<string>> = {};
   for (const e of events) {
     const kind = e.involvedObject.kind;
-    const known = kind === 'Deployment' || kind === 'ReplicaSet' || kind === 'Job' || kind === 'CronJob';
-    if (!known && kind !== 'DaemonSet' && kind !== 'StatefulSet') continue;
+    if (kind === undefined || !EVENT_KINDS.has(kind)) continue;
     const name = e.involvedObject.name ?? '?';
     const key = `${kind}/${kind === 'ReplicaSet' ? (keyByName.get(name) ?? 'deleted') : kind === 'Job' ? jobKey(name) : name}`;
     (eventReasons[key] ??= new Set()).add(`${e.reason ?? '?'} (${e.type ?? '?'})`);
@@ -224,8 +232,10 @@ export function normalize(s: Snapshot, namespace: string, events: readonly KubeE
     replicaSets,
     ...(s.jobs.length > 0 && { jobs }),
     ...(s.cronJobs !== undefined && { cronJobs }),
-    ...(s.daemonSets !== undefined && normalizeDaemonSets(s)),
-    ...(s.statefulSets !== undefined && normalizeStatefulSets(s)),
+    ...Object.assign(
+      {},
+      ...PLUGINS.filter((p) => p.normalize !== undefined && isListed(s, p)).map((p) => p.normalize?.(s)),
+    ),
     pods,
   };
   return { state, events: eventsOut, hashes };

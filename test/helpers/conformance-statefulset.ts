@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { controllerOf, isActive, isPodReady, isTerminating } from './conformance-model.js';
+import type { ConformancePlugin } from './conformance-plugin.js';
 import type { Check, ControllerRevision, Invariant, Pod, Snapshot, StatefulSet } from './conformance-types.js';
 
 const REVISION_LABEL = 'controller-revision-hash';
@@ -292,3 +293,15 @@ export function persistentVolumesFile(storageClass: string, count: number): stri
 
 /** The label on a scenario's PersistentVolumes: their class. */
 export const PV_LABEL = 'conformance.fleetq.dev/sts-volumes';
+
+/** The StatefulSet scenarios' plug-in: StatefulSets and their ControllerRevisions, pods by name and revision. */
+export const statefulSetPlugin: ConformancePlugin = {
+  kind: 'StatefulSet',
+  needs: ['StatefulSet'],
+  lists: [
+    { kind: 'StatefulSet', field: 'statefulSets' },
+    { kind: 'ControllerRevision', field: 'controllerRevisions' },
+  ],
+  normalize: normalizeStatefulSets,
+  podParts: statefulPodParts,
+};

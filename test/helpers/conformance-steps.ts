@@ -14,6 +14,7 @@ import type {
   Deployment,
   StatefulSet,
   Job,
+  KubeJson,
   Pod,
   PodFilter,
   ReplicaSet,
@@ -155,6 +156,9 @@ export async function runStep(
     case 'updateDaemonSet':
       await side.update<DaemonSet>('DaemonSet', step.name, step.mutate);
       return `updated DaemonSet/${step.name}`;
+    case 'updateObject':
+      await side.update<KubeJson>(step.kind, step.name, step.mutate);
+      return `updated ${step.kind}/${step.name}`;
     case 'updateStatefulSet':
       await side.update<StatefulSet>('StatefulSet', step.name, step.mutate);
       return `updated StatefulSet/${step.name}`;

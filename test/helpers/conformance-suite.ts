@@ -22,19 +22,9 @@ import {
   writeSummary,
   type ScenarioResult,
 } from './conformance-runner.js';
+import { pluginOf } from './conformance-plugins.js';
 import type { Scenario } from './conformance-types.js';
 import { sandboxCluster } from './sandbox.js';
-
-/** What fleetq needs registered to run a scenario of each kind (a Deployment needs both controllers). */
-const NEEDS: Record<Scenario['kind'], string[]> = {
-  ReplicaSet: ['ReplicaSet'],
-  Deployment: ['Deployment', 'ReplicaSet'],
-  Job: ['Job'],
-  TTLAfterFinished: ['Job', 'TTLAfterFinished'],
-  CronJob: ['CronJob', 'Job'],
-  DaemonSet: ['DaemonSet'],
-  StatefulSet: ['StatefulSet'],
-};
 
 const LOCK_WAIT_MS = 30 * 60_000;
 
@@ -66,7 +56,7 @@ export function conformanceSuite(
       const options = {
         ...base,
         unsupported: (s: Scenario): string | undefined => {
-          const missing = fleetqSide ? missingControllers(NEEDS[s.kind]) : [];
+          const missing = fleetqSide ? missingControllers(pluginOf(s.kind).needs) : [];
           return missing.length > 0
             ? `fleetq has no controller registered for ${missing.join(', ')} (shared/controllers/index.ts)`
             : undefined;

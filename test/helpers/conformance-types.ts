@@ -250,6 +250,17 @@ export type Snapshot = {
   readonly controllerRevisions?: readonly ControllerRevision[];
   /** Listed (ControllerRevisions with them) only once the scenario created a StatefulSet. */
   readonly statefulSets?: readonly StatefulSet[];
+  /** Lists of kinds the fields above lack (a plug-in's CRD kind: conformance-plugin.ts), by kind. */
+  readonly custom?: Readonly<Record<string, readonly KubeJson[]>>;
+};
+
+/** An object of a kind the harness has no type for (a plug-in's CRD kind), as the API returns it. */
+export type KubeJson = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
 };
 
 /** What a predicate returns: true when satisfied, else false or a string saying what is still missing. */
@@ -285,7 +296,14 @@ export type PodFilter = {
 export type Step =
   | {
       readonly do: 'create';
-      readonly objects: readonly (Deployment | ReplicaSet | Job | Pod | CronJob | DaemonSet | StatefulSet)[];
+      readonly objects: readonly (Deployment | ReplicaSet | Job | Pod | CronJob | DaemonSet | StatefulSet | KubeJson)[];
+    }
+  /** Read-modify-replace of an object of any kind (retried on 409): what a plug-in's scenarios change. */
+  | {
+      readonly do: 'updateObject';
+      readonly kind: string;
+      readonly name: string;
+      readonly mutate: (object: KubeJson) => void;
     }
   /** Read-modify-replace of a Job (retried on 409): suspend, resume, parallelism. */
   | { readonly do: 'updateJob'; readonly name: string; readonly mutate: (job: Job) => void }
@@ -345,7 +363,7 @@ export type Step =
   | { readonly do: 'deletePods'; readonly filter: PodFilter }
   | { readonly do: 'setPodsReady'; readonly filter: PodFilter; readonly ready: boolean }
   | { readonly do: 'relabelPods'; readonly filter: PodFilter; readonly labels: Labels }
-  | { readonly do: 'delete'; readonly kind: 'Deployment' | 'ReplicaSet' | 'Job'; readonly name: string }
+  | { readonly do: 'delete'; readonly kind: string; readonly name: string }
   | {
       readonly do: 'waitFor';
       readonly what: string;
@@ -364,9 +382,11 @@ export type Step =
 
 export type Mutate = (obj: Deployment & ReplicaSet) => void;
 
-/** The controller a scenario is about (TTLAfterFinished: Jobs, with fleetq's Job and TTL controllers both). */
-export type ScenarioKind =
-  'ReplicaSet' | 'Deployment' | 'Job' | 'TTLAfterFinished' | 'CronJob' | 'DaemonSet' | 'StatefulSet';
+/**
+ * The controller a scenario is about (TTLAfterFinished: Jobs, with fleetq's Job and TTL controllers both): the kind
+ * of a registered conformance plug-in (conformance-plugins.ts).
+ */
+export type ScenarioKind = string;
 
 export type Scenario = {
   readonly name: string;

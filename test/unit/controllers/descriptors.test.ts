@@ -13,7 +13,7 @@ import { dependentKinds, watchPath, watchedResources, type KubeObject } from '..
 import { WorkloadIndex, isIndexedResource } from '../../../shared/forwarder/workload-index.js';
 import { keyString } from '../../../shared/kube/key.js';
 import { ALL_KINDS, DEFAULT_OWNED_KINDS, HAND_OVER_KINDS, WORKLOAD_KINDS } from '../../../shared/kube/kinds.js';
-import { RESOURCES, apiResource } from '../../../shared/kube/resources.js';
+import { DEPENDENT_RESOURCES, RESOURCES, apiResource } from '../../../shared/kube/resources.js';
 
 const widget: WatchDescriptor = {
   kind: 'Widget',
@@ -154,24 +154,18 @@ describe('the shipped descriptors', () => {
   });
 
   it('give the kinds a cluster registry accepts, and the resource table in watch order', () => {
-    expect({
-      all: ALL_KINDS,
-      defaultOwned: DEFAULT_OWNED_KINDS,
-      workloads: WORKLOAD_KINDS,
-      handOver: HAND_OVER_KINDS,
-    }).toEqual({
-      all: ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'TTLAfterFinished', 'ConfigMap'],
+    expect(ALL_KINDS).toEqual(DESCRIPTORS.kinds);
+    expect({ defaultOwned: DEFAULT_OWNED_KINDS, workloads: WORKLOAD_KINDS, handOver: HAND_OVER_KINDS }).toEqual({
       defaultOwned: ['Deployment', 'ReplicaSet'],
       workloads: ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'],
       handOver: ['Job'],
     });
-    const order = [
-      'Deployment',
-      'ReplicaSet',
-      'StatefulSet',
-      'DaemonSet',
-      'Job',
-      'CronJob',
+    // The kinds' own resources (workloads) first, in registration order, then their dependents.
+    const own = DESCRIPTORS.ownResources.map((r) => r.kind);
+    expect(own.slice(0, 6)).toEqual(['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+    expect(Object.keys(RESOURCES)).toEqual([...own, ...DEPENDENT_RESOURCES.map((r) => r.kind)]);
+    expect(DESCRIPTORS.resourceTable.map((r) => r.kind)).toEqual(Object.keys(RESOURCES));
+    expect(DEPENDENT_RESOURCES.map((r) => r.kind)).toEqual([
       'Pod',
       'ControllerRevision',
       'PersistentVolumeClaim',
@@ -179,9 +173,7 @@ describe('the shipped descriptors', () => {
       'ConfigMap',
       'Event',
       'Namespace',
-    ];
-    expect(Object.keys(RESOURCES)).toEqual(order);
-    expect(DESCRIPTORS.resourceTable.map((r) => r.kind)).toEqual(order);
+    ]);
     expect(RESOURCES.StatefulSet).toEqual({
       kind: 'StatefulSet',
       apiVersion: 'apps/v1',

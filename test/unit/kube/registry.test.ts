@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { DEFAULT_OWNED_KINDS } from '../../../shared/kube/kinds.js';
+import { ALL_KINDS, DEFAULT_OWNED_KINDS } from '../../../shared/kube/kinds.js';
 import {
   ClusterRegistry,
   DEFAULT_LIMITS,
@@ -96,11 +96,11 @@ describe('parseRegistry', () => {
   });
 
   it('refuses an unknown kind in owns naming the known ones, and a kind that cannot be handed over naming those that can', () => {
+    expect(ALL_KINDS).toContain('StatefulSet');
     const yaml = 'clusters: [{ name: a, kubeconfig: /k, owns: [Deployment, JobSett], handOver: [ReplicaSet] }]';
     expect(() => parseRegistry(yaml, 'fleet.yaml')).toThrow(
       'fleet.yaml: invalid cluster registry\n' +
-        '  clusters[0].owns[1]: unknown kind "JobSett"; the known kinds are ' +
-        'Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, TTLAfterFinished, ConfigMap\n' +
+        `  clusters[0].owns[1]: unknown kind "JobSett"; the known kinds are ${ALL_KINDS.join(', ')}\n` +
         '  clusters[0].handOver[0]: "ReplicaSet" cannot be handed over one object at a time; only Job can',
     );
   });

@@ -1,0 +1,52 @@
+// The conformance harness reads what is per kind from its plug-ins (test/helpers/conformance-plugins.ts): what a
+// snapshot lists once a scenario created an object of a kind, what fleetq owns, whose Events are compared, and
+// each kind's part of the normalized state (a CRD kind's lists land in Snapshot.custom).
+import { describe, expect, it } from '@jest/globals';
+import { pluginLists } from '../../../test/helpers/conformance-client.js';
+import { normalize } from '../../../test/helpers/conformance-normalize.js';
+import { comparedEventKinds, ownedKinds, pluginOf } from '../../../test/helpers/conformance-plugins.js';
+import type { Snapshot } from '../../../test/helpers/conformance-types.js';
+
+const base: Snapshot = { at: 0, deployments: [], replicaSets: [], jobs: [], pods: [] };
+
+describe('conformance plug-ins', () => {
+  it('list a kind with its dependents only once it was created, own objects before dependents', () => {
+    expect(pluginLists(new Set(['Deployment']))).toEqual([]);
+    expect(pluginLists(new Set(['CronJob']))).toEqual([{ kind: 'CronJob', field: 'cronJobs', beforeJobs: true }]);
+    expect(pluginLists(new Set(['DaemonSet', 'StatefulSet'])).map((l) => l.kind)).toEqual([
+      'DaemonSet',
+      'StatefulSet',
+      'ControllerRevision',
+    ]);
+  });
+
+  it('say what fleetq owns and whose Events are compared', () => {
+    expect(ownedKinds().sort()).toEqual(
+      ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'ReplicaSet', 'StatefulSet', 'TTLAfterFinished'].sort(),
+    );
+    expect([...comparedEventKinds()].sort()).toEqual(
+      ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'ReplicaSet', 'StatefulSet'].sort(),
+    );
+    expect(pluginOf('Deployment').needs).toEqual(['Deployment', 'ReplicaSet']);
+    expect(() => pluginOf('Widget')).toThrow('no conformance plug-in for kind Widget');
+  });
+
+  it("add a kind's part to the normalized state only when its objects are listed", () => {
+    const set = {
+      metadata: { name: 'web', uid: 's1', generation: 1 },
+      spec: { selector: {}, template: {} },
+      status: { observedGeneration: 1, replicas: 0, currentRevision: '', updateRevision: '' },
+    };
+    const plain = normalize(base, 'ns').state;
+    expect(Object.keys(plain).sort()).toEqual(['deployments', 'pods', 'replicaSets']);
+    const withSets = normalize({ ...base, statefulSets: [set], controllerRevisions: [] }, 'ns').state;
+    expect(Object.keys(withSets).sort()).toEqual([
+      'controllerRevisions',
+      'deployments',
+      'pods',
+      'replicaSets',
+      'statefulSets',
+    ]);
+    expect(withSets.statefulSets?.web).toMatchObject({ status: { observedCurrent: true, replicas: 0 } });
+  });
+});
