@@ -5,8 +5,9 @@
 // Deployment's selector, live). An invalid selector fails the observation (claim.ts).
 import type { ReconcileKey } from '../../kube/key.js';
 import { controllerRefOf } from '../../kube/meta/controller-ref.js';
-import { isSelectingAll, selectorOf, type Selector } from '../../kube/meta/label-selector.js';
+import { isSelectingAll, selectorOf } from '../../kube/meta/label-selector.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
+import { claimObjects } from '../common/claim.js';
 import { actualReplicaCount, findNewReplicaSet, specReplicas } from './replica-sets.js';
 import { Strategy, type Deployment, type ObservedDeployment, type Pod, type ReplicaSet } from './types.js';
 
@@ -21,12 +22,11 @@ export async function observeDeployment(view: ClusterView, key: ReconcileKey): P
     cached.metadata.uid ?? '',
   );
   let reads = 2;
-  // Orphans it may adopt: upstream's canAdopt makes an uncached read of the Deployment first (a cache may lag a
-  // deletion); that fresher Deployment is the one planned with.
+  // Orphans it will adopt (as the planner's claim finds them): upstream's canAdopt makes an uncached read of the
+  // Deployment first (a cache may lag a deletion); that fresher Deployment is the one planned with.
   let deployment: Deployment = cached;
   if (!isSelectingAll(cached.spec.selector)) {
-    const selector = selectorOf(cached.spec.selector);
-    if (replicaSets.some((rs) => isAdoptable(cached, selector, rs))) {
+    if (claimObjects(cached, replicaSets, selectorOf(cached.spec.selector)).adopt.length > 0) {
       const fresh = await view.get<Deployment>('Deployment', key.namespace, key.name, { fresh: true });
       reads++;
       if (fresh === null || fresh.metadata.uid !== cached.metadata.uid)
@@ -41,15 +41,6 @@ export async function observeDeployment(view: ClusterView, key: ReconcileKey): P
     reads++;
   }
   return { namespace: key.namespace, name: key.name, deployment, replicaSets, pods, reads };
-}
-
-/** An orphan ReplicaSet this Deployment would adopt (its selector matches; the Deployment is not being deleted). */
-function isAdoptable(d: Deployment, selector: Selector, rs: ReplicaSet): boolean {
-  return (
-    d.metadata.deletionTimestamp === undefined &&
-    controllerRefOf(rs) === undefined &&
-    selector.matches(rs.metadata.labels)
-  );
 }
 
 /** Recreate, rolling out, and every old ReplicaSet already at 0 (spec and status): oldPodsRunning decides. */

@@ -128,6 +128,18 @@ describe('observe: reads per reconcile', () => {
       want: ['get Deployment', 'list ReplicaSet', 'get Deployment fresh'],
     },
     {
+      name: 'an orphan being deleted is not adopted: no fresh read (upstream calls canAdopt only to adopt)',
+      d: aDeployment(),
+      rss: [
+        (() => {
+          const rs = anRS('going', { image: 'app:0', replicas: 1, owned: false });
+          rs.metadata.deletionTimestamp = '2025-01-01T00:00:00Z';
+          return rs;
+        })(),
+      ],
+      want: ['get Deployment', 'list ReplicaSet'],
+    },
+    {
       name: 'a deleted Deployment: nothing else is read (1 read)',
       d: null,
       rss: [anRS('old', { image: 'app:0', replicas: 2 })],
