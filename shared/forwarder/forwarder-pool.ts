@@ -353,7 +353,8 @@ export class ForwarderPool {
     this.quarantined = view.quarantined;
     this.metrics.quarantined.set(view.quarantined.size);
     for (const cluster of view.unreadable) {
-      if (this.unreadableLogged.has(cluster)) continue;
+      // Each once, and at most 1 000 of them (the HASH is untrusted: it could hold any number of fields).
+      if (this.unreadableLogged.has(cluster) || this.unreadableLogged.size >= 1_000) continue;
       this.unreadableLogged.add(cluster);
       this.logger.warn('Forwarder death record unreadable; treated as absent', {
         cluster,
