@@ -20,6 +20,7 @@ import {
   type Job,
   type ObjectReference,
 } from './types.js';
+import { jsonCopy } from '../common/json-copy.js';
 
 /** getJobName. */
 export function jobNameFor(cj: CronJob, scheduledMs: number): string {
@@ -77,9 +78,4 @@ export function rfc3339In(zone: string, ms: number): string {
   const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
   const mm = String(minutes % 60).padStart(2, '0');
   return `${local}${offset < 0 ? '-' : '+'}${hh}:${mm}`;
-}
-
-/** A deep copy of JSON data (apiserver objects are JSON; structuredClone would give objects of another realm under a VM context). */
-function jsonCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }

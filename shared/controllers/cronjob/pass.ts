@@ -11,6 +11,7 @@ import type { PlanResult } from '../controller.js';
 import { cronJobEvent } from './events.js';
 import { timeMs, wireTime } from '../common/wire-time.js';
 import type { CronJob, CronJobStatus, Job, ObjectReference } from './types.js';
+import { jsonCopy } from '../common/json-copy.js';
 
 /** How soon a pass that upstream ends with an error, after writing status, looks again. */
 export const ERROR_RETRY_MS = 1000;
@@ -94,9 +95,4 @@ export function event(pass: Pass, type: EventType, reason: string, message: stri
 
 export function eventsOf(pass: Pass, events: EventSpec[]): void {
   for (const e of events.splice(0)) pass.actions.push({ type: 'event', event: e });
-}
-
-/** A deep copy of JSON data (apiserver objects are JSON; structuredClone would give objects of another realm under a VM context). */
-function jsonCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }

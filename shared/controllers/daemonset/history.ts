@@ -16,7 +16,7 @@ import {
   templatePatchData,
 } from '../common/controller-history.js';
 import { computeHash } from '../common/pod-template-hash.js';
-import { structuredCloneJson } from './pod-template.js';
+import { jsonCopy } from '../common/json-copy.js';
 import { DS_API_VERSION, DS_KIND, FAILED_POD_BACKOFF_ANNOTATION, Reason, REVISION_HASH_LABEL } from './types.js';
 
 export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
@@ -87,7 +87,7 @@ export function constructHistory(
   for (const found of controlled) {
     let cr = found;
     if (cr.metadata?.labels?.[REVISION_HASH_LABEL] === undefined) {
-      cr = structuredCloneJson(cr);
+      cr = jsonCopy(cr);
       cr.metadata = {
         ...cr.metadata,
         labels: { ...cr.metadata?.labels, [REVISION_HASH_LABEL]: cr.metadata?.name ?? '' },
@@ -135,7 +135,7 @@ export function constructHistory(
     }
   }
   if (revisionNumber(keep) < next) {
-    const raised = { ...structuredCloneJson(keep), kind: 'ControllerRevision', apiVersion: 'apps/v1', revision: next };
+    const raised = { ...jsonCopy(keep), kind: 'ControllerRevision', apiVersion: 'apps/v1', revision: next };
     actions.push({ type: 'update', object: raised, reason: Reason.UpdateRevision });
   }
   return { kind: 'current', hash, old, actions };

@@ -14,6 +14,7 @@ import {
   TEMPLATE_GENERATION_ANNOTATION,
   TEMPLATE_GENERATION_LABEL,
 } from './types.js';
+import { jsonCopy } from '../common/json-copy.js';
 
 /** util.GetTemplateGeneration: the legacy annotation, or undefined (absent or not an integer). */
 export function templateGeneration(ds: V1DaemonSet): string | undefined {
@@ -31,7 +32,7 @@ export function isPodUpdated(pod: V1Pod, hash: string, generation: string | unde
 
 export function newDaemonPod(ds: V1DaemonSet, nodeName: string, hash: string): V1Pod {
   const meta = ds.spec?.template?.metadata;
-  const spec: V1PodSpec = structuredCloneJson(ds.spec?.template?.spec ?? { containers: [] });
+  const spec: V1PodSpec = jsonCopy(ds.spec?.template?.spec ?? { containers: [] });
   spec.tolerations = daemonPodTolerations(spec);
   spec.affinity = pinnedAffinity(spec.affinity, nodeName);
   const generation = templateGeneration(ds);
@@ -91,9 +92,4 @@ export function targetNodeName(pod: V1Pod): string | undefined {
     }
   }
   return undefined;
-}
-
-/** A deep copy through JSON (objects of another realm under Jest's VM do not survive structuredClone well). */
-export function structuredCloneJson<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }

@@ -5,7 +5,7 @@
 // create failed; the key is then retried with its backoff.
 import type { PlanResult } from '../controller.js';
 import { newCondition, setCondition } from './conditions.js';
-import { deepCopy } from './pass.js';
+import { jsonCopy } from '../common/json-copy.js';
 import { planDeployment } from './plan.js';
 import { hasProgressDeadline } from './sync.js';
 import { ConditionType, Reason, type Deployment, type ObservedDeployment } from './types.js';
@@ -24,7 +24,7 @@ export function planCreateFailure(
   const create = planDeployment(o, now).actions.find((a) => a.type === 'create');
   if (!create) return { actions: [] };
   const name = create.object.metadata?.name ?? '';
-  const status = deepCopy(d.status ?? {});
+  const status = jsonCopy(d.status ?? {});
   const msg = `Failed to create new replica set "${name}": ${failure.message}`;
   setCondition(status, newCondition(ConditionType.Progressing, 'False', Reason.FailedRSCreate, msg, now));
   const object: Deployment = { ...d, status };

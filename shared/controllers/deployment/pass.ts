@@ -11,6 +11,7 @@ import { adoptAction, releaseAction, type Action, type WriteEvents } from '../..
 import type { EventSpec } from '../../kube/events/types.js';
 import { newReplicaSetEvents } from './events.js';
 import type { Deployment, DeploymentStatus, ReplicaSet } from './types.js';
+import { jsonCopy } from '../common/json-copy.js';
 
 export type RSReason = 'ScalingReplicaSet' | 'UpdatedReplicaSet' | 'AdoptedReplicaSet' | 'ReleasedReplicaSet';
 
@@ -35,7 +36,7 @@ export class Pass {
     readonly namespaceRSs: readonly ReplicaSet[],
     readonly now: Date,
   ) {
-    this.d = deepCopy(original);
+    this.d = jsonCopy(original);
     this.d.status ??= {};
   }
 
@@ -53,15 +54,15 @@ export class Pass {
     if (pending) {
       mutate(pending.object);
       pending.events.push(...events);
-      return deepCopy(pending.object);
+      return jsonCopy(pending.object);
     }
     const prior = this.writes.get(name);
-    const object = prior?.object ?? deepCopy(rs);
+    const object = prior?.object ?? jsonCopy(rs);
     mutate(object);
     const keep = prior?.reason === 'ScalingReplicaSet' ? prior.reason : reason;
-    const observed = prior?.observed ?? deepCopy(rs);
+    const observed = prior?.observed ?? jsonCopy(rs);
     this.writes.set(name, { object, observed, reason: keep, events: [...(prior?.events ?? []), ...events] });
-    return deepCopy(object);
+    return jsonCopy(object);
   }
 
   /** The new ReplicaSet, with "Scaled up replica set <rs> from 0 to <n>" when n > 0 (and its failure event). */
@@ -72,7 +73,7 @@ export class Pass {
       rs.spec.replicas ?? 0,
     );
     this.creates.set(rs.metadata.name ?? '', {
-      object: deepCopy(rs),
+      object: jsonCopy(rs),
       events: [...onSuccess],
       failure: onFailure ? { onFailure } : {},
     });
@@ -92,8 +93,8 @@ export class Pass {
     const object: Deployment = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: deepCopy(this.d.metadata),
-      spec: deepCopy(this.d.spec),
+      metadata: jsonCopy(this.d.metadata),
+      spec: jsonCopy(this.d.spec),
     };
     this.deploymentUpdate = { object, events };
   }
@@ -213,12 +214,4 @@ function zeroed(s: DeploymentStatus | undefined): DeploymentStatus {
     unavailableReplicas: 0,
     ...s,
   };
-}
-
-/**
- * A deep copy of JSON data. Not structuredClone: its copies come from the host realm, which breaks deep
- * equality against objects of another realm (as under Jest's module VM).
- */
-export function deepCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }

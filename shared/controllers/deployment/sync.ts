@@ -6,7 +6,8 @@ import { desiredReplicas, isRollingUpdate, maxSurge } from '../common/deployment
 import { computeHash } from '../common/pod-template-hash.js';
 import { isSaturated, newRSNewReplicas, replicaSetProportion } from './fenceposts.js';
 import { scaledEvent } from './events.js';
-import { type Pass, SyncAborted, deepCopy } from './pass.js';
+import { jsonCopy } from '../common/json-copy.js';
+import { type Pass, SyncAborted } from './pass.js';
 import {
   byCreationTimestamp,
   bySizeNewer,
@@ -72,7 +73,7 @@ function getNewReplicaSet(p: Pass, rsList: ReplicaSet[], oldRSs: ReplicaSet[], c
     setNewReplicaSetAnnotations(d, rs, newRevision, true, MAX_REV_HISTORY_LENGTH_IN_CHARS, replicasAnnotations(d));
 
   if (existing) {
-    const copy = deepCopy(existing);
+    const copy = jsonCopy(existing);
     const annotationsUpdated = syncAnnotations(copy);
     if (annotationsUpdated || (copy.spec.minReadySeconds ?? 0) !== (d.spec.minReadySeconds ?? 0)) {
       return p.update(existing, 'UpdatedReplicaSet', (rs) => {
@@ -90,12 +91,12 @@ function getNewReplicaSet(p: Pass, rsList: ReplicaSet[], oldRSs: ReplicaSet[], c
   if (!create) return null;
 
   const hash = computeHash(d.spec.template ?? {}, d.status?.collisionCount);
-  const template = deepCopy(d.spec.template ?? {});
+  const template = jsonCopy(d.spec.template ?? {});
   template.metadata = {
     ...template.metadata,
     labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH_LABEL]: hash },
   };
-  const selector = deepCopy(d.spec.selector ?? {});
+  const selector = jsonCopy(d.spec.selector ?? {});
   selector.matchLabels = { ...selector.matchLabels, [POD_TEMPLATE_HASH_LABEL]: hash };
   const newRS: ReplicaSet = {
     apiVersion: 'apps/v1',
