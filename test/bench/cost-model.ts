@@ -7,8 +7,19 @@
 // part of docs/cost-model.md between the `<!-- tables:begin -->` and `<!-- tables:end -->` markers.
 //   npx tsx test/bench/cost-model.ts --fleet fleet.json [--lambda docs/cost-model-lambda.json]
 //     [--forwarder docs/cost-model-forwarder.json] [--inputs docs/cost-model-inputs.json] [--write]
-import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import {
+  f,
+  fleetSizesTable,
+  markdownTable,
+  readJson,
+  replaceTablesSection,
+  totalReconciles,
+  type Fleet,
+  type ForwarderBench,
+  type Inputs,
+  type LambdaBench,
+} from '../helpers/bench-cost-inputs.js';
 
 const { values } = parseArgs({
   options: {
@@ -21,97 +32,22 @@ const { values } = parseArgs({
   },
 });
 
-type FleetSize = {
-  clusters: number;
-  rssPeakMiB: Record<string, number>;
-  redis: { bytes: number; keys: number; byKind: Record<string, { bytes: number; keys: number; items: number }> };
-  redisCalls: number;
-  apiRequestsPerCluster: { median: number };
-  reconcilesPerCluster: { median: number };
-  workerCpuMsPerReconcile: number;
-  reconcileWallMsPerReconcile: number;
-  forwarderEventsPerCluster: number;
-  storm?: { keys: number; cases: Array<{ case: string; waitMs: number | null; callsPerKey?: number }> };
-};
-type Fleet = {
-  at: string;
-  replicas: number;
-  sizes: Array<FleetSize & { redis: { calls: Record<string, number>; busyCalls: number; idleCallsPerS: number } }>;
-};
-type Inputs = {
-  fleet: { clusters: number; workloadsPerCluster: number; podsPerWorkload: number; nodesPerCluster: number };
-  assume: {
-    rolloutsPerWorkloadPerDay: number;
-    resyncSeconds: number;
-    replicaSetsPerWorkload: number;
-    redisHeadroom: number;
-    forwarderClustersPerProcessByMemoryGiB: number;
-    workerVcpuUtilization: number;
-    forwarderBaselineMiB: number;
-    forwarderCpuUtilization: number;
-  };
-  measured: {
-    queueKeysPerSecondOneRedis: { value: number; source: string };
-    apiRequestsPerReconcileByKind: Record<string, { value: number; source: string }>;
-  };
-  prices: { asOf: string; note: string; [k: string]: number | string };
-};
-
-/** What cost-model reads of `test/bench/lambda-cost.ts --json`. */
-type LambdaBench = {
-  date: string;
-  deployments: number;
-  replicas: number;
-  load: { before: number[]; after: number[] };
-  lambda: {
-    configuredMemoryMb: number;
-    invocations: number;
-    records: number;
-    reconciles: number;
-    billedMsTotal: number;
-    perReconcileMs: { median: number; p90: number };
-  };
-  memory: { peakRssMiB: number; smallestLambdaMb: number };
-  sqs: {
-    totalWithoutEmptyReceives: number;
-    keysHandedOut: number;
-    perKey: number;
-    perKeyIfMappingBatchesDeletes: number;
-  };
-};
-/** What cost-model reads of `test/bench/forwarder-memory.ts --json`. */
-type ForwarderBench = {
-  at: string;
-  load: string;
-  readMode: string;
-  steps: Array<{ objects: number }>;
-  bytesPerObject: { heap: number };
-  cpuMsPerEvent?: number;
-  restart: { objects: number; rssPeakMiB: number; firstStartRssPeakMiB: number };
-};
-
-const inputs = JSON.parse(readFileSync(values.inputs as string, 'utf8')) as Inputs;
-const lambdaBench = JSON.parse(readFileSync(values.lambda as string, 'utf8')) as LambdaBench;
-const forwarderBench = JSON.parse(readFileSync(values.forwarder as string, 'utf8')) as ForwarderBench;
+const inputs = readJson<Inputs>(values.inputs as string);
+const lambdaBench = readJson<LambdaBench>(values.lambda as string);
+const forwarderBench = readJson<ForwarderBench>(values.forwarder as string);
 if (!values.fleet) throw new Error('--fleet <fleet bench JSON> is required');
-const fleet = JSON.parse(readFileSync(values.fleet, 'utf8')) as Fleet;
+const fleet = readJson<Fleet>(values.fleet);
 // Commands of the rollouts less what the idle pipeline sends in the same time (fleet.ts measures both).
 // The idle subtraction can come out negative (the idle window, right after start, is not always idle), so the
 // raw count is used: an upper bound that includes the idle polling during the rollouts.
 const sizes = fleet.sizes.map((s) => ({ ...s, redisCalls: Object.values(s.redis.calls).reduce((a, b) => a + b, 0) }));
 const largest = sizes.reduce((a, b) => (b.clusters > a.clusters ? b : a));
 const price = (k: string): number => Number(inputs.prices[k]);
-const f = (x: number, d = 0): string =>
-  x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const lines: string[] = [];
-const table = (head: string[], rows: Array<Array<string | number>>): void => {
-  lines.push(`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`);
-  for (const r of rows) lines.push(`| ${r.join(' | ')} |`);
-  lines.push('');
-};
+const table = (head: string[], rows: Array<Array<string | number>>): void =>
+  void lines.push(...markdownTable(head, rows));
 
 // --- measured, per unit -------------------------------------------------------------------------------------
-const totalReconciles = (s: FleetSize): number => s.reconcilesPerCluster.median * s.clusters;
 const cmdsPerReconcile = largest.redisCalls / totalReconciles(largest);
 const apiPerReconcile = largest.apiRequestsPerCluster.median / largest.reconcilesPerCluster.median;
 const cacheE = largest.redis.byKind['cache:e'];
@@ -149,31 +85,7 @@ const fwdFrom = `forwarder-memory.ts, ${f(fwdMaxObjects)} objects, ${forwarderBe
 
 lines.push(`Fleet bench of ${fleet.at} (${fleet.replicas}-replica Deployment created and rolled on every cluster):`);
 lines.push('');
-table(
-  [
-    'clusters',
-    'forwarder RSS MiB',
-    'worker RSS MiB (each)',
-    'Redis MiB',
-    'Redis cmds/reconcile',
-    'API req/reconcile',
-    'worker CPU ms/reconcile',
-    'reconcile wall ms',
-  ],
-  sizes.map((s) => [
-    s.clusters,
-    f(s.rssPeakMiB.forwarder ?? 0),
-    Object.entries(s.rssPeakMiB)
-      .filter(([k]) => k.startsWith('worker'))
-      .map(([, v]) => f(v))
-      .join(', '),
-    f(s.redis.bytes / 2 ** 20, 1),
-    f(s.redisCalls / totalReconciles(s), 1),
-    f(s.apiRequestsPerCluster.median / s.reconcilesPerCluster.median, 2),
-    f(s.workerCpuMsPerReconcile, 1),
-    f(s.reconcileWallMsPerReconcile, 1),
-  ]),
-);
+lines.push(...fleetSizesTable(sizes));
 table(
   ['unit cost', 'value', 'from'],
   [
@@ -367,13 +279,7 @@ lines.push(`Prices (${inputs.prices.asOf}): ${inputs.prices.note}`);
 
 const out = lines.join('\n');
 if (values.write) {
-  const doc = readFileSync(values.doc as string, 'utf8');
-  const begin = '<!-- tables:begin -->';
-  const end = '<!-- tables:end -->';
-  const i = doc.indexOf(begin);
-  const j = doc.indexOf(end);
-  if (i < 0 || j < i) throw new Error(`${values.doc} has no ${begin} … ${end} section`);
-  writeFileSync(values.doc as string, `${doc.slice(0, i + begin.length)}\n${out}\n${doc.slice(j)}`);
+  replaceTablesSection(values.doc as string, out);
 } else {
   console.log(out);
 }

@@ -11,16 +11,13 @@
 import { writeFileSync } from 'node:fs';
 import { freemem, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { AppsV1Api } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
-import { waitFor } from '../../infra/sandbox/process.js';
-import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
+import { printFleet, type NotStarted, type SizeResult } from '../helpers/bench-fleet-report.js';
+import { storm } from '../helpers/bench-fleet-storm.js';
 import { startOwnRedis } from '../helpers/redis.js';
 import {
-  benchDeployment,
   commandCalls,
-  createNamespace,
   deleteByPrefix,
   deleteNamespace,
   FLEET_REDIS_URL,
@@ -32,8 +29,6 @@ import {
   RssSampler,
   startFleetClusters,
   stopFleetClusters,
-  updateDeployment,
-  waitComplete,
   type RolloutTimes,
 } from '../helpers/fleet-pipeline.js';
 import { max, median, min } from '../helpers/stats.js';
@@ -62,39 +57,6 @@ const STORM = Number(values.storm);
 const log = (m: string): void => console.error(`fleet: ${m}`);
 const load = (): string => loadavg()[0]?.toFixed(1) ?? '?';
 const MiB = (b: number): number => Math.round((b / 2 ** 20) * 10) / 10;
-
-type SizeResult = {
-  clusters: number;
-  startClustersS: number;
-  freeMemGiBAfterStart: number;
-  converged: number;
-  createMs: { median: number | null; max: number | null };
-  updateMs: { median: number | null; max: number | null };
-  wallMs: number;
-  rssPeakMiB: Record<string, number>;
-  redis: {
-    bytes: number;
-    keys: number;
-    usedMemoryDelta: number;
-    byKind: Record<string, unknown>;
-    /** Commands from the rollouts' start to convergence (INFO commandstats, in-script calls included). */
-    calls: Record<string, number>;
-    /** Commands/s of the idle pipeline, and the rollouts' commands less that rate × their time. */
-    idleCallsPerS: number;
-    busyCalls: number;
-  };
-  apiRequestsPerCluster: { median: number; min: number; max: number };
-  reconcilesPerCluster: { median: number; min: number; max: number };
-  /** Over both workers: CPU ms (process_cpu_seconds_total) and wall ms (fleetq_reconcile_duration_seconds) per reconcile. */
-  workerCpuMsPerReconcile: number;
-  reconcileWallMsPerReconcile: number;
-  forwarderCpuS: number;
-  /** Watch events the forwarder saw and keys it enqueued, per cluster (median). */
-  forwarderEventsPerCluster: number;
-  forwarderKeysPerCluster: number;
-  perCluster: Array<RolloutTimes & { requests: number; reconciles: number }>;
-  load: string;
-};
 
 const IDLE_WINDOW_MS = 10_000;
 let idleCallsPerS = 0;
@@ -201,6 +163,13 @@ async function runSize(
         stormCluster,
         redis,
         redisUrl,
+        {
+          keys: STORM,
+          timeoutMs: TIMEOUT_MS,
+          idleCallsPerS,
+          load,
+          log,
+        },
       );
     }
   } finally {
@@ -225,124 +194,12 @@ function maxOf(xs: Array<number | null>): number | null {
   return xs.some((x) => x === null) ? null : Math.max(...(xs as number[]));
 }
 
-/**
- * Fairness under a storm. STORM keys of the storm cluster (Deployments `storm/d-<i>` that do not exist: a
- * reconcile reads the cache, plans nothing) are added to the queue at once; right after, one Deployment's
- * replicas change, and the time until its status shows the new generation is the quiet key's wait plus one
- * reconcile. Three cases: unloaded (no storm); the quiet Deployment in another cluster (the Redis driver
- * rotates over clusters: fairness on); the quiet Deployment in the storm's own cluster (behind the storm in
- * that cluster's FIFO list: what a queue without per-cluster rotation does to every cluster; the driver has
- * no switch to turn the rotation off, so this is how "off" is measured).
- */
-async function storm(
-  pipeline: FleetPipeline,
-  clusters: ClusterState[],
-  stormName: string,
-  redis: Redis,
-  redisUrl: string,
-) {
-  const stormC = clusters[0] as ClusterState;
-  const quietC = clusters[1] as ClusterState;
-  const ns = `quiet-${pipeline.queue}`;
-  const queue = new RedisQueue({ name: pipeline.queue, prefix: pipeline.prefix, redis: redisUrl });
-  const cases: Array<{
-    case: string;
-    waitMs: number | null;
-    drainMs?: number | null;
-    /** Redis commands per storm key, from the add to the end of the drain (INFO commandstats). */
-    callsPerKey?: number;
-    load: string;
-  }> = [];
-  try {
-    for (const c of [stormC, quietC]) {
-      const kc = kubeConfigOf(c);
-      await createNamespace(kc, ns);
-      await kc
-        .makeApiClient(AppsV1Api)
-        .createNamespacedDeployment({ namespace: ns, body: benchDeployment('quiet', 1) });
-      await waitComplete(kc, ns, 'quiet', Date.now(), TIMEOUT_MS);
-    }
-    const change = async (c: ClusterState): Promise<number | null> => {
-      const kc = kubeConfigOf(c);
-      const t = Date.now();
-      const d = await updateDeployment(kc, ns, 'quiet', (x) => {
-        if (x.spec) x.spec.replicas = (x.spec.replicas ?? 1) === 1 ? 2 : 1;
-      });
-      const gen = d.metadata?.generation ?? 0;
-      const apps = kc.makeApiClient(AppsV1Api);
-      try {
-        await waitFor(
-          async () =>
-            ((await apps.readNamespacedDeployment({ namespace: ns, name: 'quiet' })).status?.observedGeneration ?? 0) >=
-            gen,
-          TIMEOUT_MS,
-          20,
-          'quiet observedGeneration',
-        );
-        return Date.now() - t;
-      } catch {
-        return null;
-      }
-    };
-    const reconciled = async (): Promise<number> =>
-      (await pipeline.workerSum('fleetq_reconcile_total', 'cluster')).get(stormName) ?? 0;
-    const addStorm = async (): Promise<() => Promise<number | null>> => {
-      const before = await reconciled();
-      await redis.config('RESETSTAT');
-      const t = Date.now();
-      await Promise.all(
-        Array.from({ length: STORM }, (_, i) =>
-          queue.add({ cluster: stormName, kind: 'Deployment', namespace: 'storm', name: `d-${i}` }),
-        ),
-      );
-      return async () => {
-        try {
-          await waitFor(async () => (await reconciled()) - before >= STORM, TIMEOUT_MS, 100, 'storm drained');
-          return Date.now() - t;
-        } catch {
-          return null;
-        }
-      };
-    };
-    for (let i = 0; i < 3; i++)
-      cases.push({ case: 'unloaded (quiet cluster)', waitMs: await change(quietC), load: load() });
-    for (let i = 0; i < 3; i++) {
-      const drained = await addStorm();
-      const waitMs = await change(quietC);
-      const drainMs = await drained();
-      const calls = sum(await commandCalls(redis)) - (idleCallsPerS * (drainMs ?? 0)) / 1000;
-      cases.push({
-        case: 'storm, quiet key in another cluster (rotation: on)',
-        waitMs,
-        drainMs,
-        callsPerKey: Math.round((calls / STORM) * 10) / 10,
-        load: load(),
-      });
-    }
-    for (let i = 0; i < 3; i++) {
-      const drained = await addStorm();
-      const waitMs = await change(stormC);
-      cases.push({
-        case: 'storm, quiet key in the storm cluster (FIFO: off)',
-        waitMs,
-        drainMs: await drained(),
-        load: load(),
-      });
-    }
-  } finally {
-    await queue.close();
-    await Promise.all([stormC, quietC].map((c) => deleteNamespace(kubeConfigOf(c), ns)));
-  }
-  for (const c of cases) log(`storm: ${c.case}: wait ${c.waitMs} ms, drain ${c.drainMs ?? '-'} ms, load ${c.load}`);
-  return { keys: STORM, cases };
-}
-
 // A Redis of the bench's own, so that INFO memory and commandstats count this run only.
 const own = values['shared-redis'] ? undefined : await startOwnRedis();
 const redisUrl = own?.url ?? FLEET_REDIS_URL;
 const redis = new Redis(redisUrl);
 const out: SizeResult[] = [];
-let notStarted: { clusters: number; load: string; reason: string } | undefined;
+let notStarted: NotStarted | undefined;
 const writeJson = (): void => {
   if (values.json) {
     const doc = { at: new Date().toISOString(), replicas: REPLICAS, sizes: out, ...(notStarted && { notStarted }) };
@@ -378,68 +235,9 @@ try {
   redis.disconnect();
   await own?.stop();
 }
-
-function perReconcile(r: SizeResult): string {
-  const calls = r.redis.busyCalls;
-  const reconciles = r.perCluster.reduce((a, p) => a + p.reconciles, 0);
-  return reconciles > 0 ? (calls / reconciles).toFixed(1) : '—';
-}
-function cacheBytesPerObject(r: SizeResult): string {
-  const e = r.redis.byKind['cache:e'] as { bytes: number; items: number } | undefined;
-  return e && e.items > 0 ? String(Math.round(e.bytes / e.items)) : '—';
-}
-const s = (ms: number | null): string => (ms === null ? '—' : `${(ms / 1000).toFixed(1)}`);
-console.log(`fleet bench: ${REPLICAS}-replica Deployment created then rolled, every cluster at once; 1 forwarder,`);
-console.log(`${values.workers} workers × concurrency ${values.concurrency}, Redis driver`);
-console.log(
-  [
-    'clusters',
-    'converged',
-    'create s (med/max)',
-    'update s (med/max)',
-    'forwarder RSS MiB',
-    'worker RSS MiB',
-    'Redis KiB (keys)',
-    'API req/cluster (med)',
-    'reconciles/cluster',
-    'Redis cmds/reconcile (idle cmds/s)',
-    'worker CPU ms/reconcile',
-    'reconcile wall ms',
-    'cache B/object',
-    'load',
-  ].join('\t'),
+printFleet(
+  out,
+  { replicas: REPLICAS, workers: values.workers ?? '', concurrency: values.concurrency ?? '', stormKeys: STORM },
+  notStarted,
 );
-for (const r of out) {
-  const workers = Object.entries(r.rssPeakMiB)
-    .filter(([k]) => k.startsWith('worker'))
-    .map(([, v]) => v);
-  console.log(
-    [
-      r.clusters,
-      `${r.converged}/${r.clusters}`,
-      `${s(r.createMs.median)}/${s(r.createMs.max)}`,
-      `${s(r.updateMs.median)}/${s(r.updateMs.max)}`,
-      r.rssPeakMiB.forwarder ?? '—',
-      workers.join(', '),
-      `${Math.round(r.redis.bytes / 1024)} (${r.redis.keys})`,
-      r.apiRequestsPerCluster.median,
-      r.reconcilesPerCluster.median,
-      `${perReconcile(r)} (${r.redis.idleCallsPerS})`,
-      r.workerCpuMsPerReconcile,
-      r.reconcileWallMsPerReconcile,
-      cacheBytesPerObject(r),
-      r.load,
-    ].join('\t'),
-  );
-}
-const stormResult = (out[0] as (SizeResult & { storm?: { cases: Array<Record<string, unknown>> } }) | undefined)?.storm;
-if (stormResult) {
-  console.log(`storm: ${STORM} keys of one cluster at once; the quiet key's wait (change → status observed)`);
-  for (const c of stormResult.cases)
-    console.log(
-      `  ${String(c.case)}\t${String(c.waitMs)} ms\tdrain ${String(c.drainMs ?? '—')} ms\tload ${String(c.load)}`,
-    );
-}
-if (notStarted)
-  console.log(`${notStarted.clusters} clusters could not start (load ${notStarted.load}): ${notStarted.reason}`);
 process.exit(0);

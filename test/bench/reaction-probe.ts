@@ -9,21 +9,19 @@
 //   npx tsx infra/sandbox/cli.ts up --names perf-fq --mode fleetq --nodes 3 --audit
 //   npx tsx test/bench/reaction-probe.ts --upstream perf-up --fleetq perf-fq --scenario statefulset --replicas 50
 //     [--scenario deployment --replicas 10] [--qps 20 --burst 30] [--trace]
-import { createReadStream, existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { readState } from '../../infra/sandbox/sandbox.js';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { BenchClient } from '../helpers/bench-client.js';
 import { benchLog, benchNamespace, until, type Side } from '../helpers/bench-sides.js';
-import { AuditLog, clientOf } from '../helpers/audit-log.js';
+import { AuditLog } from '../helpers/audit-log.js';
+import { fmt, isController, reactions, requestsOf, type Trigger } from '../helpers/bench-reactions.js';
 import { startFleetq, type RunningFleetq } from '../helpers/conformance-fleetq.js';
 import { deploymentComplete } from '../helpers/conformance-predicates.js';
 import { statefulSetRolledOut } from '../helpers/conformance-statefulset.js';
 import type { Check, Deployment, Pod, ReplicaSet, Snapshot, StatefulSet } from '../helpers/conformance-types.js';
-import { mean, median, percentile } from '../helpers/stats.js';
 import { deployment, image, podTemplate, setImage } from '../conformance/scenarios/builders.js';
 
 const { values } = parseArgs({
@@ -85,75 +83,6 @@ async function snapshot(side: Side, ns: string): Promise<Snapshot> {
 const done = (v: number) =>
   SCENARIO === 'statefulset' ? statefulSetRolledOut('web', REPLICAS, image(v)) : deploymentComplete('web');
 
-type AuditLine = {
-  auditID: string;
-  stage: string;
-  verb: string;
-  user?: { username?: string };
-  userAgent?: string;
-  objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
-  responseStatus?: { code?: number };
-  requestReceivedTimestamp: string;
-};
-
-/** A request of the window: who, what, when (ms, received). */
-type Req = { at: number; client: string; verb: string; what: string; name: string; code: number };
-
-async function requestsOf(state: ClusterState, ns: string, from: number, to: number): Promise<Req[]> {
-  const path = state.auditLog ?? '';
-  if (!existsSync(path)) throw new Error(`${state.name}: no audit log (start it with --audit)`);
-  const out = new Map<string, Req>();
-  const lines = createInterface({ input: createReadStream(path) });
-  for await (const line of lines) {
-    if (!line.includes(ns)) continue;
-    const e = JSON.parse(line) as AuditLine;
-    if (e.objectRef?.namespace !== ns || out.has(e.auditID)) continue;
-    const at = Date.parse(e.requestReceivedTimestamp);
-    if (at < from || at > to || e.verb === 'watch' || e.verb === 'list' || e.verb === 'get') continue;
-    const resource = `${e.objectRef.resource ?? ''}${e.objectRef.subresource ? `/${e.objectRef.subresource}` : ''}`;
-    out.set(e.auditID, {
-      at,
-      client: clientOf(e.user?.username ?? '', e.userAgent ?? '', false),
-      verb: e.verb,
-      what: resource,
-      name: e.objectRef.name ?? '',
-      code: e.responseStatus?.code ?? 0,
-    });
-  }
-  return [...out.values()].sort((a, b) => a.at - b.at);
-}
-
-const isController = (r: Req): boolean => r.client.startsWith('kcm/') || r.client.startsWith('fleetq/');
-
-/** A pod becoming Ready or gone, as this process's watch saw it. */
-type Trigger = { at: number; what: 'ready' | 'gone'; name: string };
-
-/**
- * Gaps: from each trigger to the controller's next pod create or delete (its status writes are not what moves a
- * rollout); a trigger followed by another before any action counts from the first.
- */
-function reactions(
-  triggers: readonly Trigger[],
-  reqs: readonly Req[],
-): Array<{ trigger: Trigger; action: Req; ms: number }> {
-  const actions = reqs.filter(
-    (r) => isController(r) && r.what === 'pods' && (r.verb === 'create' || r.verb === 'delete') && r.code < 300,
-  );
-  const events = [...triggers.map((t) => ({ at: t.at, t })), ...actions.map((a) => ({ at: a.at, a }))].sort(
-    (x, y) => x.at - y.at,
-  );
-  const out: Array<{ trigger: Trigger; action: Req; ms: number }> = [];
-  let trigger: Trigger | undefined;
-  for (const e of events) {
-    if ('t' in e) trigger ??= e.t;
-    else if (trigger) {
-      out.push({ trigger, action: e.a, ms: e.a.at - trigger.at });
-      trigger = undefined;
-    }
-  }
-  return out;
-}
-
 async function watchPods(side: Side, ns: string, into: Trigger[]): Promise<{ stop(): void }> {
   const path = `/api/v1/namespaces/${ns}/pods`;
   const list = await side.client.request<{ metadata: { resourceVersion: string }; items: Pod[] }>('GET', path);
@@ -177,12 +106,6 @@ const isReady = (p: Pod): boolean =>
   );
 
 type Finished = { startedAt: number; endedAt: number; phases: Record<string, number>; outcome: string };
-
-const fmt = (xs: readonly number[]): string =>
-  xs.length === 0
-    ? '—'
-    : `n ${xs.length}, median ${(median(xs) ?? NaN).toFixed(0)} ms, p90 ${(percentile(xs, 0.9) ?? NaN).toFixed(0)} ms, ` +
-      `mean ${(mean(xs) ?? NaN).toFixed(0)} ms`;
 
 async function main(): Promise<void> {
   const load0 = loadavg();

@@ -20,6 +20,7 @@ import { type RunningWatch } from '../helpers/bench-client.js';
 import {
   benchLog,
   benchNamespace,
+  deploymentSnapshot,
   loadLine,
   removeNamespace,
   step,
@@ -31,7 +32,7 @@ import {
 import { phaseLines, phaseTotals } from '../helpers/bench-phases.js';
 import { CacheLagProbe, cachedObjects, heapAfterGc } from '../helpers/cache-probe.js';
 import { deploymentComplete } from '../helpers/conformance-predicates.js';
-import type { Check, Deployment, Pod, ReplicaSet, Snapshot } from '../helpers/conformance-types.js';
+import type { Check, Deployment } from '../helpers/conformance-types.js';
 import { deployment, setImage } from '../conformance/scenarios/builders.js';
 import { printComparison, printSummary, type CacheFigures, type Comparison, type Step } from './read-path-report.js';
 
@@ -76,17 +77,6 @@ const apps = (ns: string, name?: string): string =>
   `/apis/apps/v1/namespaces/${ns}/deployments${name ? `/${name}` : ''}`;
 const namespace = (side: Side, prefix: string): Promise<string> => benchNamespace(side, `rp-${prefix}`);
 
-async function snapshot(side: Side, ns: string): Promise<Snapshot> {
-  const list = async <T>(path: string): Promise<T[]> => (await side.client.request<{ items: T[] }>('GET', path)).items;
-  return {
-    at: Date.now(),
-    deployments: await list<Deployment>(apps(ns)),
-    replicaSets: await list<ReplicaSet>(`/apis/apps/v1/namespaces/${ns}/replicasets`),
-    jobs: [],
-    pods: await list<Pod>(`/api/v1/namespaces/${ns}/pods`),
-  };
-}
-
 /** fleetq's per-phase reconcile times of the phases that collect them (test/helpers/bench-phases.ts). */
 const PHASE_NOTES: string[] = [];
 
@@ -99,7 +89,10 @@ async function rollingPhase(sides: Sides): Promise<Comparison[]> {
     for (const k of ['upstream', 'fleetq'] as const) {
       const side = sides[k];
       await side.client.request('POST', apps(ns[k]), deployment('web', { replicas: ROLLING }));
-      const ready = await until(async () => deploymentComplete('web')(await snapshot(side, ns[k])), TIMEOUT_MS);
+      const ready = await until(
+        async () => deploymentComplete('web')(await deploymentSnapshot(side, ns[k])),
+        TIMEOUT_MS,
+      );
       if (ready.ms === null)
         throw new Error(`${side.state.name}: the ${ROLLING}-replica Deployment never became ready`);
     }
@@ -112,7 +105,7 @@ async function rollingPhase(sides: Sides): Promise<Comparison[]> {
             sides[k],
             async () =>
               void (await sides[k].client.update<Deployment>(apps(ns[k], 'web'), (d) => setImage(run + 1)(d))),
-            async () => deploymentComplete('web')(await snapshot(sides[k], ns[k])),
+            async () => deploymentComplete('web')(await deploymentSnapshot(sides[k], ns[k])),
             { timeoutMs: TIMEOUT_MS, pollMs: pollFor(ROLLING), log },
           ),
         );
@@ -156,7 +149,7 @@ async function rolloutPhase(sides: Sides): Promise<Comparison[]> {
           await step(
             sides[k],
             () => change.act(sides[k], ns[k]),
-            async () => deploymentComplete('web')(await snapshot(sides[k], ns[k])),
+            async () => deploymentComplete('web')(await deploymentSnapshot(sides[k], ns[k])),
             { timeoutMs: TIMEOUT_MS, pollMs: pollFor(REPLICAS), log },
           ),
         );

@@ -13,7 +13,7 @@ import type { Comparison, Step } from '../bench/read-path-report.js';
 import { AuditLog, controllerSide } from './audit-log.js';
 import { BenchClient } from './bench-client.js';
 import { credentialsFrom, startFleetq, type RunningFleetq } from './conformance-fleetq.js';
-import type { Check } from './conformance-types.js';
+import type { Check, Deployment, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
 
 export type Side = {
   readonly state: ClusterState;
@@ -253,4 +253,16 @@ export function serverTimeLine(c: Comparison): string {
     return n > 0 ? `${(ms / n).toFixed(1)} ms (${n} requests)` : '—';
   };
   return `  apiserver time per controller request, mean: upstream ${mean(c.upstream)}; fleetq ${mean(c.fleetq)}`;
+}
+
+/** The namespace's Deployments, ReplicaSets and pods on one side, as the conformance predicates read them. */
+export async function deploymentSnapshot(side: Side, ns: string): Promise<Snapshot> {
+  const list = async <T>(path: string): Promise<T[]> => (await side.client.request<{ items: T[] }>('GET', path)).items;
+  return {
+    at: Date.now(),
+    deployments: await list<Deployment>(`/apis/apps/v1/namespaces/${ns}/deployments`),
+    replicaSets: await list<ReplicaSet>(`/apis/apps/v1/namespaces/${ns}/replicasets`),
+    jobs: [],
+    pods: await list<Pod>(`/api/v1/namespaces/${ns}/pods`),
+  };
 }
