@@ -9,20 +9,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { BatchV1Api, CoreV1Api, type V1CronJob, type V1Job, type V1Pod } from '@kubernetes/client-node';
-import { waitFor } from '../../infra/sandbox/process.js';
+import { BatchV1Api, CoreV1Api, type V1CronJob } from '@kubernetes/client-node';
 import type { Controller, PlanResult } from '../../shared/controllers/controller.js';
 import { cronJobController } from '../../shared/controllers/cronjob/index.js';
 import type { ObservedCronJob } from '../../shared/controllers/cronjob/types.js';
-import { jobController, type ObservedJob } from '../../shared/controllers/job/index.js';
 import { plannedEvents } from '../../shared/kube/actions.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
+import { RecordingJobController, runJobToComplete, settleJob, type JobDriver } from '../helpers/job-settle.js';
 import { inProcessDeps } from '../helpers/runtime.js';
 import { kubectlPath, kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
 
 const CLUSTER = 'fleetq-2';
-const OUTCOME = 'fleetq.dev/sandbox-outcome';
 const CRONJOB = 'nightly';
 const SCHEDULED = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 
@@ -38,7 +36,8 @@ describe('CronJob controller on a real apiserver: a Job made by hand from it (ku
   let cronDeps: ReconcileDeps;
   let jobDeps: ReconcileDeps;
   let lastCronPlan: PlanResult | undefined;
-  let lastJobPlan: PlanResult | undefined;
+  const jobs = new RecordingJobController();
+  let driver: JobDriver;
 
   beforeAll(async () => {
     c = await sandboxCluster(CLUSTER);
@@ -51,17 +50,14 @@ describe('CronJob controller on a real apiserver: a Job made by hand from it (ku
       ...cronJobController,
       plan: (o, now) => (lastCronPlan = cronJobController.plan(o, now)),
     };
-    const job: Controller<ObservedJob> = {
-      ...jobController,
-      plan: (o, now) => (lastJobPlan = jobController.plan(o, now)),
-    };
     const controllers: Array<[string, Controller]> = [
       ['CronJob', cron as Controller],
-      ['Job', job as Controller],
+      ['Job', jobs.controller as Controller],
     ];
     const owns = ['CronJob', 'Job'] as const;
     cronDeps = inProcessDeps(c, { owns, controllers, queue: cronQueue, service: 'cronjob-it' });
     jobDeps = inProcessDeps(c, { owns, controllers, queue: jobQueue, service: 'cronjob-it-job' });
+    driver = { cluster: CLUSTER, namespace: ns.name, queue: jobQueue, deps: jobDeps, jobs, batch, core };
   });
 
   afterAll(async () => {
@@ -72,8 +68,6 @@ describe('CronJob controller on a real apiserver: a Job made by hand from it (ku
 
   const readJob = (name: string) => batch.readNamespacedJob({ namespace: ns.name, name });
   const readCronJob = () => batch.readNamespacedCronJob({ namespace: ns.name, name: CRONJOB });
-  const podsOf = async (name: string): Promise<V1Pod[]> =>
-    (await core.listNamespacedPod({ namespace: ns.name, labelSelector: `batch.kubernetes.io/job-name=${name}` })).items;
 
   /** One CronJob reconcile, as a watch event or its requeue would bring; returns its plan. */
   async function reconcileCronJob(): Promise<PlanResult> {
@@ -86,48 +80,6 @@ describe('CronJob controller on a real apiserver: a Job made by hand from it (ku
     const plan = lastCronPlan as PlanResult | undefined; // set by the pass (a closure: not narrowed)
     if (plan === undefined) throw new Error('the CronJob reconcile planned nothing');
     return plan;
-  }
-
-  /** Passes of the Job controller until one plans nothing to do now (what watch events would drive). */
-  async function settleJob(name: string): Promise<void> {
-    for (let i = 0; i < 40; i++) {
-      await jobQueue.add({ cluster: CLUSTER, kind: 'Job', namespace: ns.name, name });
-      const lease = await jobQueue.get(5_000);
-      if (!lease) throw new Error('the Job queue handed out no lease');
-      lastJobPlan = undefined;
-      const outcome = await reconcileOne(jobDeps, lease);
-      if (outcome === 'dead-lettered' || outcome === 'lease-lost') throw new Error(`Job reconcile ended ${outcome}`);
-      const plan = lastJobPlan as PlanResult | undefined;
-      if (plan === undefined || (plan.actions.length === 0 && plan.requeueAfter !== 0)) return;
-    }
-    throw new Error(`the Job ${name} did not settle in 40 passes`);
-  }
-
-  /** Runs the Job's one pod to Succeeded and the Job to Complete (fleetq's Job controller); returns the Job. */
-  async function runToComplete(name: string): Promise<V1Job> {
-    let ended = false;
-    let job: V1Job | undefined;
-    await waitFor(
-      async () => {
-        await settleJob(name);
-        job = await readJob(name);
-        if (job.status?.conditions?.some((x) => x.type === 'Complete' && x.status === 'True')) return true;
-        const running = (await podsOf(name)).find((p) => p.status?.phase === 'Running');
-        if (!ended && running) {
-          await core.patchNamespacedPod({
-            namespace: ns.name,
-            name: running.metadata!.name!,
-            body: [{ op: 'add', path: '/metadata/annotations', value: { [OUTCOME]: 'Succeeded' } }],
-          });
-          ended = true;
-        }
-        return false;
-      },
-      90_000,
-      300,
-      `${name} to complete`,
-    );
-    return job!;
   }
 
   async function kubectlCreateJobFrom(name: string): Promise<void> {
@@ -195,7 +147,7 @@ describe('CronJob controller on a real apiserver: a Job made by hand from it (ku
 
     // While it runs: UnexpectedJob (upstream's warning for a Job of its own that it did not create), nothing
     // written to the Job, never in status.active.
-    await settleJob('by-hand-1');
+    await settleJob(driver, 'by-hand-1');
     const running = await reconcileCronJob();
     expect(reasons(running)).toEqual(['UnexpectedJob (Warning)']);
     expect(plannedEvents(running.actions)[0]?.message).toBe(
@@ -206,7 +158,7 @@ describe('CronJob controller on a real apiserver: a Job made by hand from it (ku
     expect((await readCronJob()).status?.active ?? []).toEqual([]);
 
     // Once it succeeded: its completionTime is lastSuccessfulTime, with no SawCompletedJob (it was never active).
-    const done1 = await runToComplete('by-hand-1');
+    const done1 = await runJobToComplete(driver, 'by-hand-1');
     const counted = await reconcileCronJob();
     expect(reasons(counted)).toEqual([]);
     expect(jobWrites(counted)).toEqual([]);
@@ -217,7 +169,7 @@ describe('CronJob controller on a real apiserver: a Job made by hand from it (ku
     // A second one: successfulJobsHistoryLimit 1 counts both, so the older is deleted (uid precondition,
     // Background), as upstream's cleanupFinishedJobs deletes any finished Job the CronJob controls.
     await kubectlCreateJobFrom('by-hand-2');
-    const done2 = await runToComplete('by-hand-2');
+    const done2 = await runJobToComplete(driver, 'by-hand-2');
     const cleanup = await reconcileCronJob();
     expect(jobWrites(cleanup)).toEqual(['delete by-hand-1']);
     expect(cleanup.actions.find((a) => a.type === 'delete')).toMatchObject({

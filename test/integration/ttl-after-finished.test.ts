@@ -8,16 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchV1Api, CoreV1Api, Watch, type V1Job, type V1Pod } from '@kubernetes/client-node';
 import { waitFor } from '../../infra/sandbox/process.js';
 import type { Controller, PlanResult } from '../../shared/controllers/controller.js';
-import { jobController, type ObservedJob } from '../../shared/controllers/job/index.js';
 import { ttlAfterFinishedController } from '../../shared/controllers/ttl-after-finished/index.js';
 import type { ObservedTtlJob } from '../../shared/controllers/ttl-after-finished/types.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
+import { RecordingJobController, runJobToComplete, type JobDriver } from '../helpers/job-settle.js';
 import { inProcessDeps } from '../helpers/runtime.js';
 import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
 
 const CLUSTER = 'fleetq-2';
-const OUTCOME = 'fleetq.dev/sandbox-outcome';
 
 /** One TTL plan, with the clock it was made at. */
 type TtlPass = { readonly at: number; readonly plan: PlanResult };
@@ -32,7 +31,8 @@ describe('TTL-after-finished controller on a real apiserver', () => {
   let jobDeps: ReconcileDeps;
   let ttlDeps: ReconcileDeps;
   const passes = new Map<string, TtlPass[]>();
-  let lastJobPlan: PlanResult | undefined;
+  const jobs = new RecordingJobController();
+  let driver: JobDriver;
 
   beforeAll(async () => {
     c = await sandboxCluster(CLUSTER);
@@ -51,16 +51,13 @@ describe('TTL-after-finished controller on a real apiserver', () => {
         return plan;
       },
     };
-    const job: Controller<ObservedJob> = {
-      ...jobController,
-      plan: (o, now) => (lastJobPlan = jobController.plan(o, now)),
-    };
     const controllers: Array<[string, Controller]> = [
-      ['Job', job as Controller],
+      ['Job', jobs.controller as Controller],
       ['TTLAfterFinished', recording as Controller],
     ];
     const owns = ['Job', 'TTLAfterFinished'] as const;
     jobDeps = inProcessDeps(c, { owns, controllers, queue: jobQueue, service: 'ttl-it-job' });
+    driver = { cluster: CLUSTER, namespace: ns.name, queue: jobQueue, deps: jobDeps, jobs, batch, core };
     ttlDeps = inProcessDeps(c, { owns, controllers, queue: ttlQueue, service: 'ttl-it' });
   });
 
@@ -92,48 +89,6 @@ describe('TTL-after-finished controller on a real apiserver', () => {
     });
   }
 
-  /** Passes of the Job controller until one plans nothing to do now (what watch events would drive). */
-  async function settleJob(name: string): Promise<void> {
-    for (let i = 0; i < 40; i++) {
-      await jobQueue.add({ cluster: CLUSTER, kind: 'Job', namespace: ns.name, name });
-      const lease = await jobQueue.get(5_000);
-      if (!lease) throw new Error('the Job queue handed out no lease');
-      lastJobPlan = undefined;
-      const outcome = await reconcileOne(jobDeps, lease);
-      if (outcome === 'dead-lettered' || outcome === 'lease-lost') throw new Error(`Job reconcile ended ${outcome}`);
-      const plan = lastJobPlan as PlanResult | undefined; // set by the pass (a closure: not narrowed)
-      if (plan === undefined || (plan.actions.length === 0 && plan.requeueAfter !== 0)) return;
-    }
-    throw new Error(`the Job ${name} did not settle in 40 passes`);
-  }
-
-  /** Runs the Job's one pod to Succeeded and the Job to Complete; returns the finished Job. */
-  async function runToComplete(name: string): Promise<V1Job> {
-    let ended = false;
-    let job: V1Job | undefined;
-    await waitFor(
-      async () => {
-        await settleJob(name);
-        job = await readJob(name);
-        if (job.status?.conditions?.some((x) => x.type === 'Complete' && x.status === 'True')) return true;
-        const running = (await podsOf(name)).find((p) => p.status?.phase === 'Running');
-        if (!ended && running) {
-          await core.patchNamespacedPod({
-            namespace: ns.name,
-            name: running.metadata!.name!,
-            body: [{ op: 'add', path: '/metadata/annotations', value: { [OUTCOME]: 'Succeeded' } }],
-          });
-          ended = true;
-        }
-        return false;
-      },
-      90_000,
-      300,
-      `${name} to complete`,
-    );
-    return job!;
-  }
-
   /** What the TTL controller's clock counts from: the Complete condition's lastTransitionTime, + the TTL. */
   function expiryOf(job: V1Job): number {
     const complete = job.status?.conditions?.find((x) => x.type === 'Complete' && x.status === 'True');
@@ -156,7 +111,7 @@ describe('TTL-after-finished controller on a real apiserver', () => {
 
   it('ttlSecondsAfterFinished 3600: requeued for the time left, the Job and its pod kept', async () => {
     await createJob('kept', 3600);
-    const job = await runToComplete('kept');
+    const job = await runJobToComplete(driver, 'kept');
     const expiry = expiryOf(job);
     await ttlQueue.add(ttlKey('kept'));
     expect(await nextTtlPass(5_000)).toMatchObject({ name: 'kept' });
@@ -172,7 +127,7 @@ describe('TTL-after-finished controller on a real apiserver', () => {
 
   it('ttlSecondsAfterFinished 2: deleted, Foreground with its uid, once 2 s have passed since it finished, not before', async () => {
     await createJob('short', 2);
-    const job = await runToComplete('short');
+    const job = await runJobToComplete(driver, 'short');
     const uid = job.metadata?.uid;
     const expiry = expiryOf(job);
     expect(await podsOf('short')).toHaveLength(1);
