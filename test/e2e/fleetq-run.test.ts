@@ -1,16 +1,23 @@
 // `fleetq run`, the all-in-one process, as a user starts it: a registry file, the memory driver, the example
 // controller converging, metrics served (every metric the Grafana dashboard in infra/grafana/ queries among
-// them), and a clean exit on SIGINT.
-import { mkdtempSync, readFileSync } from 'node:fs';
+// them), and a clean exit on SIGINT. And as `npm start` starts it, with no registry: its own sandbox cluster
+// (dev-1, fleetq mode), on which a newcomer's `kubectl create job` and `kubectl create cronjob` get their pods.
+import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { promisify } from 'node:util';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { MIRROR_TO } from '../../shared/controllers/configmap-mirror/types.js';
 import { freePort, waitFor } from '../../infra/sandbox/process.js';
+import { down } from '../../infra/sandbox/sandbox.js';
 import { readConfigMap, writeRegistry } from '../helpers/fleet.js';
 import { spawnTsx, type Proc } from '../helpers/processes.js';
-import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { kubectlPath, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+
+const execFileP = promisify(execFile);
 
 type Dashboard = {
   panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
@@ -92,4 +99,72 @@ describe('fleetq run', () => {
     expect(await proc.stop('SIGINT')).toBe(0);
     expect(proc.lines).toContain('fleetq: SIGINT: finishing in-flight keys');
   });
+});
+
+/** The script and arguments `npm start` runs (package.json: `tsx <script> <args…>`). */
+function npmStart(): { script: string; args: string[] } {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const [runner, script, ...args] = (pkg.scripts.start ?? '').split(/\s+/);
+  if (runner !== 'tsx' || script === undefined)
+    throw new Error(`npm start runs ${pkg.scripts.start}, not tsx <script>`);
+  return { script, args };
+}
+
+describe('fleetq run with no registry (npm start)', () => {
+  // A sandbox root of its own: the dev cluster this run starts and stops is not one of the shared ones.
+  const root = mkdtempSync(join(tmpdir(), 'fleetq-dev-sandbox-'));
+  let proc: Proc | undefined;
+
+  afterAll(async () => {
+    await proc?.stop('SIGKILL');
+    await down(undefined, root);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("starts dev-1 and owns every kind its sandbox turned off: a kubectl-made Job gets its pod, a CronJob's Job is seen", async () => {
+    const { script, args } = npmStart();
+    proc = spawnTsx(
+      script,
+      { FLEETQ_SANDBOX_DIR: root, FLEETQ_DATA_DIR: mkdtempSync(join(tmpdir(), 'fleetq-dev-run-')) },
+      'npm start',
+      [...args, '--nodes', '1'],
+    );
+    // The sandbox's binaries are built (the standard clusters run on them): starting dev-1 is its control plane.
+    await proc.waitForLine(/fleetq: running 1 cluster\(s\) on the memory queue/, 240_000);
+    const kubeconfig = (await proc.waitForLine(/^fleetq: kubeconfig /)).replace(/^fleetq: kubeconfig /, '');
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const core = kc.makeApiClient(CoreV1Api);
+    const ns = `test-${randomUUID()}`;
+    await core.createNamespace({ body: { metadata: { name: ns } } });
+    const kubectl = (...a: string[]) => execFileP(kubectlPath(), ['--kubeconfig', kubeconfig, '-n', ns, ...a]);
+
+    // What a newcomer types: plain kubectl, no tolerations (the pods may stay Pending: made is what counts).
+    await kubectl('create', 'job', 'hello', '--image=registry.example/app:1');
+    await kubectl('create', 'cronjob', 'nightly', '--image=registry.example/app:1', '--schedule=0 0 1 1 *');
+    // A Job made from the CronJob by hand: the CronJob's controller sees it as its own (UnexpectedJob, as upstream),
+    // and the Job controller gives it a pod; the schedule itself fires only at New Year.
+    await kubectl('create', 'job', 'by-hand', '--from=cronjob/nightly');
+
+    const podsOf = async (job: string): Promise<number> =>
+      (await core.listNamespacedPod({ namespace: ns, labelSelector: `batch.kubernetes.io/job-name=${job}` })).items
+        .length;
+    await waitFor(async () => (await podsOf('hello')) > 0, 60_000, 250, 'a pod of the Job hello');
+    await waitFor(async () => (await podsOf('by-hand')) > 0, 60_000, 250, 'a pod of the Job by-hand');
+    await waitFor(
+      async () =>
+        (
+          await core.listNamespacedEvent({
+            namespace: ns,
+            fieldSelector: 'involvedObject.kind=CronJob,involvedObject.name=nightly,reason=UnexpectedJob',
+          })
+        ).items.length > 0,
+      60_000,
+      250,
+      "the CronJob nightly's UnexpectedJob event for by-hand",
+    );
+
+    expect(await proc.stop('SIGINT')).toBe(0);
+    expect(proc.lines).toContain('fleetq: stopping sandbox cluster dev-1');
+  }, 480_000);
 });
