@@ -58,13 +58,20 @@ export function decodeListPage(body: unknown, info: ResourceKind): RawListPage {
 }
 
 /**
- * The object with the resource's kind and apiVersion, first, as the apiserver writes them in a watch event or a
- * GET (the resource's values win over the object's own); anything that is not an object is returned as it is.
+ * The object with the resource's kind and apiVersion (its values win over the object's own), where the apiserver
+ * writes them: in front (kind, apiVersion) for a built-in kind, whose list items lack them; where the object has
+ * them for a custom resource (the apiserver writes its keys sorted: apiVersion, kind). Anything that is not an
+ * object is returned as it is.
  */
 export function withKind<T>(object: T, info: ResourceKind): T {
   if (!isRecord(object)) return object;
-  const kind = { kind: info.kind, apiVersion: info.apiVersion };
-  return Object.assign({ ...kind }, object, kind) as T;
+  const own = 'kind' in object || 'apiVersion' in object;
+  const out: Record<string, unknown> = own
+    ? { ...object }
+    : { kind: info.kind, apiVersion: info.apiVersion, ...object };
+  out.kind = info.kind;
+  out.apiVersion = info.apiVersion;
+  return out as T;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

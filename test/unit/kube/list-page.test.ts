@@ -219,8 +219,8 @@ const CASES: readonly Case[] = [
     name: 'JobSet (a custom resource: its list items carry kind and apiVersion themselves)',
     resource: { kind: 'JobSet', apiVersion: 'jobset.x-k8s.io/v1alpha2' },
     object: {
-      kind: 'JobSet',
       apiVersion: 'jobset.x-k8s.io/v1alpha2',
+      kind: 'JobSet',
       metadata: meta('trainer', 'team-a'),
       spec: { replicatedJobs: [{ name: 'workers', replicas: 2, template: { spec: { template } } }] },
       status: { conditions: [condition('Completed')], restarts: 0 },
@@ -228,10 +228,13 @@ const CASES: readonly Case[] = [
   },
 ];
 
-/** The object as the apiserver writes it in a watch event: kind and apiVersion first. */
+/**
+ * The object as the apiserver writes it in a watch event: a built-in kind's with kind and apiVersion first; a
+ * custom resource's as stored (its keys sorted: apiVersion, kind, metadata, …), as its list items are too.
+ */
 function asWatched(c: Case): Record<string, unknown> {
-  const { kind: _kind, apiVersion: _apiVersion, ...rest } = c.object;
-  return { kind: c.resource.kind, apiVersion: c.resource.apiVersion, ...rest };
+  if ('kind' in c.object) return c.object;
+  return { kind: c.resource.kind, apiVersion: c.resource.apiVersion, ...c.object };
 }
 
 /** The object as the apiserver writes it in a list: a built-in kind's items have no kind and apiVersion. */
@@ -290,12 +293,17 @@ describe('decodeListPage takes an untrusted body', () => {
 });
 
 describe('withKind', () => {
-  it("sets the resource's kind and apiVersion first; they win over the object's own", () => {
-    const object = withKind(
-      { metadata: { name: 'a' }, kind: 'Other', apiVersion: 'x/v9' },
-      { kind: 'Pod', apiVersion: 'v1' },
-    );
+  it("sets the resource's kind and apiVersion first on an object without them", () => {
+    const object = withKind({ metadata: { name: 'a' } }, { kind: 'Pod', apiVersion: 'v1' });
     expect(JSON.stringify(object)).toBe('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}');
+  });
+
+  it("keeps an object's own kind and apiVersion where they are; the resource's values win", () => {
+    const object = withKind(
+      { apiVersion: 'x/v9', kind: 'Other', metadata: { name: 'a' } },
+      { kind: 'Widget', apiVersion: 'test.fleetq.dev/v1' },
+    );
+    expect(JSON.stringify(object)).toBe('{"apiVersion":"test.fleetq.dev/v1","kind":"Widget","metadata":{"name":"a"}}');
   });
 
   it('returns what is not an object unchanged', () => {
