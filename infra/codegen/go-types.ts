@@ -4,12 +4,14 @@
 // npm run codegen -- --check    writes nothing; exits 1 with a message when the committed file differs from the
 //                               generator's output
 // The generator is a Go program: its first build fetches k8s.io/api and its dependencies from the Go module proxy
-// into Go's module cache and compiles them (minutes on 2 cores). The binary is kept in .cache/codegen/ (gitignored)
+// into Go's module cache and compiles them (minutes on 2 cores). The binary is kept outside the clone, in
+// $FLEETQ_CODEGEN_CACHE (default ~/.cache/fleetq/codegen, as the sandbox's binaries), so CI's fresh clones reuse it,
 // under a digest of its sources, go.mod, go.sum and the Go version, so that later runs only execute it (well
 // under a second); a change to any of them builds it again.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,7 +19,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const GENERATOR = join(ROOT, 'infra/codegen/gohash');
 const GENERATOR_INPUTS = ['go.mod', 'go.sum', 'main.go'];
 const TARGET = join(ROOT, 'shared/controllers/deployment/go-types.ts');
-const BIN_DIR = join(ROOT, '.cache/codegen');
+const BIN_DIR = process.env.FLEETQ_CODEGEN_CACHE ?? join(homedir(), '.cache/fleetq/codegen');
 
 const check = process.argv.includes('--check');
 const log = (m: string): void => console.error(`codegen: ${m}`);

@@ -1,6 +1,6 @@
 // Process configuration from the environment, validated once; a bad value names its variable.
 import { z } from 'zod';
-import { redactText } from './redact-secrets.js';
+import { redactText } from '../kube/redact-secrets.js';
 import { insecureRedisUrl } from './redis-url-policy.js';
 
 const intVar = (min: number) => z.coerce.number().int().min(min);
