@@ -16,6 +16,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { freePort, waitFor } from '../../infra/sandbox/process.js';
 import { readState } from '../../infra/sandbox/sandbox.js';
+import { forwarderDeathsKey, parseDeathRecord, parseSyncingMark } from '../../shared/forwarder/cluster-quarantine.js';
 import { forwarderMembersKey, queuePrefixOf, readLeaseHolders } from '../../shared/forwarder/forwarder-lease.js';
 import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
@@ -119,30 +120,54 @@ describe('forwarder pool: a cluster whose holders keep dying while syncing it', 
 
   it('is quarantined after three deaths while syncing, reported, and taken again once lifted', async () => {
     const syncingKey = `${prefix}fwd:syncing`;
+    const deathsNow = async (): Promise<number> => {
+      const v = await redis.hget(forwarderDeathsKey(prefix), 'stuck');
+      return v === null ? 0 : (parseDeathRecord(v)?.deaths ?? 0);
+    };
+    // Kill the holder of `stuck` until three deaths are counted. A kill counts only if the victim still held the
+    // cluster (and was syncing it): a member that joins meanwhile can make the holder hand it on first, so the
+    // count in Redis, not the number of kills, says when to stop.
     let lastToken = 0;
-    for (let kill = 1; kill <= DEATHS; kill++) {
+    let kills = 0;
+    while ((await deathsNow()) < DEATHS) {
+      if (kills >= DEATHS + 3) throw new Error(`${kills} kills counted only ${await deathsNow()} deaths\n${tails()}`);
       let victim: Proc | undefined;
       await waitFor(
         async () => {
           const h = (await readLeaseHolders(redis, prefix)).get('stuck');
           victim = procOf(h?.holder);
-          // The bystander is not killed mid-sync (a death while syncing would count against it too).
+          // The holder is syncing it under this very token, and the bystander is not mid-sync (a death while
+          // syncing would count against it too).
+          const mark = await redis.hget(syncingKey, 'stuck');
           const bystanderSyncing = healthy && (await redis.hexists(syncingKey, 'healthy')) === 1;
           if (!h || !victim || h.token <= lastToken || bystanderSyncing) return false;
+          if (mark === null || parseSyncingMark(mark)?.token !== h.token) return false;
           lastToken = h.token;
           return true;
         },
         // The first wait includes the members' start (tens of seconds on a loaded machine).
-        kill === 1 ? 180_000 : 90_000,
+        kills === 0 ? 180_000 : 90_000,
         100,
-        `stuck held by a new live member before kill ${kill}`,
+        `stuck held and syncing under a new token before kill ${kills + 1}`,
       ).catch((err: unknown) => {
         throw new Error(`${String(err)}\n${tails()}`);
       });
+      const before = await deathsNow();
       (victim as Proc).child.kill('SIGKILL');
       await (victim as Proc).exited;
+      kills++;
       await member();
+      // The next member to take it counts the death (and at the third refuses it instead).
+      await waitFor(
+        async () =>
+          (await deathsNow()) > before ||
+          ((await readLeaseHolders(redis, prefix)).get('stuck')?.token ?? 0) > lastToken,
+        90_000,
+        100,
+        `stuck taken again or its death counted after kill ${kills}`,
+      );
     }
+    expect(await deathsNow()).toBe(DEATHS);
 
     // The next member to try it finds the third death and quarantines it: the lease stays free while members run.
     await waitFor(async () => (await liveMembers()) >= 2, 120_000, 200, 'two live pool members');
