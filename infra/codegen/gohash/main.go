@@ -2,7 +2,7 @@
 //
 //	gohash schema
 //	    walks corev1.PodTemplateSpec by reflection and prints the Go type table pod-template-hash.ts walks:
-//	    shared/controllers/deployment/go-types.ts. Run it through `npm run codegen` (infra/codegen/go-types.ts),
+//	    shared/controllers/common/go-types.ts. Run it through `npm run codegen` (infra/codegen/go-types.ts),
 //	    which writes that file, or with `-- --check` compares it (test/run-all.sh does);
 //	go run . hash < templates.json
 //	    reads [{"template": <PodTemplateSpec JSON>, "collisionCount": n?}], round-trips each template through

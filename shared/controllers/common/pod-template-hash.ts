@@ -4,15 +4,15 @@
 // then the collisionCount as 8 little-endian bytes, the decimal sum rendered with rand.SafeEncodeString.
 //
 // The rendering prints every Go field in declaration order with its Go type name, zero values included,
-// so we walk the Go type table generated from k8s.io/api v0.37.2 (deployment/go-types.ts, where its generator
-// writes it: the one import of a controller's folder from common/) over the JSON the apiserver
+// so we walk the Go type table generated from k8s.io/api v0.37.2 (go-types.ts beside this file,
+// written by infra/codegen) over the JSON the apiserver
 // sent. JSON→Go follows what the controller sees after protobuf decoding: empty lists and maps are nil,
 // absent pointers nil, quantities parsed as ParseQuantity does (go-quantity.ts). Known gap: a non-null
 // timestamp inside the template's metadata (never set by clients in practice) is printed as UTC, whereas
 // the controller's decoder uses its local zone; see the golden test for what is covered.
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
-import type { GoType } from '../deployment/go-type.js';
-import { GO_ROOT, GO_TYPES } from '../deployment/go-types.js';
+import type { GoType } from './go-type.js';
+import { GO_ROOT, GO_TYPES } from './go-types.js';
 import { parseGoQuantity, spewQuantity } from './go-quantity.js';
 import { fnv32a, safeEncodeString } from './hash-encoding.js';
 
@@ -34,7 +34,7 @@ export function dumpForHash(template: V1PodTemplateSpec): string {
 
 function typeOf(id: string): GoType {
   const t = GO_TYPES[id];
-  if (!t) throw new Error(`pod-template-hash: no Go type ${id} in deployment/go-types.ts`);
+  if (!t) throw new Error(`pod-template-hash: no Go type ${id} in common/go-types.ts`);
   return t;
 }
 

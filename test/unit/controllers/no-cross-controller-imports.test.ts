@@ -1,7 +1,6 @@
 // A controller's folder (shared/controllers/<kind>/) imports only from itself, from the shared folders (common/,
 // pod-utils/) and from outside shared/controllers/<folder>/; what two controllers share lives in common/. The shared
-// folders import no controller's folder, with one named exception: the pod-template hash reads the Go type table
-// its generator writes into deployment/.
+// folders import no controller's folder.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,11 +9,6 @@ import { describe, expect, it } from '@jest/globals';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const CONTROLLERS = join(ROOT, 'shared', 'controllers');
 const SHARED_FOLDERS = new Set(['common', 'pod-utils']);
-/** [importing file, imported file], both relative to shared/controllers/. */
-const ALLOWED: ReadonlyArray<readonly [string, string]> = [
-  ['common/pod-template-hash.ts', 'deployment/go-types.ts'],
-  ['common/pod-template-hash.ts', 'deployment/go-type.ts'],
-];
 
 /** The module specifiers of a source's import and export-from statements, dynamic imports included. */
 export function specifiersOf(source: string): string[] {
@@ -63,11 +57,8 @@ function crossFolderImports(): Edge[] {
 }
 
 function isAllowed(e: Edge): boolean {
-  const from = e.from.split(sep)[0]!;
-  const to = e.to.split(sep)[0]!;
-  if (SHARED_FOLDERS.has(to)) return true;
-  if (SHARED_FOLDERS.has(from)) return ALLOWED.some(([f, t]) => e.from === f && e.to === t);
-  return false; // one controller's folder into another's
+  // Into a shared folder; never one controller's folder into another's, nor a shared folder into a controller's.
+  return SHARED_FOLDERS.has(e.to.split(sep)[0]!);
 }
 
 describe('no controller imports another controller’s folder', () => {
@@ -102,12 +93,5 @@ describe('no controller imports another controller’s folder', () => {
     // Not vacuous: the controllers do import the shared folders.
     expect(edges.filter((e) => e.to.startsWith(`common${sep}`)).length).toBeGreaterThan(10);
     expect(edges.filter((e) => !isAllowed(e)).map((e) => `${e.from} → ${e.to}`)).toEqual([]);
-  });
-
-  it('the allowed exceptions still exist (a stale entry would hide nothing and should go)', () => {
-    const edges = crossFolderImports();
-    for (const [from, to] of ALLOWED) {
-      expect(edges.some((e) => e.from === from.split('/').join(sep) && e.to === to.split('/').join(sep))).toBe(true);
-    }
   });
 });
