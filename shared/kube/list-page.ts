@@ -3,8 +3,9 @@
 // Nothing is converted: timestamps stay RFC 3339 strings, fields fleetq has no model for are kept. Each item
 // gets the resource's kind and apiVersion in front (a built-in kind's list items come without them), as a
 // watch event's object carries them, so an object listed and the same object watched are the same value.
-// The body is untrusted: a body that is not a list yields no items; an item that is not an object is passed on
-// as it is, for the caller to skip and count.
+// The body is untrusted: a body that is not a list (a Status, an array, a string, items that are not an array) is
+// an error saying what came back; `items: null` (an empty list, as some servers write it) is an empty page; an
+// item that is not an object is passed on as it is, for the caller to skip and count.
 import type { KubeRest } from './rest.js';
 import { resourcePath, type ResourceInfo } from './resources.js';
 
@@ -47,9 +48,21 @@ export async function listPage(
   return decodeListPage(body, info);
 }
 
-/** A list response body (parsed JSON) as a page: items with kind and apiVersion, the resourceVersion, the token. */
+/** Thrown when a list response body is not a list: it says what came back instead. */
+export class ListBodyError extends Error {
+  override name = 'ListBodyError';
+}
+
+/**
+ * A list response body (parsed JSON) as a page: items with kind and apiVersion, the resourceVersion, the token.
+ * Throws ListBodyError when the body is not a list (`items: null` is an empty list).
+ */
 export function decodeListPage(body: unknown, info: ResourceKind): RawListPage {
-  const list = isRecord(body) ? body : {};
+  if (!isRecord(body) || !(body.items === null || Array.isArray(body.items)))
+    throw new ListBodyError(
+      `list of ${info.apiVersion} ${info.kind}: the response is not a list (${describeBody(body)})`,
+    );
+  const list = body;
   const metadata = isRecord(list.metadata) ? list.metadata : {};
   const items = Array.isArray(list.items) ? list.items.map((item: unknown) => withKind(item, info)) : [];
   const resourceVersion = typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : '';
@@ -72,6 +85,18 @@ export function withKind<T>(object: T, info: ResourceKind): T {
   out.kind = info.kind;
   out.apiVersion = info.apiVersion;
   return out as T;
+}
+
+/** What a body that is not a list is, for the error: its JSON type, or an object's kind and what its items are. */
+function describeBody(body: unknown): string {
+  if (body === null) return 'got null';
+  if (Array.isArray(body)) return 'got an array';
+  if (!isRecord(body)) return `got a ${typeof body}`;
+  const kind = typeof body.kind === 'string' ? `kind ${JSON.stringify(body.kind.slice(0, 100))}` : 'no kind';
+  const items =
+    body.items === undefined ? 'no items' : `items ${Array.isArray(body.items) ? 'an array' : typeof body.items}`;
+  const message = typeof body.message === 'string' ? `, message ${JSON.stringify(body.message.slice(0, 300))}` : '';
+  return `got an object with ${kind} and ${items}${message}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -3,7 +3,7 @@
 // and for custom resources: same JSON types (timestamps stay strings, int-or-string stays as sent), fields no
 // model knows kept, kind and apiVersion set and first. The objects are written as the apiserver serializes them.
 import { describe, expect, it } from '@jest/globals';
-import { decodeListPage, withKind, type ResourceKind } from '../../../shared/kube/list-page.js';
+import { decodeListPage, ListBodyError, withKind, type ResourceKind } from '../../../shared/kube/list-page.js';
 
 const T0 = '2025-01-01T00:00:00Z';
 const T1 = '2025-01-01T00:01:02Z';
@@ -268,12 +268,29 @@ describe('decodeListPage takes an untrusted body', () => {
   const pod: ResourceKind = { kind: 'Pod', apiVersion: 'v1' };
 
   it.each([
-    { name: 'null', body: null },
-    { name: 'a string', body: 'not a list' },
-    { name: 'an array', body: [{ metadata: {} }] },
-    { name: 'items that are not an array', body: { items: { metadata: {} }, metadata: { resourceVersion: '9' } } },
-  ])('$name: no items', ({ body }) => {
-    expect(decodeListPage(body, pod).items).toEqual([]);
+    { name: 'null', body: null, says: 'got null' },
+    { name: 'a string', body: 'not a list', says: 'got a string' },
+    { name: 'an array', body: [{ metadata: {} }], says: 'got an array' },
+    {
+      name: 'items that are not an array',
+      body: { items: { metadata: {} }, metadata: { resourceVersion: '9' } },
+      says: 'got an object with no kind and items object',
+    },
+    {
+      name: 'a Status',
+      body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'pods is forbidden' },
+      says: 'got an object with kind "Status" and no items, message "pods is forbidden"',
+    },
+  ])('$name: an error saying what came back, for which resource', ({ body, says }) => {
+    expect(() => decodeListPage(body, pod)).toThrow(ListBodyError);
+    expect(() => decodeListPage(body, pod)).toThrow(`list of v1 Pod: the response is not a list (${says})`);
+  });
+
+  it('items: null is an empty page', () => {
+    expect(decodeListPage({ kind: 'PodList', items: null, metadata: { resourceVersion: '9' } }, pod)).toStrictEqual({
+      items: [],
+      resourceVersion: '9',
+    });
   });
 
   it('a resourceVersion or token that is not a string is none; an empty token is the last page', () => {
