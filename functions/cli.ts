@@ -56,7 +56,7 @@ import { parseDuration, timeWindow } from '../shared/replay/time-window.js';
 import { collectStatus, formatStatus } from '../shared/ops/status.js';
 import { describeRecord, liftQuarantine } from '../shared/forwarder/cluster-quarantine.js';
 import { terminalSafeJson } from '../shared/ops/terminal-text.js';
-import { connectRedis } from '../shared/queue/redis/redis-connection.js';
+import { connectFailFast } from '../shared/queue/redis/redis-connection.js';
 import { redisKeyPrefix } from '../shared/queue/redis/redis-keys.js';
 import { registryDigest as digestOf } from '../shared/runtime/registry-reload.js';
 
@@ -470,12 +470,7 @@ async function unquarantine(args: string[]): Promise<void> {
   const [cluster, ...extra] = positionals;
   if (cluster === undefined || cluster === '' || extra.length > 0) throw new Error(UNQUARANTINE_HELP);
   const config = loadConfig(process.env, { ...(values.queue && { FLEETQ_QUEUE: values.queue }) });
-  const redis = connectRedis(
-    config.REDIS_URL,
-    { tlsCaFile: config.FLEETQ_REDIS_TLS_CA },
-    { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, retryStrategy: () => null },
-  );
-  redis.on('error', () => undefined);
+  const redis = await connectFailFast(config);
   try {
     const prefix = redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX);
     const { removed, record } = await liftQuarantine(redis, prefix, cluster);

@@ -25,7 +25,7 @@ import type { Redis } from 'ioredis';
 import { loadForwarderConfig } from '../forwarder/forwarder-deps.js';
 import { eventStreamKey } from '../queue/history/redis-stream-event-log.js';
 import { clusterAndKind } from '../queue/queue-options.js';
-import { connectRedis } from '../queue/redis/redis-connection.js';
+import { connectFailFast, connectRedis } from '../queue/redis/redis-connection.js';
 import { redisKeyPrefix, redisKeys } from '../queue/redis/redis-keys.js';
 import { RedisQueue } from '../queue/redis/redis-queue.js';
 import { sqsQueueNames } from '../queue/sqs/sqs-setup.js';
@@ -133,17 +133,16 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
         'FLEETQ_DRIVER=redis or sqs',
     );
   } else {
-    const redis = connectRedis(
-      config.REDIS_URL,
-      { tlsCaFile: config.FLEETQ_REDIS_TLS_CA },
-      // Fail fast: a status that waits forever on an unreachable Redis helps nobody.
-      { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5_000, retryStrategy: () => null },
-    );
-    redis.on('error', () => undefined);
+    // Fail fast: a status that waits forever on an unreachable Redis helps nobody. With the redis driver an
+    // unreachable Redis is the error; with sqs it only costs the rates and forwarders (a note).
+    let redis: Redis | undefined;
     try {
-      if (config.FLEETQ_DRIVER === 'redis') await readRedisQueue(redis, config, now, row);
-      else await readSqsQueue(config, row, notes);
+      if (config.FLEETQ_DRIVER === 'redis') {
+        redis = await connectFailFast(config);
+        await readRedisQueue(redis, config, now, row);
+      } else await readSqsQueue(config, row, notes);
       try {
+        redis ??= await connectFailFast(config);
         rateWindowMs = await readRates(redis, config, now, o.rateWindowMs ?? 60_000, row);
         await readForwarders(redis, config, now, o.env ?? process.env, rows, row);
         forwarders = await forwarderMembers(redis, config, o.registryDigest);
@@ -166,7 +165,7 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
         notes.push(`Redis at REDIS_URL not readable (${String(err)}): no rates or forwarders`);
       }
     } finally {
-      redis.disconnect();
+      redis?.disconnect();
     }
   }
   const clusters = [...rows.values()].sort((a, b) =>

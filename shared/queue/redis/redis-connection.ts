@@ -27,6 +27,42 @@ export function connectRedis(url: string, o: RedisConnectionOptions = {}, extra:
   return new Redis(url, { ...extra, ...redisOptionsFor(url, o) });
 }
 
+/** Where a command-line tool's Redis is: the URL and its CA (FleetqConfig has both). */
+export type RedisTarget = {
+  readonly REDIS_URL: string;
+  readonly FLEETQ_REDIS_TLS_CA?: string | undefined;
+};
+
+/** Thrown by connectFailFast: the Redis at the (redacted) URL did not answer. */
+export class RedisUnreachableError extends Error {
+  override name = 'RedisUnreachableError';
+}
+
+/**
+ * A connected client for a command-line tool (`fleetq status`, `fleetq forwarder unquarantine`): one connection
+ * attempt within `connectTimeoutMs` (default 5 000), no reconnecting, commands not retried, so a tool never waits
+ * forever on a Redis that is down. Throws RedisUnreachableError naming the URL (its password redacted) and why.
+ */
+export async function connectFailFast(target: RedisTarget, connectTimeoutMs = 5_000): Promise<Redis> {
+  const redis = connectRedis(
+    target.REDIS_URL,
+    { tlsCaFile: target.FLEETQ_REDIS_TLS_CA },
+    { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: connectTimeoutMs, retryStrategy: () => null },
+  );
+  // Errors after the connect (a dropped connection) fail the command in flight; the event itself is not news.
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    const why = err instanceof Error ? err.message : String(err);
+    throw new RedisUnreachableError(`Redis at ${redactedUrl(target.REDIS_URL)} is not reachable: ${why}`, {
+      cause: err,
+    });
+  }
+}
+
 /** The URL without its password (or a password query parameter), for messages and logs. */
 export function redactedUrl(url: string): string {
   return redactUrl(url);
