@@ -1,13 +1,14 @@
 // One sandbox cluster: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, all on
 // 127.0.0.1, each a detached process with its own log, the cluster's data under <root>/clusters/<name>. The
 // registered kinds' CRDs are applied once the apiserver is ready, and on an upstream-mode cluster each add-on
-// upstream controller (kind-options.ts) runs next to kube-controller-manager.
+// upstream controller (kind-options.ts) runs next to kube-controller-manager: the cluster is ready once each
+// answers its readiness URL and the apiserver admits through its webhooks (configurations applied here).
 import { mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, type V1Node } from '@kubernetes/client-node';
 import { auditFiles, auditFlags } from './audit.js';
 import { installCrds } from './crds.js';
-import type { SandboxKindOption } from './kind-options.js';
+import type { AddOnCommand, SandboxKindOption } from './kind-options.js';
 import { controllersFlag, type SandboxMode } from './modes.js';
 import type { Pki } from './pki.js';
 import { freePort, spawnDetached, stopProcess, waitFor } from './process.js';
@@ -45,6 +46,8 @@ export type StartOptions = {
   readonly audit?: boolean;
   /** The registered kinds' sandbox options (kind-options.ts): CRDs to apply, add-on controllers to run. */
   readonly kinds?: readonly SandboxKindOption[];
+  /** The add-on controllers' binaries by name (build-addons.sh); needed on an upstream cluster with add-ons. */
+  readonly addOnBinaries?: Readonly<Record<string, string>>;
 };
 
 /** Label, annotation and taint every sandbox node carries; workloads target them with this toleration. */
@@ -179,12 +182,16 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
       logOf('kube-controller-manager'),
       env,
     );
+    const addOnCommands: Array<{ name: string; cmd: AddOnCommand }> = [];
     if (o.mode === 'upstream') {
       for (const k of o.kinds ?? []) {
         const c = k.upstreamController;
         if (c === undefined) continue;
-        const cmd = c.start({ cluster: o.name, kubeconfig, dir, binDir: o.binDir });
+        const binary = o.addOnBinaries?.[c.name];
+        if (binary === undefined) throw new Error(`no binary of the add-on ${c.name} (infra/sandbox/build-addons.sh)`);
+        const cmd = await c.start({ cluster: o.name, kubeconfig, dir, binDir: o.binDir, binary, pki: o.pki, freePort });
         addOns[c.name] = spawnDetached(cmd.command, [...cmd.args], join(logs, `${c.name}.log`), env);
+        addOnCommands.push({ name: c.name, cmd });
       }
     }
     pids['kube-scheduler'] = spawnDetached(
@@ -228,6 +235,7 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
       250,
       `kube-controller-manager of ${o.name} to create the default service account (log ${logOf('kube-controller-manager')})`,
     );
+    for (const { name, cmd } of addOnCommands) await addOnReady(kc, o.name, name, cmd, join(logs, `${name}.log`));
   } catch (err) {
     await Promise.all([...Object.values(addOns), ...Object.values(pids)].map((pid) => stopProcess(pid)));
     throw err;
@@ -246,6 +254,28 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
     ...(o.audit && { auditLog: auditFiles(dir).log }),
     ...(Object.keys(addOns).length > 0 && { addOns }),
   };
+}
+
+/** Waits for an add-on to be up, applies its webhook configurations, and waits until the apiserver admits by them. */
+async function addOnReady(kc: KubeConfig, cluster: string, name: string, cmd: AddOnCommand, log: string) {
+  const { readyUrl, webhooks = [], admits } = cmd;
+  if (readyUrl !== undefined)
+    await waitFor(
+      async () => (await fetch(readyUrl)).ok,
+      120_000,
+      250,
+      `${name} of ${cluster} to be ready (log ${log})`,
+    );
+  const objects = KubernetesObjectApi.makeApiClient(kc);
+  for (const w of webhooks)
+    await objects.patch(w, undefined, undefined, 'fleetq-sandbox', true, PatchStrategy.ServerSideApply);
+  if (admits !== undefined)
+    await waitFor(
+      () => admits(kc),
+      60_000,
+      250,
+      `the apiserver of ${cluster} to admit through ${name}'s webhooks (log ${log})`,
+    );
 }
 
 export async function stopCluster(c: ClusterState): Promise<void> {

@@ -1,11 +1,25 @@
 // CustomResourceDefinitions on a sandbox cluster: applied with server-side apply (idempotent: a cluster that has
 // them changes nothing), then waited for until each is Established and its resource is served (a list of it
-// answers 200), so a kind's controller, forwarder or scenario started next finds the API there.
+// answers 200), so a kind's controller, forwarder or scenario started next finds the API there. A CRD file is a
+// path, a file URL, or a file of a Go module at a pinned version (go-module.ts: upstream's own manifest).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import type { CrdSource } from '../../shared/controllers/descriptor.js';
+import { goModuleFilePath, isGoModuleFile } from './go-module.js';
 import { waitFor } from './process.js';
+
+/** A CRD file: a local path, or a descriptor's source (a repository file URL, a Go module's file). */
+export type CrdFile = string | CrdSource;
+
+/** The local path of a CRD file. */
+export function crdFilePath(file: CrdFile): string {
+  if (typeof file === 'string') return file;
+  if (file instanceof URL) return fileURLToPath(file);
+  if (isGoModuleFile(file)) return goModuleFilePath(file);
+  throw new Error(`not a CRD file: ${JSON.stringify(file)}`);
+}
 
 const FIELD_MANAGER = 'fleetq-sandbox';
 
@@ -20,9 +34,9 @@ type Crd = KubernetesObject & {
 };
 
 /** The CRDs of YAML files (multi-document; other kinds of object are refused: this installs APIs only). */
-export function readCrds(files: readonly (string | URL)[]): Crd[] {
+export function readCrds(files: readonly CrdFile[]): Crd[] {
   return files.flatMap((file) => {
-    const path = file instanceof URL ? fileURLToPath(file) : file;
+    const path = crdFilePath(file);
     return parseAllDocuments(readFileSync(path, 'utf8')).flatMap((doc) => {
       if (doc.errors.length > 0) throw new Error(`${path}: not valid YAML: ${doc.errors[0]?.message ?? ''}`);
       const object = doc.toJS() as Crd | null;
@@ -43,11 +57,7 @@ export function listPath(crd: Crd): string {
 }
 
 /** Applies the CRDs of `files` and waits until each is Established and served; returns their names. */
-export async function installCrds(
-  kc: KubeConfig,
-  files: readonly (string | URL)[],
-  timeoutMs = 60_000,
-): Promise<string[]> {
+export async function installCrds(kc: KubeConfig, files: readonly CrdFile[], timeoutMs = 60_000): Promise<string[]> {
   const crds = readCrds(files);
   if (crds.length === 0) return [];
   const objects = KubernetesObjectApi.makeApiClient(kc);

@@ -4,44 +4,66 @@
 // controller next to kube-controller-manager on the upstream side (fleetq's side has fleetq instead).
 // Both derive from the registered watch descriptors (`crd`, `upstream.runs: 'add-on'`); only the command to start
 // an add-on is written here, by the controller's name.
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { DESCRIPTORS } from '../../shared/controllers/index.js';
+import type { CrdFile } from './crds.js';
+import { jobsetController } from './jobset-controller.js';
+import type { Pki } from './pki.js';
 
-/** Where an add-on controller runs: the cluster it reconciles, and the sandbox's build of binaries. */
+/** Where an add-on controller runs: the cluster it reconciles, and what the sandbox gives it. */
 export type AddOnContext = {
   readonly cluster: string;
   readonly kubeconfig: string;
-  /** The cluster's own folder (logs, data). */
+  /** The cluster's own folder (logs, data); an add-on keeps its files in a folder of it named after itself. */
   readonly dir: string;
-  /** The folder of the sandbox's binaries (infra/sandbox/build.sh). */
+  /** The folder of the sandbox's Kubernetes binaries (infra/sandbox/build.sh). */
   readonly binDir: string;
+  /** The add-on's own binary (infra/sandbox/build-addons.sh builds it, by the add-on's name). */
+  readonly binary: string;
+  /** The sandbox's CA and keys (pki.ts): an add-on's webhooks serve a certificate of this CA. */
+  readonly pki: Pki;
+  /** A port free on 127.0.0.1 a moment ago (several clusters run at once: no add-on takes a fixed port). */
+  readonly freePort: () => Promise<number>;
 };
 
-export type AddOnCommand = { readonly command: string; readonly args: readonly string[] };
+export type AddOnCommand = {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Answers 200 once the controller is up (its readiness probe); the cluster start waits for it. */
+  readonly readyUrl?: string;
+  /**
+   * Admission webhook configurations (Mutating-, ValidatingWebhookConfiguration) pointing at the controller's
+   * webhook server, applied to the cluster once `readyUrl` answers.
+   */
+  readonly webhooks?: readonly KubernetesObject[];
+  /** True once the cluster's apiserver admits through those webhooks; the cluster start waits for it. */
+  readonly admits?: (kc: KubeConfig) => Promise<boolean>;
+};
+
+export type AddOnStart = (ctx: AddOnContext) => Promise<AddOnCommand>;
 
 export type SandboxKindOption = {
   readonly kind: string;
-  /** CRD manifests (YAML files) applied at cluster start, before any controller starts. */
-  readonly crds: readonly (string | URL)[];
+  /** CRD manifests (YAML files, or files of Go modules) applied at cluster start, before any controller starts. */
+  readonly crds: readonly CrdFile[];
   /** An add-on controller run next to kube-controller-manager on upstream-mode clusters. */
-  readonly upstreamController?: { readonly name: string; readonly start: (ctx: AddOnContext) => AddOnCommand };
+  readonly upstreamController?: { readonly name: string; readonly start: AddOnStart };
 };
 
 /**
- * How to start each add-on controller a descriptor names (`upstream: { name, runs: 'add-on' }`), by name: e.g.
- * JobSet's controller built by infra/sandbox/build.sh, `{ command: join(binDir, 'jobset-controller'), args:
- * [`--kubeconfig=${kubeconfig}`, ...] }`. None yet.
+ * How to start each add-on controller a descriptor names (`upstream: { name, runs: 'add-on' }`), by name. The
+ * name is also the binary infra/sandbox/build-addons.sh builds.
  */
-export const ADD_ON_COMMANDS: Readonly<Record<string, (ctx: AddOnContext) => AddOnCommand>> = {};
+export const ADD_ON_COMMANDS: Readonly<Record<string, AddOnStart>> = {
+  'jobset-controller': jobsetController,
+};
 
 /** The sandbox options of every registered kind that has any. */
 export function sandboxKindOptions(
   registry: Pick<typeof DESCRIPTORS, 'crds' | 'upstreamControllers'> = DESCRIPTORS,
-  commands: Readonly<Record<string, (ctx: AddOnContext) => AddOnCommand>> = ADD_ON_COMMANDS,
+  commands: Readonly<Record<string, AddOnStart>> = ADD_ON_COMMANDS,
 ): SandboxKindOption[] {
-  const options = new Map<
-    string,
-    { crds: (string | URL)[]; upstreamController?: SandboxKindOption['upstreamController'] }
-  >();
+  const options = new Map<string, { crds: CrdFile[]; upstreamController?: SandboxKindOption['upstreamController'] }>();
   const of = (kind: string) => options.get(kind) ?? options.set(kind, { crds: [] }).get(kind)!;
   for (const { kind, file } of registry.crds) of(kind).crds.push(file);
   for (const c of registry.upstreamControllers) {

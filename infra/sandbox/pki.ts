@@ -75,3 +75,41 @@ export function ensurePki(root: string): Pki {
   const adminToken = readFileSync(tokenPath, 'utf8').trim();
   return { ...pki, adminToken };
 }
+
+/**
+ * A serving certificate for 127.0.0.1 signed by the sandbox CA, written as `tls.crt` and `tls.key` in `dir` (the
+ * names controller-runtime's webhook server reads from its cert dir): what an add-on's admission webhooks serve,
+ * so the apiserver trusts them with the sandbox CA as `caBundle`. Returns the folder.
+ */
+export function issueServingCert(pki: Pki, dir: string, commonName: string): string {
+  mkdirSync(dir, { recursive: true });
+  if (existsSync(join(dir, 'tls.crt')) && existsSync(join(dir, 'tls.key'))) return dir;
+  openssl(['genrsa', '-out', 'tls.key', '2048'], dir);
+  openssl(['req', '-new', '-key', 'tls.key', '-subj', `/CN=${commonName}`, '-out', 'tls.csr'], dir);
+  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  // The CA serial goes to a file of this folder, not the shared one: clusters issue theirs at the same time.
+  const caKey = join(pki.dir, 'ca.key');
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'tls.csr',
+      '-CA',
+      pki.caCert,
+      '-CAkey',
+      caKey,
+      '-CAserial',
+      'ca.srl',
+      '-CAcreateserial',
+      '-days',
+      '3650',
+      '-extfile',
+      'san.ext',
+      '-out',
+      'tls.crt',
+    ],
+    dir,
+  );
+  return dir;
+}

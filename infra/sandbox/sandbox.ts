@@ -67,6 +67,24 @@ export function buildBinaries(log: (msg: string) => void): string {
   return binDir;
 }
 
+/** Builds (or finds in the cache) the named add-on controllers (build-addons.sh); returns each one's binary. */
+export function buildAddOns(names: readonly string[], log: (msg: string) => void): Record<string, string> {
+  if (names.length === 0) return {};
+  const started = Date.now();
+  const out = execFileSync('bash', [join(here, 'build-addons.sh'), ...names], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).toString();
+  const binaries: Record<string, string> = {};
+  for (const line of out.trim().split('\n')) {
+    const [name, path] = line.split(' ');
+    if (name !== undefined && path !== undefined && names.includes(name)) binaries[name] = path;
+  }
+  const missing = names.filter((n) => binaries[n] === undefined || !existsSync(binaries[n]));
+  if (missing.length > 0) throw new Error(`infra/sandbox/build-addons.sh built no ${missing.join(', ')}: ${out}`);
+  log(`add-ons ${names.join(', ')} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+  return binaries;
+}
+
 export async function isHealthy(c: ClusterState, root = sandboxRoot()): Promise<boolean> {
   if (!COMPONENTS.every((component) => isAlive(c.pids[component]))) return false;
   if (!Object.values(c.addOns ?? {}).every((pid) => isAlive(pid))) return false;
@@ -170,12 +188,26 @@ export async function up(o: UpOptions): Promise<ClusterState[]> {
       const bins = buildBinaries(log);
       binDir = bins;
       const pki = ensurePki(root);
+      const addOnBinaries = buildAddOns(
+        toStart.some((spec) => spec.mode === 'upstream') ? addOnsOf('upstream') : [],
+        log,
+      );
       const stages = stageFiles(bins, join(here, 'stages'));
       const started = Date.now();
       const outcomes = await Promise.allSettled(
         toStart.map((spec) => {
           rmSync(join(root, 'clusters', spec.name), { recursive: true, force: true });
-          return startCluster({ ...spec, nodes: o.nodes, root, binDir: bins, stageFiles: stages, pki, log, kinds });
+          return startCluster({
+            ...spec,
+            nodes: o.nodes,
+            root,
+            binDir: bins,
+            stageFiles: stages,
+            pki,
+            log,
+            kinds,
+            addOnBinaries,
+          });
         }),
       );
       const fresh = outcomes.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));

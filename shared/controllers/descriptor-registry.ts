@@ -8,7 +8,7 @@ import { DEPENDENT_RESOURCES, type ResourceInfo } from '../kube/resources.js';
 import type { ClusterRegistry } from '../kube/registry.js';
 import type { KubeObject } from '../kube/meta/object.js';
 import type { Controller } from './controller.js';
-import type { Mapping, UpstreamController, WatchDescriptor } from './descriptor.js';
+import type { CrdSource, Mapping, UpstreamController, WatchDescriptor } from './descriptor.js';
 
 /** The kinds, as the cluster registry reads them (kube/kinds.ts, from kube/kinds-generated.ts). */
 export type KindCatalog = {
@@ -86,7 +86,7 @@ export class DescriptorRegistry {
   }
 
   /** The CustomResourceDefinitions of the kinds Kubernetes does not serve built in. */
-  get crds(): Array<{ readonly kind: string; readonly file: URL }> {
+  get crds(): Array<{ readonly kind: string; readonly file: CrdSource }> {
     return this.descriptors.flatMap((d) => (d.crd ? [{ kind: d.kind, file: d.crd }] : []));
   }
 

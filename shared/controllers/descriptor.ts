@@ -84,6 +84,18 @@ export type Access = {
   readonly why: string;
 };
 
+/** A file inside a Go module at an exact version (resolved through the module cache: `go mod download -json`). */
+export type GoModuleFile = {
+  readonly module: string;
+  /** The exact version (`v0.12.0`); a proxy may serve no version list, so never a query like `latest`. */
+  readonly version: string;
+  /** Slash-separated, relative to the module's root. */
+  readonly path: string;
+};
+
+/** Where a CRD's YAML lives: a file of this repository, or one of a Go module. */
+export type CrdSource = URL | GoModuleFile;
+
 /** What reconciles a kind where fleetq does not. */
 export type UpstreamController = {
   /** Its name: kube-controller-manager's canonical one (`deployment-controller`), or the add-on's. */
@@ -109,10 +121,13 @@ export type WatchDescriptor = {
   readonly resource?: ResourceInfo;
   /**
    * The CustomResourceDefinition that serves `resource`, for a kind Kubernetes does not serve built in: a YAML
-   * file, usually in the kind's folder (`new URL('./crd.yaml', import.meta.url)`). The sandbox applies it to
-   * every cluster at start.
+   * file, either of this repository (`new URL('./crd.yaml', import.meta.url)`, a kind fleetq defines) or of the
+   * Go module that defines the kind upstream, at a pinned version (`{ module: 'sigs.k8s.io/jobset', version:
+   * 'v0.12.0', path: 'config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml' }`), read from the local module
+   * cache, so upstream's own file is installed and never copied here. The sandbox applies it to every cluster
+   * at start, in both modes.
    */
-  readonly crd?: URL;
+  readonly crd?: CrdSource;
   /** What reconciles the kind where fleetq does not; absent: nothing does (the ConfigMap mirror is fleetq's). */
   readonly upstream?: UpstreamController;
   /** Owned by a cluster whose registry entry says nothing (registry `owns` default): Deployment, ReplicaSet. */

@@ -1,35 +1,64 @@
 // The sandbox's per-kind options derive from the registered descriptors: a kind's CRDs, and the command of an
 // add-on upstream controller (refused, naming the file to edit, when the sandbox does not know how to start it).
 import { describe, expect, it } from '@jest/globals';
-import { sandboxKindOptions, type AddOnContext } from '../../../infra/sandbox/kind-options.js';
+import { isGoModuleFile, goModuleFilePath } from '../../../infra/sandbox/go-module.js';
+import { ADD_ON_COMMANDS, sandboxKindOptions, type AddOnContext } from '../../../infra/sandbox/kind-options.js';
+import type { Pki } from '../../../infra/sandbox/pki.js';
 
 const crd = new URL('file:///kinds/gadget/crd.yaml');
+const moduleCrd = { module: 'example.dev/widgets', version: 'v1.2.3', path: 'config/crd/widgets.yaml' };
 const registry = {
-  crds: [{ kind: 'Gadget', file: crd }],
+  crds: [
+    { kind: 'Gadget', file: crd },
+    { kind: 'Widget', file: moduleCrd },
+  ],
   upstreamControllers: [
     { kind: 'Deployment', name: 'deployment-controller', runs: 'kube-controller-manager' as const },
     { kind: 'Gadget', name: 'gadget-controller', runs: 'add-on' as const },
   ],
 };
-const ctx: AddOnContext = { cluster: 'upstream-1', kubeconfig: '/k', dir: '/d', binDir: '/bin' };
+const ctx: AddOnContext = {
+  cluster: 'upstream-1',
+  kubeconfig: '/k',
+  dir: '/d',
+  binDir: '/bin',
+  binary: '/addons/gadget-controller',
+  pki: {} as Pki,
+  freePort: async () => 40_000,
+};
 
 describe('sandbox kind options', () => {
   it('the shipped kinds ask for no CRD and no add-on controller', () => expect(sandboxKindOptions()).toEqual([]));
 
-  it("a CRD kind with an add-on controller: its CRD file, and the add-on's command on the upstream side", () => {
-    const start = (c: AddOnContext) => ({
-      command: `${c.binDir}/gadget-controller`,
-      args: [`--kubeconfig=${c.kubeconfig}`],
+  it("a CRD kind with an add-on controller: its CRD file, and the add-on's command on the upstream side", async () => {
+    const start = async (c: AddOnContext) => ({
+      command: c.binary,
+      args: [`--kubeconfig=${c.kubeconfig}`, `--webhook-port=${await c.freePort()}`],
     });
-    const [gadget, ...rest] = sandboxKindOptions(registry, { 'gadget-controller': start });
+    const [gadget, widget, ...rest] = sandboxKindOptions(registry, { 'gadget-controller': start });
     expect(rest).toEqual([]);
     expect(gadget?.kind).toBe('Gadget');
     expect(gadget?.crds).toEqual([crd]);
     expect(gadget?.upstreamController?.name).toBe('gadget-controller');
-    expect(gadget?.upstreamController?.start(ctx)).toEqual({
-      command: '/bin/gadget-controller',
-      args: ['--kubeconfig=/k'],
+    expect(await gadget?.upstreamController?.start(ctx)).toEqual({
+      command: '/addons/gadget-controller',
+      args: ['--kubeconfig=/k', '--webhook-port=40000'],
     });
+    // A CRD of a Go module is passed on as named: the sandbox resolves it from the module cache at install.
+    expect(widget).toEqual({ kind: 'Widget', crds: [moduleCrd] });
+  });
+
+  it('JobSet has an add-on command (its descriptor can name `jobset-controller`)', () =>
+    expect(Object.keys(ADD_ON_COMMANDS)).toContain('jobset-controller'));
+
+  it('a Go module file is told apart from a URL, and a path leaving the module is refused before any download', () => {
+    expect(isGoModuleFile(moduleCrd)).toBe(true);
+    expect(isGoModuleFile(crd)).toBe(false);
+    expect(isGoModuleFile('config/crd/widgets.yaml')).toBe(false);
+    expect(() => goModuleFilePath({ ...moduleCrd, path: '../other/crd.yaml' })).toThrow(
+      'example.dev/widgets@v1.2.3: ../other/crd.yaml is not a path inside the module',
+    );
+    expect(() => goModuleFilePath({ ...moduleCrd, path: '/etc/passwd' })).toThrow(/is not a path inside the module/);
   });
 
   it('an add-on the sandbox has no command for is refused, naming where to add it', () =>

@@ -1,0 +1,145 @@
+// JobSet's upstream controller (sigs.k8s.io/jobset, its manager built by build-addons.sh) as a sandbox add-on on
+// upstream-mode clusters: a process on 127.0.0.1 against the cluster's apiserver, with its admission webhooks
+// reached by URL. The manager's own certificate management (a Secret and Service it rotates in-cluster) is off;
+// its webhook server serves a certificate of the sandbox CA instead, and the webhook configurations are
+// upstream's own manifests (read from the module) with each `clientConfig.service` replaced by
+// `url: https://127.0.0.1:<port><path>` and the sandbox CA as `caBundle`.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { parse, parseAllDocuments } from 'yaml';
+import type { GoModuleFile } from '../../shared/controllers/descriptor.js';
+import { goModuleDir } from './go-module.js';
+import type { AddOnCommand, AddOnContext } from './kind-options.js';
+import { issueServingCert } from './pki.js';
+
+/** The module and version build-addons.sh builds (JOBSET_VERSION there): manifests and binary agree. */
+export const JOBSET_MODULE = { module: 'sigs.k8s.io/jobset', version: 'v0.12.0' } as const;
+
+/** Upstream's CRD of JobSet, as a descriptor names it. */
+export const JOBSET_CRD: GoModuleFile = {
+  ...JOBSET_MODULE,
+  path: 'config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml',
+};
+
+/** The name of the add-on (ADD_ON_COMMANDS, build-addons.sh). */
+export const JOBSET_CONTROLLER = 'jobset-controller';
+
+const WEBHOOK_DIR = 'config/components/webhook';
+
+export async function jobsetController(ctx: AddOnContext): Promise<AddOnCommand> {
+  const home = join(ctx.dir, JOBSET_CONTROLLER);
+  mkdirSync(home, { recursive: true });
+  const certDir = issueServingCert(ctx.pki, join(home, 'certs'), JOBSET_CONTROLLER);
+  const webhookPort = await ctx.freePort();
+  const healthPort = await ctx.freePort();
+  const config = join(home, 'config.yaml');
+  // Configuration (config.jobset.x-k8s.io/v1alpha1): no in-cluster cert management, no leader election (one
+  // manager per cluster), webhooks and probes on loopback ports of their own, the metrics server off.
+  writeFileSync(
+    config,
+    [
+      'apiVersion: config.jobset.x-k8s.io/v1alpha1',
+      'kind: Configuration',
+      'internalCertManagement:',
+      '  enable: false',
+      'leaderElection:',
+      '  leaderElect: false',
+      'webhook:',
+      '  host: 127.0.0.1',
+      `  port: ${webhookPort}`,
+      `  certDir: ${certDir}`,
+      'health:',
+      `  healthProbeBindAddress: 127.0.0.1:${healthPort}`,
+      'metrics:',
+      '  bindAddress: "0"',
+      '',
+    ].join('\n'),
+  );
+  const caBundle = readFileSync(ctx.pki.caCert).toString('base64');
+  return {
+    command: ctx.binary,
+    args: [`--kubeconfig=${ctx.kubeconfig}`, `--config=${config}`, '--leader-elect=false'],
+    readyUrl: `http://127.0.0.1:${healthPort}/readyz`,
+    webhooks: webhookConfigurations(`https://127.0.0.1:${webhookPort}`, caBundle),
+    admits: admitsJobSets,
+  };
+}
+
+type WebhookConfiguration = KubernetesObject & {
+  webhooks?: Array<{ clientConfig?: { service?: { path?: string }; url?: string; caBundle?: string } }>;
+};
+
+/**
+ * Upstream's webhook configurations (the module's manifests with its kustomization's patches applied), served
+ * at `base` with `caBundle` (base64 PEM); named `jobset-…` as upstream's install names them.
+ */
+export function webhookConfigurations(base: string, caBundle: string): WebhookConfiguration[] {
+  const dir = join(goModuleDir(JOBSET_MODULE.module, JOBSET_MODULE.version), ...WEBHOOK_DIR.split('/'));
+  const objects = parseAllDocuments(readFileSync(join(dir, 'manifests.yaml'), 'utf8'))
+    .map((d) => d.toJS() as WebhookConfiguration | null)
+    .filter((o): o is WebhookConfiguration => o !== null);
+  const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as {
+    patches?: Array<{ path: string; target: { kind: string; name: string } }>;
+  };
+  for (const p of kustomization.patches ?? []) {
+    const target = objects.find((o) => o.kind === p.target.kind && o.metadata?.name === p.target.name);
+    if (target === undefined) throw new Error(`jobset webhook patch ${p.path}: no ${p.target.kind} ${p.target.name}`);
+    const ops = parse(readFileSync(join(dir, p.path), 'utf8')) as Array<{ op: string; path: string; value: unknown }>;
+    for (const op of ops) replaceAt(target, op);
+  }
+  return objects.map((o) => ({
+    ...o,
+    metadata: { ...o.metadata, name: `jobset-${o.metadata?.name ?? ''}` },
+    webhooks: (o.webhooks ?? []).map((w) => {
+      const path = w.clientConfig?.service?.path;
+      if (path === undefined) throw new Error(`jobset webhook of ${o.metadata?.name}: no service path`);
+      return { ...w, clientConfig: { url: `${base}${path}`, caBundle } };
+    }),
+  }));
+}
+
+/** A JSON patch `replace` (the only op upstream's webhook patches use) at a pointer of arrays and objects. */
+function replaceAt(object: object, op: { op: string; path: string; value: unknown }): void {
+  if (op.op !== 'replace') throw new Error(`jobset webhook patch: op ${op.op} is not supported`);
+  const keys = op.path.split('/').slice(1);
+  const last = keys.pop();
+  let at: unknown = object;
+  for (const k of keys) at = (at as Record<string, unknown>)[k];
+  if (typeof at !== 'object' || at === null || last === undefined || !(last in at))
+    throw new Error(`jobset webhook patch: nothing at ${op.path}`);
+  (at as Record<string, unknown>)[last] = op.value;
+}
+
+/**
+ * The apiserver admits JobSets through the webhooks: a dry-run create of a JobSet naming a replicated job it
+ * does not have is refused by the validating webhook (the CRD's schema accepts it), and a dry-run create of a
+ * valid one comes back with the mutating webhook's defaults (the CRD has none for `network`).
+ */
+async function admitsJobSets(kc: KubeConfig): Promise<boolean> {
+  const objects = KubernetesObjectApi.makeApiClient(kc);
+  const probe = (targets?: string[]): KubernetesObject & { spec: unknown } => ({
+    apiVersion: 'jobset.x-k8s.io/v1alpha2',
+    kind: 'JobSet',
+    metadata: { name: 'sandbox-admission-probe', namespace: 'default' },
+    spec: {
+      ...(targets && { successPolicy: { operator: 'All', targetReplicatedJobs: targets } }),
+      replicatedJobs: [
+        {
+          name: 'a',
+          replicas: 1,
+          template: { spec: { template: { spec: { containers: [{ name: 'c', image: 'registry.example/c:1' }] } } } },
+        },
+      ],
+    },
+  });
+  const refused = await objects.create(probe(['missing']), undefined, 'All').then(
+    () => false,
+    (err: unknown) => String((err as { body?: unknown }).body ?? err).includes('does not appear in'),
+  );
+  if (!refused) return false;
+  const created = (await objects.create(probe(), undefined, 'All')) as KubernetesObject & {
+    spec?: { network?: { enableDNSHostnames?: boolean } };
+  };
+  return created.spec?.network?.enableDNSHostnames === true;
+}
