@@ -6,14 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, type V1Deployment, type V1ReplicaSet } from '@kubernetes/client-node';
 import { waitFor } from '../../infra/sandbox/process.js';
 import type { Controller, PlanResult } from '../../shared/controllers/controller.js';
-import { computeHash, deploymentController } from '../../shared/controllers/deployment/index.js';
+import { computeHash as computeHashOfWire, deploymentController } from '../../shared/controllers/deployment/index.js';
 import type { ObservedDeployment } from '../../shared/controllers/deployment/types.js';
 import { replicaSetController } from '../../shared/controllers/replicaset/index.js';
 import type { ReconcileKey } from '../../shared/kube/key.js';
+import type { PodTemplateSpec } from '../../shared/kube/api/objects.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
 import { inProcessDeps } from '../helpers/runtime.js';
 import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+
+/** The hash of a template client-node read (its Dates as the JSON the apiserver sent). */
+const computeHash = (t: unknown): string => computeHashOfWire(JSON.parse(JSON.stringify(t ?? {})) as PodTemplateSpec);
 
 const CLUSTER = 'fleetq-1';
 const NAME = 'web';

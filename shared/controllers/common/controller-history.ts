@@ -7,19 +7,20 @@
 //   names; the DaemonSet names its revisions by the pod-template hash instead, pod-template-hash.ts);
 // - ControllerRevisionName: `<prefix>-<hash>`, the prefix cut to 223 characters;
 // - SortControllerRevisions: by revision, then creation time, then name.
-import type { V1ControllerRevision } from '@kubernetes/client-node';
+import type { ControllerRevision } from '../../kube/api/objects.js';
 import { newControllerRef, type Owner } from '../../kube/meta/controller-ref.js';
 import { goJson } from './go-json.js';
+import { timeMs } from './wire-time.js';
 import { fnv32, safeEncodeString } from './hash-encoding.js';
 
-/** getPatch: the revision data of a pod template (a JSON copy first: client-node's Dates become strings). */
+/** getPatch: the revision data of a pod template (a JSON copy first: fields set to undefined are dropped, as on the wire). */
 export function templatePatchData(template: object | undefined): string {
   const copy = JSON.parse(JSON.stringify(template ?? {})) as Record<string, unknown>;
   return goJson({ spec: { template: { ...copy, $patch: 'replace' } } });
 }
 
 /** The revision holds this data (compared as Go's marshalling of both). */
-export function hasEqualData(cr: V1ControllerRevision, data: string): boolean {
+export function hasEqualData(cr: ControllerRevision, data: string): boolean {
   return cr.data !== undefined && goJson(cr.data) === data;
 }
 
@@ -34,12 +35,12 @@ export function controllerRevisionName(prefix: string, hash: string): string {
   return `${prefix.slice(0, 223)}-${hash}`;
 }
 
-export const revisionNumber = (cr: V1ControllerRevision): number => Number(cr.revision ?? 0);
+export const revisionNumber = (cr: ControllerRevision): number => Number(cr.revision ?? 0);
 
 /** history.SortControllerRevisions: by revision, then creation time, then name. */
-export function sortControllerRevisions(revisions: readonly V1ControllerRevision[]): V1ControllerRevision[] {
-  const created = (cr: V1ControllerRevision) => new Date(cr.metadata?.creationTimestamp ?? 0).getTime();
-  const name = (cr: V1ControllerRevision) => cr.metadata?.name ?? '';
+export function sortControllerRevisions(revisions: readonly ControllerRevision[]): ControllerRevision[] {
+  const created = (cr: ControllerRevision) => timeMs(cr.metadata?.creationTimestamp) ?? 0;
+  const name = (cr: ControllerRevision) => cr.metadata?.name ?? '';
   return [...revisions].sort(
     (a, b) =>
       revisionNumber(a) - revisionNumber(b) ||
@@ -63,7 +64,7 @@ export type RevisionOf = {
 };
 
 /** NewControllerRevision (the DaemonSet's snapshot builds the same object under its own name and label). */
-export function newControllerRevision(r: RevisionOf): V1ControllerRevision {
+export function newControllerRevision(r: RevisionOf): ControllerRevision {
   return {
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',

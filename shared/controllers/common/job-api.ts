@@ -1,6 +1,6 @@
 // The batch/v1 Job as the apiserver's JSON has it (timestamps are RFC 3339 strings), typed as far as the Job,
 // CronJob and TTL-after-finished controllers read it, and util.IsJobFinished, which all three use.
-import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { PodTemplateSpec } from '../../kube/api/objects.js';
 import type { OwnerReference } from '../../kube/meta/controller-ref.js';
 
 export type Time = string;
@@ -57,7 +57,7 @@ export type JobSpec = {
   maxFailedIndexes?: number;
   selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] };
   manualSelector?: boolean;
-  template?: V1PodTemplateSpec;
+  template?: PodTemplateSpec;
   completionMode?: string;
   suspend?: boolean;
   podReplacementPolicy?: string;

@@ -10,7 +10,7 @@
 // absent pointers nil, quantities parsed as ParseQuantity does (go-quantity.ts). Known gap: a non-null
 // timestamp inside the template's metadata (never set by clients in practice) is printed as UTC, whereas
 // the controller's decoder uses its local zone; see the golden test for what is covered.
-import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { PodTemplateSpec } from '../../kube/api/objects.js';
 import type { GoType } from './go-type.js';
 import { GO_ROOT, GO_TYPES } from './go-types.js';
 import { parseGoQuantity, spewQuantity } from './go-quantity.js';
@@ -18,7 +18,7 @@ import { fnv32a, safeEncodeString } from './hash-encoding.js';
 
 const UNIX_TO_GO_SECONDS = 62135596800n;
 
-export function computeHash(template: V1PodTemplateSpec, collisionCount?: number): string {
+export function computeHash(template: PodTemplateSpec, collisionCount?: number): string {
   const bytes = [...Buffer.from(dumpForHash(template), 'utf8')];
   if (collisionCount !== undefined) {
     const c = collisionCount >>> 0;
@@ -28,7 +28,7 @@ export function computeHash(template: V1PodTemplateSpec, collisionCount?: number
 }
 
 /** dump.ForHash(template): spew's one-line %#v. Exported for tests (compared with the Go printer's output). */
-export function dumpForHash(template: V1PodTemplateSpec): string {
+export function dumpForHash(template: PodTemplateSpec): string {
   return render(template, GO_ROOT, false);
 }
 

@@ -1,4 +1,4 @@
-import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
+import type { ConfigMap, Namespace } from '../../kube/api/objects.js';
 import { TerminalError } from '../../kube/errors.js';
 import type { ReconcileKey } from '../../kube/key.js';
 import type { ClusterView } from '../../kube/view.js';
@@ -21,15 +21,15 @@ export async function observeMirror(
     throw new TerminalError('Invalid', `mirror source ${label} is longer than a label value (${LABEL_VALUE_MAX})`);
   }
   const [source, copies] = await Promise.all([
-    view.get<V1ConfigMap>('ConfigMap', key.namespace, key.name),
-    view.list<V1ConfigMap>('ConfigMap', undefined, { labelSelector: `${MIRROR_OF}=${label}` }),
+    view.get<ConfigMap>('ConfigMap', key.namespace, key.name),
+    view.list<ConfigMap>('ConfigMap', undefined, { labelSelector: `${MIRROR_OF}=${label}` }),
   ]);
   const { targets: allowedTargets, refused } = screenTargets(targetNamespaces(source), allowedNamespaces);
   const targets = await Promise.all(
     allowedTargets.map(async (namespace) => {
       const [ns, existing] = await Promise.all([
-        view.get<V1Namespace>('Namespace', '', namespace),
-        view.get<V1ConfigMap>('ConfigMap', namespace, key.name),
+        view.get<Namespace>('Namespace', '', namespace),
+        view.get<ConfigMap>('ConfigMap', namespace, key.name),
       ]);
       return { namespace, ns, existing };
     }),

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { ConfigMap } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import type { PlanResult } from '../controller.js';
 import { refusalOf } from './policy.js';
@@ -57,7 +57,7 @@ export function planMirror(o: ObservedMirror, _now: Date): PlanResult {
   return waitingForNamespace ? { actions, requeueAfter: MISSING_NAMESPACE_RECHECK_MS } : { actions };
 }
 
-function desiredCopy(source: V1ConfigMap, namespace: string, label: string): V1ConfigMap {
+function desiredCopy(source: ConfigMap, namespace: string, label: string): ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -73,11 +73,11 @@ function desiredCopy(source: V1ConfigMap, namespace: string, label: string): V1C
   };
 }
 
-function isOurCopy(cm: V1ConfigMap, label: string): boolean {
+function isOurCopy(cm: ConfigMap, label: string): boolean {
   return cm.metadata?.labels?.[MIRROR_OF] === label;
 }
 
-function isInSync(existing: V1ConfigMap, desired: V1ConfigMap): boolean {
+function isInSync(existing: ConfigMap, desired: ConfigMap): boolean {
   return (
     isDeepStrictEqual(existing.data ?? {}, desired.data ?? {}) &&
     isDeepStrictEqual(existing.binaryData ?? {}, desired.binaryData ?? {}) &&

@@ -8,7 +8,7 @@
 //   in backoff      now − lastUpdate < delay: the failed pod stays; look again after `delay` (Get(key))
 //   Next(key, now)  no entry, or one older than 2 × max: delay = 1 s; else delay = min(2 × delay, max);
 //                   lastUpdate = now
-import type { V1DaemonSet } from '@kubernetes/client-node';
+import type { DaemonSet } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import {
   FAILED_POD_BACKOFF_ANNOTATION,
@@ -20,12 +20,12 @@ import {
 export type BackoffEntry = { readonly delayMs: number; readonly lastUpdate: number };
 export type BackoffState = Readonly<Record<string, BackoffEntry>>;
 
-export function backoffKey(ds: V1DaemonSet, nodeName: string): string {
+export function backoffKey(ds: DaemonSet, nodeName: string): string {
   return `${ds.status?.observedGeneration ?? 0}/${nodeName}`;
 }
 
 /** The DaemonSet's recorded entries; a malformed annotation (or entry) counts as none. */
-export function readBackoff(ds: V1DaemonSet): BackoffState {
+export function readBackoff(ds: DaemonSet): BackoffState {
   const raw = ds.metadata?.annotations?.[FAILED_POD_BACKOFF_ANNOTATION];
   if (raw === undefined) return {};
   try {
@@ -65,7 +65,7 @@ export function nextBackoff(state: BackoffState, key: string, now: Date): Backof
 }
 
 /** The patch recording `state` (expired entries dropped, as the backoff's GC does), when it changed. */
-export function backoffPatch(ds: V1DaemonSet, before: BackoffState, after: BackoffState, now: Date): Action | null {
+export function backoffPatch(ds: DaemonSet, before: BackoffState, after: BackoffState, now: Date): Action | null {
   if (after === before) return null;
   const kept = Object.fromEntries(Object.entries(after).filter(([, e]) => !hasExpired(e, now.getTime())));
   const sortedKeys = Object.keys(kept).sort();

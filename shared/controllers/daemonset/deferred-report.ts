@@ -4,9 +4,9 @@
 // recorded once the status write that changed it succeeded (so a repeated pass records nothing).
 // Upstream's daemonset-controller writes no DaemonSet condition; without the policy the conditions are left as
 // they are.
-import type { V1DaemonSet, V1DaemonSetCondition } from '@kubernetes/client-node';
+import type { DaemonSet, DaemonSetCondition } from '../../kube/api/objects.js';
 import { EventType, type EventSpec } from '../../kube/events/types.js';
-import { wholeSeconds } from '../common/wire-time.js';
+import { wireTime } from '../common/wire-time.js';
 import { dsEvent } from './events.js';
 import { deferredMessage, UNHEALTHY_CONDITION, type Deferred } from './unhealthy-nodes.js';
 
@@ -14,17 +14,17 @@ export const DEFERRED_REASON = 'UnhealthyNodes';
 
 export type DeferredReport = {
   /** The DaemonSet's conditions as they should be written. */
-  readonly conditions: V1DaemonSetCondition[];
+  readonly conditions: DaemonSetCondition[];
   /** The Event to record once they are written; absent when the message did not change. */
   readonly event?: EventSpec;
 };
 
-export function deferredReport(ds: V1DaemonSet, deferred: readonly Deferred[], now: Date): DeferredReport {
+export function deferredReport(ds: DaemonSet, deferred: readonly Deferred[], now: Date): DeferredReport {
   const others = (ds.status?.conditions ?? []).filter((c) => c.type !== UNHEALTHY_CONDITION);
   const previous = (ds.status?.conditions ?? []).find((c) => c.type === UNHEALTHY_CONDITION);
   if (deferred.length === 0) return { conditions: others };
   const message = deferredMessage(deferred);
-  const condition: V1DaemonSetCondition = {
+  const condition: DaemonSetCondition = {
     type: UNHEALTHY_CONDITION,
     status: 'True',
     reason: DEFERRED_REASON,
@@ -32,7 +32,7 @@ export function deferredReport(ds: V1DaemonSet, deferred: readonly Deferred[], n
     lastTransitionTime:
       previous?.status === 'True' && previous.lastTransitionTime !== undefined
         ? previous.lastTransitionTime
-        : wholeSeconds(now),
+        : wireTime(now),
   };
   const changed = previous?.message !== message || previous.status !== 'True';
   return {
@@ -41,6 +41,6 @@ export function deferredReport(ds: V1DaemonSet, deferred: readonly Deferred[], n
   };
 }
 
-export function hasDeferredCondition(ds: V1DaemonSet): boolean {
+export function hasDeferredCondition(ds: DaemonSet): boolean {
   return (ds.status?.conditions ?? []).some((c) => c.type === UNHEALTHY_CONDITION);
 }

@@ -6,13 +6,7 @@
 //   shouldContinueRunning a pod already there may stay: false when the node no longer fits its nodeName or
 //                         affinity, or has an untolerated NoExecute taint (an untolerated NoSchedule taint
 //                         alone keeps an existing pod)
-import type {
-  V1DaemonSet,
-  V1Node,
-  V1NodeSelectorRequirement,
-  V1NodeSelectorTerm,
-  V1Toleration,
-} from '@kubernetes/client-node';
+import type { DaemonSet, Node, NodeSelectorRequirement, NodeSelectorTerm, Toleration } from '../../kube/api/objects.js';
 import { daemonPodTolerations, TaintEffect, untoleratedTaint } from './tolerations.js';
 
 export type Fit = { readonly shouldRun: boolean; readonly shouldContinueRunning: boolean };
@@ -20,13 +14,13 @@ export type Fit = { readonly shouldRun: boolean; readonly shouldContinueRunning:
 /** What every node is checked against, computed once per pass. */
 export type Placement = {
   readonly nodeName: string;
-  readonly tolerations: readonly V1Toleration[];
+  readonly tolerations: readonly Toleration[];
   readonly nodeSelector: Readonly<Record<string, string>>;
   /** undefined: no required node affinity; else its terms (an empty list matches no node). */
-  readonly requiredTerms: readonly V1NodeSelectorTerm[] | undefined;
+  readonly requiredTerms: readonly NodeSelectorTerm[] | undefined;
 };
 
-export function placementOf(ds: V1DaemonSet): Placement {
+export function placementOf(ds: DaemonSet): Placement {
   const spec = ds.spec?.template?.spec;
   return {
     nodeName: spec?.nodeName ?? '',
@@ -36,7 +30,7 @@ export function placementOf(ds: V1DaemonSet): Placement {
   };
 }
 
-export function nodeShouldRunDaemonPod(node: V1Node, p: Placement): Fit {
+export function nodeShouldRunDaemonPod(node: Node, p: Placement): Fit {
   const name = node.metadata?.name ?? '';
   if (p.nodeName !== '' && p.nodeName !== name) return { shouldRun: false, shouldContinueRunning: false };
   if (!matchesRequiredAffinity(node, p)) return { shouldRun: false, shouldContinueRunning: false };
@@ -50,7 +44,7 @@ export function nodeShouldRunDaemonPod(node: V1Node, p: Placement): Fit {
 }
 
 /** RequiredNodeAffinity.Match: every nodeSelector label, and (when set) any one non-empty term. */
-export function matchesRequiredAffinity(node: V1Node, p: Pick<Placement, 'nodeSelector' | 'requiredTerms'>): boolean {
+export function matchesRequiredAffinity(node: Node, p: Pick<Placement, 'nodeSelector' | 'requiredTerms'>): boolean {
   const labels = node.metadata?.labels ?? {};
   for (const [k, v] of Object.entries(p.nodeSelector)) if (labels[k] !== v) return false;
   if (p.requiredTerms === undefined) return true;
@@ -59,7 +53,7 @@ export function matchesRequiredAffinity(node: V1Node, p: Pick<Placement, 'nodeSe
 }
 
 /** An empty term is skipped (matches nothing); a term with an invalid requirement matches nothing. */
-function matchesTerm(term: V1NodeSelectorTerm, labels: Record<string, string>, nodeName: string): boolean {
+function matchesTerm(term: NodeSelectorTerm, labels: Record<string, string>, nodeName: string): boolean {
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   if (exprs.length === 0 && fields.length === 0) return false;
@@ -73,7 +67,7 @@ function matchesTerm(term: V1NodeSelectorTerm, labels: Record<string, string>, n
 
 const INTEGER = /^[-+]?[0-9]+$/;
 
-function isValidLabelRequirement(r: V1NodeSelectorRequirement): boolean {
+function isValidLabelRequirement(r: NodeSelectorRequirement): boolean {
   const values = r.values ?? [];
   switch (r.operator) {
     case 'In':
@@ -90,11 +84,11 @@ function isValidLabelRequirement(r: V1NodeSelectorRequirement): boolean {
   }
 }
 
-function isValidFieldRequirement(r: V1NodeSelectorRequirement): boolean {
+function isValidFieldRequirement(r: NodeSelectorRequirement): boolean {
   return (r.operator === 'In' || r.operator === 'NotIn') && (r.values ?? []).length === 1;
 }
 
-function matchesLabel(r: V1NodeSelectorRequirement, labels: Record<string, string>): boolean {
+function matchesLabel(r: NodeSelectorRequirement, labels: Record<string, string>): boolean {
   const has = Object.prototype.hasOwnProperty.call(labels, r.key);
   const value = labels[r.key] ?? '';
   const values = r.values ?? [];
@@ -119,7 +113,7 @@ function matchesLabel(r: V1NodeSelectorRequirement, labels: Record<string, strin
 }
 
 /** Field selectors over a Node: only metadata.name is set (extractNodeFields); another key never equals. */
-function matchesField(r: V1NodeSelectorRequirement, nodeName: string): boolean {
+function matchesField(r: NodeSelectorRequirement, nodeName: string): boolean {
   const value = r.key === 'metadata.name' ? nodeName : undefined;
   const equal = value !== undefined && value === (r.values ?? [])[0];
   return r.operator === 'In' ? equal : !equal;

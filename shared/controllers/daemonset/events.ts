@@ -7,12 +7,12 @@
 //   SucceededDaemonPod  Normal   "Found succeeded daemon pod <ns>/<pod> on node <node>, will try to delete it"
 //   SelectingAll        Warning  "This daemon set is selecting all pods. A non-empty selector is required."
 // Revision writes, adoption and release record nothing.
-import type { V1DaemonSet } from '@kubernetes/client-node';
+import type { DaemonSet } from '../../kube/api/objects.js';
 import type { WriteEvents } from '../../kube/actions.js';
 import { EventType, type EventSpec, type InvolvedObject } from '../../kube/events/types.js';
 import { DS_API_VERSION, DS_EVENT_SOURCE, DS_KIND, Reason } from './types.js';
 
-export function regardingDaemonSet(ds: V1DaemonSet): InvolvedObject {
+export function regardingDaemonSet(ds: DaemonSet): InvolvedObject {
   return {
     kind: DS_KIND,
     apiVersion: DS_API_VERSION,
@@ -23,37 +23,37 @@ export function regardingDaemonSet(ds: V1DaemonSet): InvolvedObject {
   };
 }
 
-export function dsEvent(ds: V1DaemonSet, type: EventType, reason: string, message: string): EventSpec {
+export function dsEvent(ds: DaemonSet, type: EventType, reason: string, message: string): EventSpec {
   return { regarding: regardingDaemonSet(ds), source: DS_EVENT_SOURCE, type, reason, message };
 }
 
-export function podCreateEvents(ds: V1DaemonSet): WriteEvents {
+export function podCreateEvents(ds: DaemonSet): WriteEvents {
   return {
     onSuccess: [{ ...dsEvent(ds, EventType.Normal, Reason.SuccessfulCreate, 'Created pod: '), detail: 'createdName' }],
     onFailure: { ...dsEvent(ds, EventType.Warning, Reason.FailedCreate, 'Error creating: '), detail: 'error' },
   };
 }
 
-export function podDeleteEvents(ds: V1DaemonSet, podName: string): WriteEvents {
+export function podDeleteEvents(ds: DaemonSet, podName: string): WriteEvents {
   return {
     onSuccess: [dsEvent(ds, EventType.Normal, Reason.SuccessfulDelete, `Deleted pod: ${podName}`)],
     onFailure: { ...dsEvent(ds, EventType.Warning, Reason.FailedDelete, 'Error deleting: '), detail: 'error' },
   };
 }
 
-export function failedDaemonPodEvent(ds: V1DaemonSet, pod: string, node: string): EventSpec {
+export function failedDaemonPodEvent(ds: DaemonSet, pod: string, node: string): EventSpec {
   const namespace = ds.metadata?.namespace ?? '';
   const message = `Found failed daemon pod ${namespace}/${pod} on node ${node}, will try to kill it`;
   return dsEvent(ds, EventType.Warning, Reason.FailedDaemonPod, message);
 }
 
-export function succeededDaemonPodEvent(ds: V1DaemonSet, pod: string, node: string): EventSpec {
+export function succeededDaemonPodEvent(ds: DaemonSet, pod: string, node: string): EventSpec {
   const namespace = ds.metadata?.namespace ?? '';
   const message = `Found succeeded daemon pod ${namespace}/${pod} on node ${node}, will try to delete it`;
   return dsEvent(ds, EventType.Normal, Reason.SucceededDaemonPod, message);
 }
 
-export function selectingAllEvent(ds: V1DaemonSet): EventSpec {
+export function selectingAllEvent(ds: DaemonSet): EventSpec {
   const message = 'This daemon set is selecting all pods. A non-empty selector is required.';
   return dsEvent(ds, EventType.Warning, Reason.SelectingAll, message);
 }

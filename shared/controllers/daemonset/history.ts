@@ -7,7 +7,7 @@
 //
 // Upstream makes these writes first in a sync and stops on an error; the planner puts them first in the
 // pass's actions (the writer sends creates first, alone in the first slow-start batch).
-import type { V1ControllerRevision, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import type { ControllerRevision, DaemonSet, Pod } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import {
   hasEqualData,
@@ -22,25 +22,25 @@ import { DS_API_VERSION, DS_KIND, FAILED_POD_BACKOFF_ANNOTATION, Reason, REVISIO
 export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 
 /** getPatch: the revision data of the DaemonSet's current template. */
-export function revisionData(ds: V1DaemonSet): string {
+export function revisionData(ds: DaemonSet): string {
   return templatePatchData(ds.spec?.template);
 }
 
 /** Match: the revision's data is the DaemonSet's patch (compared as Go's marshalling of both). */
-export function matchesRevision(ds: V1DaemonSet, cr: V1ControllerRevision, data = revisionData(ds)): boolean {
+export function matchesRevision(ds: DaemonSet, cr: ControllerRevision, data = revisionData(ds)): boolean {
   return hasEqualData(cr, data);
 }
 
-export function templateHash(ds: V1DaemonSet): string {
+export function templateHash(ds: DaemonSet): string {
   return computeHash(ds.spec?.template ?? {}, ds.status?.collisionCount);
 }
 
-export function revisionName(ds: V1DaemonSet, hash = templateHash(ds)): string {
+export function revisionName(ds: DaemonSet, hash = templateHash(ds)): string {
   return `${ds.metadata?.name ?? ''}-${hash}`;
 }
 
 /** snapshot: the ControllerRevision of the current template at `revision`. */
-export function snapshot(ds: V1DaemonSet, revision: number, hash = templateHash(ds)): V1ControllerRevision {
+export function snapshot(ds: DaemonSet, revision: number, hash = templateHash(ds)): ControllerRevision {
   const annotations = { ...ds.metadata?.annotations };
   delete annotations[FAILED_POD_BACKOFF_ANNOTATION]; // fleetq's own bookkeeping, not upstream's
   return newControllerRevision({
@@ -60,11 +60,11 @@ export type History =
       readonly kind: 'current';
       /** The current revision's hash: the controller-revision-hash of its pods. */
       readonly hash: string;
-      readonly old: readonly V1ControllerRevision[];
+      readonly old: readonly ControllerRevision[];
       readonly actions: readonly Action[];
     };
 
-const crRef = (cr: V1ControllerRevision) => ({
+const crRef = (cr: ControllerRevision) => ({
   kind: 'ControllerRevision',
   namespace: cr.metadata?.namespace ?? '',
   name: cr.metadata?.name ?? '',
@@ -75,15 +75,15 @@ const crRef = (cr: V1ControllerRevision) => ({
  * old, then create the current one (snapshot), or dedup several current ones and raise the kept one's revision.
  */
 export function constructHistory(
-  ds: V1DaemonSet,
-  controlled: readonly V1ControllerRevision[],
-  pods: readonly V1Pod[],
-  nameTaken: V1ControllerRevision | null | undefined,
+  ds: DaemonSet,
+  controlled: readonly ControllerRevision[],
+  pods: readonly Pod[],
+  nameTaken: ControllerRevision | null | undefined,
 ): History {
   const actions: Action[] = [];
   const data = revisionData(ds);
-  const current: V1ControllerRevision[] = [];
-  const old: V1ControllerRevision[] = [];
+  const current: ControllerRevision[] = [];
+  const old: ControllerRevision[] = [];
   for (const found of controlled) {
     let cr = found;
     if (cr.metadata?.labels?.[REVISION_HASH_LABEL] === undefined) {
@@ -145,11 +145,7 @@ export function constructHistory(
  * cleanupHistory: delete the oldest old revisions beyond revisionHistoryLimit that no pod (terminal or being
  * deleted included) still carries.
  */
-export function cleanupHistory(
-  ds: V1DaemonSet,
-  old: readonly V1ControllerRevision[],
-  pods: readonly V1Pod[],
-): Action[] {
+export function cleanupHistory(ds: DaemonSet, old: readonly ControllerRevision[], pods: readonly Pod[]): Action[] {
   const limit = ds.spec?.revisionHistoryLimit ?? DEFAULT_REVISION_HISTORY_LIMIT;
   let toKill = old.length - limit;
   if (toKill <= 0) return [];

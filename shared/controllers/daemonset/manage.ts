@@ -1,7 +1,7 @@
 // The core loop (manage, podsShouldBeOnNode, getUnscheduledPodsWithoutNode): for each node, create the daemon
 // pod it lacks, delete what should not be there (pods on a node they must leave, a second pod, failed pods with
 // the backoff of backoff.ts, succeeded pods), and delete unbound pods pinned to a node that no longer exists.
-import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { DaemonSet, Node, Pod } from '../../kube/api/objects.js';
 import type { EventSpec } from '../../kube/events/types.js';
 import { isPodAvailable, isPodReady, PodPhase } from '../pod-utils/pod-state.js';
 import { backoffKey, inBackoff, nextBackoff, type BackoffState } from './backoff.js';
@@ -12,10 +12,10 @@ import { sortDaemonPods } from './node-pods.js';
 import { REVISION_HASH_LABEL } from './types.js';
 
 export type ManageInput = {
-  readonly ds: V1DaemonSet;
-  readonly nodes: readonly V1Node[];
+  readonly ds: DaemonSet;
+  readonly nodes: readonly Node[];
   /** getNodesToDaemonPods(ds, false). */
-  readonly byNode: ReadonlyMap<string, readonly V1Pod[]>;
+  readonly byNode: ReadonlyMap<string, readonly Pod[]>;
   readonly hash: string;
   readonly placement: Placement;
   readonly backoff: BackoffState;
@@ -24,7 +24,7 @@ export type ManageInput = {
 
 export type ManageResult = {
   readonly nodesNeedingPods: readonly string[];
-  readonly podsToDelete: readonly V1Pod[];
+  readonly podsToDelete: readonly Pod[];
   /** FailedDaemonPod / SucceededDaemonPod: recorded as the pods are found, whatever their delete does. */
   readonly events: readonly EventSpec[];
   readonly backoff: BackoffState;
@@ -34,7 +34,7 @@ export type ManageResult = {
 
 export function manage(i: ManageInput): ManageResult {
   const nodesNeedingPods: string[] = [];
-  const podsToDelete: V1Pod[] = [];
+  const podsToDelete: Pod[] = [];
   const events: EventSpec[] = [];
   let backoff = i.backoff;
   let backoffRequeueMs: number | undefined;
@@ -53,7 +53,7 @@ export function manage(i: ManageInput): ManageResult {
       if (pods !== undefined) podsToDelete.push(...pods.filter((p) => !p.metadata?.deletionTimestamp));
       continue;
     }
-    const running: V1Pod[] = [];
+    const running: Pod[] = [];
     for (const pod of pods ?? []) {
       if (pod.metadata?.deletionTimestamp) continue;
       const podName = pod.metadata?.name ?? '';
@@ -86,8 +86,8 @@ export function manage(i: ManageInput): ManageResult {
     }
     // Surge: keep the oldest updated and the oldest outdated pod; the outdated one goes once it is not ready
     // or the updated one is available.
-    let oldestNew: V1Pod | undefined;
-    let oldestOld: V1Pod | undefined;
+    let oldestNew: Pod | undefined;
+    let oldestOld: Pod | undefined;
     for (const pod of sorted) {
       const isNew = pod.metadata?.labels?.[REVISION_HASH_LABEL] === i.hash;
       if (isNew && oldestNew === undefined) oldestNew = pod;
@@ -110,9 +110,9 @@ export function manage(i: ManageInput): ManageResult {
 }
 
 /** getUnscheduledPodsWithoutNode: unbound pods whose target node is not in the node list. */
-function unscheduledPodsWithoutNode(nodes: readonly V1Node[], byNode: ReadonlyMap<string, readonly V1Pod[]>): V1Pod[] {
+function unscheduledPodsWithoutNode(nodes: readonly Node[], byNode: ReadonlyMap<string, readonly Pod[]>): Pod[] {
   const known = new Set(nodes.map((n) => n.metadata?.name ?? ''));
-  const result: V1Pod[] = [];
+  const result: Pod[] = [];
   for (const [node, pods] of byNode) {
     if (known.has(node)) continue;
     result.push(...pods.filter((p) => (p.spec?.nodeName ?? '') === ''));

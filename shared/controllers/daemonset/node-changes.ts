@@ -11,7 +11,7 @@
 // forwarder does not hold pods, so it wakes on a change of fit instead (a DaemonSet whose fit did not change
 // already acts on its pods by its own pod events and requeues). A heartbeat-only update wakes nothing.
 import { isDeepStrictEqual } from 'node:util';
-import type { V1DaemonSet, V1Node } from '@kubernetes/client-node';
+import type { DaemonSet, Node } from '../../kube/api/objects.js';
 import type { KeyName, Mapping } from '../descriptor.js';
 import type { KubeObject } from '../../kube/meta/object.js';
 import { nodeShouldRunDaemonPod, placementOf, type Fit, type Placement } from './eligibility.js';
@@ -33,7 +33,7 @@ export type DaemonSetFacts = {
 
 export function daemonSetFacts(object: KubeObject): DaemonSetFacts | undefined {
   try {
-    const ds = object as V1DaemonSet;
+    const ds = object as DaemonSet;
     const misscheduled = ds.status?.numberMisscheduled;
     return {
       placement: placementOf(ds),
@@ -89,7 +89,7 @@ function health(view: KubeObject): string {
 }
 
 function fitOf(view: KubeObject, placement: Placement): Fit {
-  return nodeShouldRunDaemonPod(view as V1Node, placement);
+  return nodeShouldRunDaemonPod(view as Node, placement);
 }
 
 /** Does this node event concern a DaemonSet with these facts? */

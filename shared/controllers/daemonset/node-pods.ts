@@ -1,6 +1,6 @@
 // A DaemonSet's pods by the node they are for (getNodesToDaemonPods), the order daemon pods are kept in
 // (podByCreationTimestampAndPhase) and a node's new and old pod (findUpdatedPodsOnNode).
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import { isPodTerminal } from '../pod-utils/pod-state.js';
 import { timeMs } from '../common/wire-time.js';
 import { isPodUpdated, targetNodeName } from './pod-template.js';
@@ -9,8 +9,8 @@ import { isPodUpdated, targetNodeName } from './pod-template.js';
  * getNodesToDaemonPods over the claimed pods: by target node (spec.nodeName, else the pinning affinity term);
  * a pod with neither is left out. Without `includeDeletedTerminal`, terminal pods being deleted are left out.
  */
-export function nodesToDaemonPods(pods: readonly V1Pod[], includeDeletedTerminal: boolean): Map<string, V1Pod[]> {
-  const byNode = new Map<string, V1Pod[]>();
+export function nodesToDaemonPods(pods: readonly Pod[], includeDeletedTerminal: boolean): Map<string, Pod[]> {
+  const byNode = new Map<string, Pod[]>();
   for (const pod of pods) {
     if (!includeDeletedTerminal && isPodTerminal(pod) && pod.metadata?.deletionTimestamp) continue;
     const node = targetNodeName(pod);
@@ -21,7 +21,7 @@ export function nodesToDaemonPods(pods: readonly V1Pod[], includeDeletedTerminal
 }
 
 /** podByCreationTimestampAndPhase.Less: scheduled first, then older first, then by name. */
-export function daemonPodLess(a: V1Pod, b: V1Pod): boolean {
+export function daemonPodLess(a: Pod, b: Pod): boolean {
   const aBound = (a.spec?.nodeName ?? '') !== '';
   const bBound = (b.spec?.nodeName ?? '') !== '';
   if (aBound !== bBound) return aBound;
@@ -31,23 +31,23 @@ export function daemonPodLess(a: V1Pod, b: V1Pod): boolean {
   return ta < tb;
 }
 
-export function sortDaemonPods(pods: readonly V1Pod[]): V1Pod[] {
+export function sortDaemonPods(pods: readonly Pod[]): Pod[] {
   return [...pods].sort((a, b) => (daemonPodLess(a, b) ? -1 : daemonPodLess(b, a) ? 1 : 0));
 }
 
-export type NodePods = { readonly newPod?: V1Pod; readonly oldPod?: V1Pod };
+export type NodePods = { readonly newPod?: Pod; readonly oldPod?: Pod };
 
 /**
  * findUpdatedPodsOnNode: the node's one updated and one outdated pod (pods being deleted ignored); undefined
  * when it has more than one of either (the excess is the core loop's to delete).
  */
 export function updatedPodsOnNode(
-  pods: readonly V1Pod[],
+  pods: readonly Pod[],
   hash: string,
   generation: string | undefined,
 ): NodePods | undefined {
-  let newPod: V1Pod | undefined;
-  let oldPod: V1Pod | undefined;
+  let newPod: Pod | undefined;
+  let oldPod: Pod | undefined;
   for (const pod of pods) {
     if (pod.metadata?.deletionTimestamp) continue;
     if (isPodUpdated(pod, hash, generation)) {

@@ -11,7 +11,7 @@
 //   1  its ControllerRevisions plus the namespace's orphan ones (same)
 //  +1  GET `<ds>-<hash>`, only when no revision it controls matches the template (a name collision?)
 //  +1  GET the DaemonSet fresh, only when an orphan is to be adopted (RecheckDeletionTimestamp)
-import type { V1ControllerRevision, V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { ControllerRevision, DaemonSet, Node, Pod } from '../../kube/api/objects.js';
 import type { ReconcileKey } from '../../kube/key.js';
 import { selectorOrNothing } from '../../kube/meta/label-selector.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
@@ -20,26 +20,26 @@ import { matchesRevision, revisionName } from './history.js';
 import type { ObservedDaemonSet } from './types.js';
 
 export async function observeDaemonSet(view: ClusterView, key: ReconcileKey): Promise<ObservedDaemonSet> {
-  const ds = await view.get<V1DaemonSet>('DaemonSet', key.namespace, key.name);
+  const ds = await view.get<DaemonSet>('DaemonSet', key.namespace, key.name);
   if (ds === null) return { daemonSet: null, nodes: [], pods: [], revisions: [] };
   const uid = ds.metadata?.uid ?? '';
   const [nodes, pods, revisions] = await Promise.all([
-    view.list<V1Node>('Node', undefined),
-    controlledOrOrphaned<V1Pod>(view, 'Pod', key.namespace, uid),
-    controlledOrOrphaned<V1ControllerRevision>(view, 'ControllerRevision', key.namespace, uid),
+    view.list<Node>('Node', undefined),
+    controlledOrOrphaned<Pod>(view, 'Pod', key.namespace, uid),
+    controlledOrOrphaned<ControllerRevision>(view, 'ControllerRevision', key.namespace, uid),
   ]);
   const selects = selectorOrNothing(ds.spec?.selector);
   // A DaemonSet being deleted is not synced (the planner stops before claiming): nothing more to read for it.
   const deleting = !!ds.metadata?.deletionTimestamp;
-  const crs = claimObjects<V1ControllerRevision>(ds, revisions, selects);
+  const crs = claimObjects<ControllerRevision>(ds, revisions, selects);
   const hasCurrent = crs.claimed.some((cr) => matchesRevision(ds, cr));
   const nameTaken =
     hasCurrent || deleting
       ? undefined
-      : await view.get<V1ControllerRevision>('ControllerRevision', key.namespace, revisionName(ds));
-  const orphans = crs.adopt.length > 0 || claimObjects<V1Pod>(ds, pods, selects).adopt.length > 0;
+      : await view.get<ControllerRevision>('ControllerRevision', key.namespace, revisionName(ds));
+  const orphans = crs.adopt.length > 0 || claimObjects<Pod>(ds, pods, selects).adopt.length > 0;
   const adoptionRecheck = orphans
-    ? await view.get<V1DaemonSet>('DaemonSet', key.namespace, key.name, { fresh: true })
+    ? await view.get<DaemonSet>('DaemonSet', key.namespace, key.name, { fresh: true })
     : undefined;
   return {
     daemonSet: ds,

@@ -11,7 +11,7 @@
 //   precondition.
 // Beyond upstream, opt-in: the unhealthy-nodes policy (unhealthy-nodes.ts) orders the rolling update and reports the
 // nodes it deferred in a condition and an Event (deferred-report.ts).
-import type { V1ControllerRevision, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import type { ControllerRevision, DaemonSet, Pod } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { isSelectingAll, selectorOf, type LabelSelector } from '../../kube/meta/label-selector.js';
 import { canAdopt, claimActions, claimObjects } from '../common/claim.js';
@@ -37,8 +37,8 @@ export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
   if (ds.metadata?.deletionTimestamp) return { actions: [] };
 
   const selects = selectorOf(ds.spec?.selector);
-  const revisions = claimObjects<V1ControllerRevision>(ds, o.revisions, selects);
-  const pods = claimObjects<V1Pod>(ds, o.pods, selects);
+  const revisions = claimObjects<ControllerRevision>(ds, o.revisions, selects);
+  const pods = claimObjects<Pod>(ds, o.pods, selects);
   if (revisions.adopt.length + pods.adopt.length > 0 && !canAdopt(ds, o.adoptionRecheck)) {
     return { actions: [], requeueAfter: 0 }; // deleted or replaced since it was read: look again
   }
@@ -97,7 +97,7 @@ export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
   return requeue.length === 0 ? { actions } : { actions, requeueAfter: Math.min(...requeue) };
 }
 
-function createPod(ds: V1DaemonSet, node: string, hash: string): Action {
+function createPod(ds: DaemonSet, node: string, hash: string): Action {
   return {
     type: 'create',
     object: newDaemonPod(ds, node, hash),
@@ -106,7 +106,7 @@ function createPod(ds: V1DaemonSet, node: string, hash: string): Action {
   };
 }
 
-function deletePod(ds: V1DaemonSet, pod: V1Pod): Action {
+function deletePod(ds: DaemonSet, pod: Pod): Action {
   const name = pod.metadata?.name ?? '';
   return {
     type: 'delete',
@@ -118,7 +118,7 @@ function deletePod(ds: V1DaemonSet, pod: V1Pod): Action {
 }
 
 /** A pod named twice (say, failed and on a node it must leave) is deleted once. */
-function uniqueByUid(pods: readonly V1Pod[]): V1Pod[] {
+function uniqueByUid(pods: readonly Pod[]): Pod[] {
   const seen = new Set<string>();
   return pods.filter((p) => {
     const uid = p.metadata?.uid ?? p.metadata?.name ?? '';

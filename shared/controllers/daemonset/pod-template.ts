@@ -4,7 +4,7 @@
 // replaces the template's required terms, so the default scheduler binds the pod to that node (no nodeName).
 // RealPodControl.CreatePods adds generateName `<ds>-`, the controller reference, and the template's labels,
 // annotations and finalizers (controller.GetPodFromTemplate).
-import type { V1Affinity, V1DaemonSet, V1NodeSelector, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import type { Affinity, DaemonSet, NodeSelector, Pod, PodSpec } from '../../kube/api/objects.js';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import { daemonPodTolerations } from './tolerations.js';
 import {
@@ -17,22 +17,22 @@ import {
 import { jsonCopy } from '../common/json-copy.js';
 
 /** util.GetTemplateGeneration: the legacy annotation, or undefined (absent or not an integer). */
-export function templateGeneration(ds: V1DaemonSet): string | undefined {
+export function templateGeneration(ds: DaemonSet): string | undefined {
   const value = ds.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
   return value !== undefined && /^[-+]?[0-9]+$/.test(value) ? String(BigInt(value)) : undefined;
 }
 
 /** util.IsPodUpdated: the pod carries the current hash, or the legacy template generation. */
-export function isPodUpdated(pod: V1Pod, hash: string, generation: string | undefined): boolean {
+export function isPodUpdated(pod: Pod, hash: string, generation: string | undefined): boolean {
   const labels = pod.metadata?.labels ?? {};
   const hashMatches = hash !== '' && labels[REVISION_HASH_LABEL] === hash;
   const generationMatches = generation !== undefined && labels[TEMPLATE_GENERATION_LABEL] === generation;
   return hashMatches || generationMatches;
 }
 
-export function newDaemonPod(ds: V1DaemonSet, nodeName: string, hash: string): V1Pod {
+export function newDaemonPod(ds: DaemonSet, nodeName: string, hash: string): Pod {
   const meta = ds.spec?.template?.metadata;
-  const spec: V1PodSpec = jsonCopy(ds.spec?.template?.spec ?? { containers: [] });
+  const spec: PodSpec = jsonCopy(ds.spec?.template?.spec ?? { containers: [] });
   spec.tolerations = daemonPodTolerations(spec);
   spec.affinity = pinnedAffinity(spec.affinity, nodeName);
   const generation = templateGeneration(ds);
@@ -61,8 +61,8 @@ export function newDaemonPod(ds: V1DaemonSet, nodeName: string, hash: string): V
 }
 
 /** ReplaceDaemonSetPodNodeNameNodeAffinity: the required terms become the one term pinning `nodeName`. */
-export function pinnedAffinity(affinity: V1Affinity | undefined, nodeName: string): V1Affinity {
-  const pinned: V1NodeSelector = {
+export function pinnedAffinity(affinity: Affinity | undefined, nodeName: string): Affinity {
+  const pinned: NodeSelector = {
     nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] }],
   };
   if (affinity === undefined) return { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: pinned } };
@@ -81,7 +81,7 @@ export function pinnedAffinity(affinity: V1Affinity | undefined, nodeName: strin
 }
 
 /** util.GetTargetNodeName: spec.nodeName, else the `metadata.name In [one node]` field term; else undefined. */
-export function targetNodeName(pod: V1Pod): string | undefined {
+export function targetNodeName(pod: Pod): string | undefined {
   if ((pod.spec?.nodeName ?? '') !== '') return pod.spec?.nodeName;
   const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
   for (const term of terms ?? []) {

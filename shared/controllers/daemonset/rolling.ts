@@ -10,7 +10,7 @@
 // unhealthy ones (each set by the pass below, upstream's algorithm over that set).
 // Differs: an outdated pod (surge mode) whose node is gone is treated as on a node it should not run on; upstream's
 // nodeLister.Get fails there and the sync is retried until the core loop has deleted the pod.
-import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { DaemonSet, Node, Pod } from '../../kube/api/objects.js';
 import { isPodAvailable } from '../pod-utils/pod-state.js';
 import { rollingBudget, type Budget } from './counts.js';
 import { nodeShouldRunDaemonPod, type Placement } from './eligibility.js';
@@ -19,16 +19,16 @@ import { templateGeneration } from './pod-template.js';
 import { nodeHealth, unhealthyPolicyOf, type Deferred } from './unhealthy-nodes.js';
 
 export type RollingInput = {
-  readonly ds: V1DaemonSet;
-  readonly nodes: readonly V1Node[];
-  readonly byNode: ReadonlyMap<string, readonly V1Pod[]>;
+  readonly ds: DaemonSet;
+  readonly nodes: readonly Node[];
+  readonly byNode: ReadonlyMap<string, readonly Pod[]>;
   readonly hash: string;
   readonly placement: Placement;
   readonly now: Date;
 };
 
 export type RollingResult = {
-  readonly podsToDelete: readonly V1Pod[];
+  readonly podsToDelete: readonly Pod[];
   readonly nodesNeedingPods: readonly string[];
   /** Under the unhealthy-nodes policy (unhealthy-nodes.ts): the nodes whose update waits; else undefined. */
   readonly deferred?: readonly Deferred[];
@@ -38,7 +38,7 @@ export type RollingResult = {
 
 const NOTHING: RollingResult = { podsToDelete: [], nodesNeedingPods: [] };
 
-type NodeMap = Map<string, readonly V1Pod[] | undefined>;
+type NodeMap = Map<string, readonly Pod[] | undefined>;
 
 export function rollingUpdate(i: RollingInput): RollingResult {
   // updatedDesiredNodeCounts: nodes that should run a pod are in the map even without one.
@@ -95,14 +95,14 @@ class Pass {
 
   constructor(
     private readonly i: RollingInput,
-    private readonly nodeByName: ReadonlyMap<string, V1Node>,
+    private readonly nodeByName: ReadonlyMap<string, Node>,
     private readonly budget: Budget,
   ) {
     this.generation = templateGeneration(i.ds);
     this.minReady = i.ds.spec?.minReadySeconds ?? 0;
   }
 
-  private available(p: V1Pod): boolean {
+  private available(p: Pod): boolean {
     return isPodAvailable(p, this.minReady, this.i.now);
   }
 
@@ -115,7 +115,7 @@ class Pass {
    * A node still has work: no live pod where one should run (none, or only pods being deleted), excess pods, an
    * outdated pod, or an unavailable new one.
    */
-  isPending(name: string, pods: readonly V1Pod[] | undefined): boolean {
+  isPending(name: string, pods: readonly Pod[] | undefined): boolean {
     if (pods === undefined) return true;
     const found = updatedPodsOnNode(pods, this.i.hash, this.generation);
     if (found === undefined || found.oldPod !== undefined) return true;
@@ -134,8 +134,8 @@ class Pass {
 
   private withoutSurge(byNode: NodeMap): RollingResult {
     let numUnavailable = 0;
-    const allowed: V1Pod[] = [];
-    const candidates: V1Pod[] = [];
+    const allowed: Pod[] = [];
+    const candidates: Pod[] = [];
     for (const pods of byNode.values()) {
       const found = updatedPodsOnNode(pods ?? [], this.i.hash, this.generation);
       if (found === undefined) {
@@ -158,8 +158,8 @@ class Pass {
   }
 
   private withSurge(byNode: NodeMap): RollingResult {
-    const oldPodsToDelete: V1Pod[] = [];
-    const shouldNotRun: V1Pod[] = [];
+    const oldPodsToDelete: Pod[] = [];
+    const shouldNotRun: Pod[] = [];
     const candidateNodes: string[] = [];
     const allowedNodes: string[] = [];
     let numSurge = 0;

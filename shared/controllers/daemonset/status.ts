@@ -1,7 +1,7 @@
 // updateDaemonSetStatus / storeDaemonSetStatus: the counts over the node list, written through the status
 // subresource only when one of them changed or observedGeneration is behind; a DaemonSet with minReadySeconds
 // whose ready pods are not all available yet is looked at again after minReadySeconds.
-import type { V1DaemonSet, V1DaemonSetCondition, V1DaemonSetStatus, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { DaemonSet, DaemonSetCondition, DaemonSetStatus, Node, Pod } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { isPodAvailable, isPodReady } from '../pod-utils/pod-state.js';
 import type { DeferredReport } from './deferred-report.js';
@@ -20,9 +20,9 @@ export type Counts = {
 };
 
 export function countStatus(
-  ds: V1DaemonSet,
-  nodes: readonly V1Node[],
-  byNode: ReadonlyMap<string, readonly V1Pod[]>,
+  ds: DaemonSet,
+  nodes: readonly Node[],
+  byNode: ReadonlyMap<string, readonly Pod[]>,
   hash: string,
   placement: Placement,
   now: Date,
@@ -70,12 +70,12 @@ const n = (v: number | undefined) => v ?? 0;
  * write (observedGeneration raised when `observeGeneration`), keeping the other status fields (collisionCount).
  */
 export function statusAction(
-  ds: V1DaemonSet,
+  ds: DaemonSet,
   c: Counts,
   observeGeneration: boolean,
   report?: DeferredReport,
 ): Action | null {
-  const s: V1DaemonSetStatus = ds.status ?? {
+  const s: DaemonSetStatus = ds.status ?? {
     currentNumberScheduled: 0,
     desiredNumberScheduled: 0,
     numberMisscheduled: 0,
@@ -93,14 +93,14 @@ export function statusAction(
     n(s.observedGeneration) >= generation &&
     (report === undefined || sameConditions(s.conditions ?? [], report.conditions));
   if (same) return null;
-  const status: V1DaemonSetStatus = {
+  const status: DaemonSetStatus = {
     ...s,
     ...(observeGeneration && { observedGeneration: generation }),
     ...c,
     ...(report !== undefined && { conditions: report.conditions }),
   };
   if (status.conditions?.length === 0) delete status.conditions;
-  const object: V1DaemonSet = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
+  const object: DaemonSet = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
   const event = report?.event;
   return event === undefined
     ? { type: 'updateStatus', object }
@@ -108,19 +108,19 @@ export function statusAction(
 }
 
 /** Conditions compared as they are serialized (times read back are strings, times made here are Dates). */
-function sameConditions(a: readonly V1DaemonSetCondition[], b: readonly V1DaemonSetCondition[]): boolean {
+function sameConditions(a: readonly DaemonSetCondition[], b: readonly DaemonSetCondition[]): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** A raised collisionCount (snapshot's hash collision), with the counts left as they were. */
-export function collisionAction(ds: V1DaemonSet): Action {
-  const status = { ...ds.status, collisionCount: n(ds.status?.collisionCount) + 1 } as V1DaemonSetStatus;
-  const object: V1DaemonSet = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
+export function collisionAction(ds: DaemonSet): Action {
+  const status = { ...ds.status, collisionCount: n(ds.status?.collisionCount) + 1 } as DaemonSetStatus;
+  const object: DaemonSet = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
   return { type: 'updateStatus', object };
 }
 
 /** enqueueDaemonSetAfter(minReadySeconds) while some ready pods are not yet available. */
-export function availabilityRequeueMs(ds: V1DaemonSet, c: Counts): number | undefined {
+export function availabilityRequeueMs(ds: DaemonSet, c: Counts): number | undefined {
   const minReady = ds.spec?.minReadySeconds ?? 0;
   return minReady > 0 && c.numberReady !== c.numberAvailable ? minReady * 1000 : undefined;
 }

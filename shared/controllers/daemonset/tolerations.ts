@@ -3,7 +3,7 @@
 //
 // Not followed: the TaintTolerationComparisonOperators gate (alpha, off by default in 1.37) that adds Gt/Lt
 // toleration operators; a toleration with another operator tolerates nothing, as with the gate off.
-import type { V1PodSpec, V1Taint, V1Toleration } from '@kubernetes/client-node';
+import type { PodSpec, Taint, Toleration } from '../../kube/api/objects.js';
 
 export const TaintEffect = { NoSchedule: 'NoSchedule', PreferNoSchedule: 'PreferNoSchedule', NoExecute: 'NoExecute' };
 
@@ -18,10 +18,10 @@ export const NodeTaint = {
   NetworkUnavailable: 'node.kubernetes.io/network-unavailable',
 } as const;
 
-const exists = (key: string, effect: string): V1Toleration => ({ key, operator: 'Exists', effect });
+const exists = (key: string, effect: string): Toleration => ({ key, operator: 'Exists', effect });
 
 /** The defaults, in upstream's order; network-unavailable only for hostNetwork pods. */
-export function defaultDaemonTolerations(hostNetwork: boolean): V1Toleration[] {
+export function defaultDaemonTolerations(hostNetwork: boolean): Toleration[] {
   return [
     exists(NodeTaint.NotReady, TaintEffect.NoExecute),
     exists(NodeTaint.Unreachable, TaintEffect.NoExecute),
@@ -37,8 +37,8 @@ export function defaultDaemonTolerations(hostNetwork: boolean): V1Toleration[] {
  * AddOrUpdateDaemonPodTolerations on a copy of `spec.tolerations`: each default replaces in place every
  * toleration that matches it (same key, operator, value and effect: tolerationSeconds aside), or is appended.
  */
-export function daemonPodTolerations(spec: Pick<V1PodSpec, 'tolerations' | 'hostNetwork'> | undefined): V1Toleration[] {
-  let tolerations: V1Toleration[] = (spec?.tolerations ?? []).map((t) => ({ ...t }));
+export function daemonPodTolerations(spec: Pick<PodSpec, 'tolerations' | 'hostNetwork'> | undefined): Toleration[] {
+  let tolerations: Toleration[] = (spec?.tolerations ?? []).map((t) => ({ ...t }));
   for (const wanted of defaultDaemonTolerations(spec?.hostNetwork === true)) {
     // One matching toleration equal to the default already (tolerationSeconds included): nothing changes.
     if (tolerations.some((old) => isSameToleration(old, wanted) && old.tolerationSeconds === undefined)) continue;
@@ -54,7 +54,7 @@ export function daemonPodTolerations(spec: Pick<V1PodSpec, 'tolerations' | 'host
 }
 
 /** Toleration.MatchToleration: key, operator, value and effect equal (empty and absent alike). */
-function isSameToleration(a: V1Toleration, b: V1Toleration): boolean {
+function isSameToleration(a: Toleration, b: Toleration): boolean {
   return (
     (a.key ?? '') === (b.key ?? '') &&
     (a.operator ?? '') === (b.operator ?? '') &&
@@ -64,7 +64,7 @@ function isSameToleration(a: V1Toleration, b: V1Toleration): boolean {
 }
 
 /** Toleration.ToleratesTaint (comparison operators off). */
-export function toleratesTaint(t: V1Toleration, taint: V1Taint): boolean {
+export function toleratesTaint(t: Toleration, taint: Taint): boolean {
   if ((t.effect ?? '') !== '' && t.effect !== taint.effect) return false;
   if ((t.key ?? '') !== '' && t.key !== taint.key) return false;
   switch (t.operator ?? '') {
@@ -80,9 +80,9 @@ export function toleratesTaint(t: V1Toleration, taint: V1Taint): boolean {
 
 /** FindMatchingUntoleratedTaint: the first taint passing `filter` that no toleration tolerates. */
 export function untoleratedTaint(
-  taints: readonly V1Taint[],
-  tolerations: readonly V1Toleration[],
-  filter: (t: V1Taint) => boolean,
-): V1Taint | undefined {
+  taints: readonly Taint[],
+  tolerations: readonly Toleration[],
+  filter: (t: Taint) => boolean,
+): Taint | undefined {
   return taints.filter(filter).find((taint) => !tolerations.some((t) => toleratesTaint(t, taint)));
 }

@@ -1,6 +1,6 @@
 // What the DaemonSet planner observes, and the constants of kube-controller-manager 1.37's daemonset-controller
 // (pkg/controller/daemon/daemon_controller.go, update.go, util/daemonset_util.go at v1.37.2).
-import type { V1ControllerRevision, V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { ControllerRevision, DaemonSet, Node, Pod } from '../../kube/api/objects.js';
 
 /** daemon.BurstReplicas: at most this many creates and this many deletes per pass; requeueAfter 0 continues. */
 export const BURST_REPLICAS = 250;
@@ -49,18 +49,18 @@ export const Strategy = { RollingUpdate: 'RollingUpdate', OnDelete: 'OnDelete' }
 
 export type ObservedDaemonSet = {
   /** null when the DaemonSet is gone. */
-  readonly daemonSet: V1DaemonSet | null;
+  readonly daemonSet: DaemonSet | null;
   /** Every Node of the cluster (upstream's nodeLister.List: the cache answers it, no API request). */
-  readonly nodes: readonly V1Node[];
+  readonly nodes: readonly Node[];
   /** Pods of its namespace that it controls or that have no controller (adoption candidates). */
-  readonly pods: readonly V1Pod[];
+  readonly pods: readonly Pod[];
   /** ControllerRevisions of its namespace that it controls or that have no controller. */
-  readonly revisions: readonly V1ControllerRevision[];
+  readonly revisions: readonly ControllerRevision[];
   /**
    * The ControllerRevision named `<ds>-<hash>` when no revision it controls matches its template: present
    * (another's, or another template's) means a hash collision; null means the name is free.
    */
-  readonly nameTaken?: V1ControllerRevision | null;
+  readonly nameTaken?: ControllerRevision | null;
   /** RecheckDeletionTimestamp: the DaemonSet read fresh, only when there is an orphan to adopt. */
-  readonly adoptionRecheck?: V1DaemonSet | null;
+  readonly adoptionRecheck?: DaemonSet | null;
 };

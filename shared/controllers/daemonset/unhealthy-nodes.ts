@@ -11,7 +11,7 @@
 //   - spec.unschedulable (cordoned);
 //   - a KEP-5683 node lifecycle condition True: DrainInProgress, MaintenanceInProgress.
 // Without the annotation (or with any other value, or an invalid threshold) nothing changes: upstream's behaviour.
-import type { V1DaemonSet, V1Node } from '@kubernetes/client-node';
+import type { DaemonSet, Node } from '../../kube/api/objects.js';
 import { timeMs } from '../common/wire-time.js';
 import { NodeTaint } from './tolerations.js';
 
@@ -29,7 +29,7 @@ export const MAX_NAMED_NODES = 10;
 export type UnhealthyPolicy = { readonly thresholdMs: number };
 
 /** The policy a DaemonSet opted into, or null (upstream's behaviour). Never throws on bad data. */
-export function unhealthyPolicyOf(ds: Pick<V1DaemonSet, 'metadata'> | undefined): UnhealthyPolicy | null {
+export function unhealthyPolicyOf(ds: Pick<DaemonSet, 'metadata'> | undefined): UnhealthyPolicy | null {
   const annotations = ds?.metadata?.annotations ?? {};
   if (annotations[UNHEALTHY_NODES_ANNOTATION] !== UNHEALTHY_NODES_SKIP) return null;
   const raw = annotations[UNHEALTHY_THRESHOLD_ANNOTATION];
@@ -61,7 +61,7 @@ export type NodeHealth =
     };
 
 /** Whether a node is unhealthy under the policy at `now`, and why. */
-export function nodeHealth(node: V1Node, policy: UnhealthyPolicy, now: Date): NodeHealth {
+export function nodeHealth(node: Node, policy: UnhealthyPolicy, now: Date): NodeHealth {
   const taint = (node.spec?.taints ?? []).find((t) => t.key === NodeTaint.Unreachable || t.key === NodeTaint.NotReady);
   if (taint !== undefined) return { unhealthy: true, why: `taint ${taint.key}` };
   if (node.spec?.unschedulable === true) return { unhealthy: true, why: 'cordoned' };
@@ -70,7 +70,7 @@ export function nodeHealth(node: V1Node, policy: UnhealthyPolicy, now: Date): No
   if (lifecycle !== undefined) return { unhealthy: true, why: lifecycle.type };
   const ready = conditions.find((c) => c.type === 'Ready');
   if (ready === undefined || ready.status === 'True') return { unhealthy: false };
-  const since = timeMs(ready.lastTransitionTime as unknown as string | Date | undefined) ?? 0;
+  const since = timeMs(ready.lastTransitionTime) ?? 0;
   const left = since + policy.thresholdMs - now.getTime();
   if (left <= 0) return { unhealthy: true, why: `Ready ${ready.status ?? 'Unknown'}` };
   return { unhealthy: false, inMs: left };

@@ -1,7 +1,7 @@
 // Pure helpers over ReplicaSets, as deployment/util and controller_utils.go define them: finding the new and
 // old ReplicaSets, their sort orders, and the replica counts status and scaling are computed from.
 import { isDeepStrictEqual } from 'node:util';
-import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { PodTemplateSpec } from '../../kube/api/objects.js';
 import { POD_TEMPLATE_HASH_LABEL, type Deployment, type ReplicaSet } from './types.js';
 
 export const specReplicas = (rs: ReplicaSet): number => rs.spec.replicas ?? 0;
@@ -74,11 +74,11 @@ export function terminatingReplicaCount(rss: readonly (ReplicaSet | null)[]): nu
  * EqualIgnoreHash: templates semantically equal once the pod-template-hash label is dropped. The JSON both
  * sides come from is the apiserver's, so Go's nil-versus-empty list equality is the only normalization needed.
  */
-export function equalIgnoreHash(a: V1PodTemplateSpec | undefined, b: V1PodTemplateSpec | undefined): boolean {
+export function equalIgnoreHash(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {
   return isDeepStrictEqual(normalize(withoutHash(a)), normalize(withoutHash(b)));
 }
 
-function withoutHash(t: V1PodTemplateSpec | undefined): unknown {
+function withoutHash(t: PodTemplateSpec | undefined): unknown {
   const labels = { ...(t?.metadata?.labels ?? {}) };
   delete labels[POD_TEMPLATE_HASH_LABEL];
   return { ...t, metadata: { ...t?.metadata, labels } };

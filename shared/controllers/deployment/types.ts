@@ -1,6 +1,6 @@
 // What the Deployment controller observes and the names it shares with kube-controller-manager.
 // Objects are the apiserver's JSON as read (timestamps are RFC 3339 strings), typed as far as we use them.
-import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { PodTemplateSpec } from '../../kube/api/objects.js';
 import type { OwnerReference } from '../../kube/meta/controller-ref.js';
 
 export type Time = string;
@@ -37,7 +37,7 @@ export type Condition = {
 export type DeploymentSpec = {
   replicas?: number;
   selector?: LabelSelector;
-  template?: V1PodTemplateSpec;
+  template?: PodTemplateSpec;
   strategy?: {
     type?: string;
     rollingUpdate?: { maxSurge?: IntOrString; maxUnavailable?: IntOrString };
@@ -73,7 +73,7 @@ export type ReplicaSetSpec = {
   replicas?: number;
   minReadySeconds?: number;
   selector?: LabelSelector;
-  template?: V1PodTemplateSpec;
+  template?: PodTemplateSpec;
 };
 
 export type ReplicaSetStatus = {

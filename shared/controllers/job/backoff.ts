@@ -4,7 +4,7 @@
 // has: the failed pods that finished after its latest succeeded pod, and the latest of their finish times. The
 // delay is 10 s doubled per further failure, capped at 10 minutes (MaxJobPodFailureBackOff in 1.37; the API
 // documentation's "6 minutes" is the cap reached by the seventh failure: 10·2⁵ s = 320 s, then 600 s).
-import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import type { ContainerStatus, Pod } from '../../kube/api/objects.js';
 import { podReadyCondition } from '../pod-utils/pod-state.js';
 import { timeMs } from '../common/wire-time.js';
 import { hasTrackingFinalizer, isPodFailed, isPodSucceeded } from './job-pods.js';
@@ -21,7 +21,7 @@ export type BackoffRecord = {
  * containers included), else the Ready=False condition's transition, else deletionTimestamp minus the grace
  * period, else creation.
  */
-export function finishedTimeMs(pod: V1Pod): number {
+export function finishedTimeMs(pod: Pod): number {
   const fromContainers = containersFinishedMs(pod);
   if (fromContainers !== undefined) return fromContainers;
   const ready = podReadyCondition(pod);
@@ -32,11 +32,11 @@ export function finishedTimeMs(pod: V1Pod): number {
   return timeMs(pod.metadata?.creationTimestamp) ?? 0;
 }
 
-function containersFinishedMs(pod: V1Pod): number | undefined {
+function containersFinishedMs(pod: Pod): number | undefined {
   const sidecars = new Set(
     (pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c) => c.name),
   );
-  const statuses: V1ContainerStatus[] = [
+  const statuses: ContainerStatus[] = [
     ...(pod.status?.containerStatuses ?? []),
     ...(pod.status?.initContainerStatuses ?? []).filter((s) => sidecars.has(s.name)),
   ];
@@ -54,7 +54,7 @@ function containersFinishedMs(pod: V1Pod): number | undefined {
  * without having succeeded while it still carries the tracking finalizer (the controller removes the finalizer
  * before deleting a pod it no longer wants, so such a pod failed by itself or was evicted).
  */
-export function backoffRecordOf(job: Job, pods: readonly V1Pod[]): BackoffRecord {
+export function backoffRecordOf(job: Job, pods: readonly Pod[]): BackoffRecord {
   let lastSuccess: number | undefined;
   for (const p of pods) {
     if (!isPodSucceeded(p)) continue;

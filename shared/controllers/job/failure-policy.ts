@@ -11,7 +11,7 @@
 // does not know is skipped. No rule matching: counted. Which pods count as failed at all is isPodFailed's
 // business: with a podFailurePolicy the apiserver defaults podReplacementPolicy to Failed, so only pods in phase
 // Failed are matched (a terminating pod is not failed until its phase says so).
-import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import type { ContainerStatus, Pod } from '../../kube/api/objects.js';
 import { isPodFailed } from './job-pods.js';
 import { PodFailurePolicyAction, type Job, type PodFailurePolicy, type PodFailurePolicyRule } from './types.js';
 
@@ -30,7 +30,7 @@ const NO_MATCH: PolicyMatch = { countFailed: true };
 const KNOWN_ACTIONS: ReadonlySet<string> = new Set(Object.values(PodFailurePolicyAction));
 
 /** matchPodFailurePolicy for one failed pod. */
-export function matchPodFailurePolicy(policy: PodFailurePolicy | undefined, pod: V1Pod): PolicyMatch {
+export function matchPodFailurePolicy(policy: PodFailurePolicy | undefined, pod: Pod): PolicyMatch {
   if (policy === undefined || policy === null) return NO_MATCH;
   const rules = policy.rules ?? [];
   for (let index = 0; index < rules.length; index++) {
@@ -46,7 +46,7 @@ export function matchPodFailurePolicy(policy: PodFailurePolicy | undefined, pod:
 }
 
 /** What made the rule match, in the words of upstream's FailJob message; undefined if it does not match. */
-function describeMatch(rule: PodFailurePolicyRule, pod: V1Pod): string | undefined {
+function describeMatch(rule: PodFailurePolicyRule, pod: Pod): string | undefined {
   const ns = pod.metadata?.namespace ?? '';
   const name = pod.metadata?.name ?? '';
   if (rule.onExitCodes !== undefined && rule.onExitCodes !== null) {
@@ -64,9 +64,9 @@ function describeMatch(rule: PodFailurePolicyRule, pod: V1Pod): string | undefin
 
 /** matchOnExitCodes: the first matching terminated container, app containers before init containers. */
 export function matchOnExitCodes(
-  pod: V1Pod,
+  pod: Pod,
   requirement: NonNullable<PodFailurePolicyRule['onExitCodes']>,
-): V1ContainerStatus | undefined {
+): ContainerStatus | undefined {
   return (
     firstMatchingContainer(pod.status?.containerStatuses ?? [], requirement) ??
     firstMatchingContainer(pod.status?.initContainerStatuses ?? [], requirement)
@@ -74,9 +74,9 @@ export function matchOnExitCodes(
 }
 
 function firstMatchingContainer(
-  statuses: readonly V1ContainerStatus[],
+  statuses: readonly ContainerStatus[],
   requirement: NonNullable<PodFailurePolicyRule['onExitCodes']>,
-): V1ContainerStatus | undefined {
+): ContainerStatus | undefined {
   for (const s of statuses) {
     const terminated = s.state?.terminated;
     if (terminated === undefined || terminated === null) continue; // still terminating: no exit code yet
@@ -95,7 +95,7 @@ function isExitCodeMatching(code: number, operator: string, values: readonly num
 
 /** matchOnPodConditions: the type of the first pod condition (in the pod's order) that a pattern matches. */
 function matchOnPodConditions(
-  pod: V1Pod,
+  pod: Pod,
   patterns: NonNullable<PodFailurePolicyRule['onPodConditions']>,
 ): string | undefined {
   for (const c of pod.status?.conditions ?? []) {
@@ -105,7 +105,7 @@ function matchOnPodConditions(
 }
 
 /** getFailJobMessage: the first failed pod (in the order observed) that matches a FailJob rule. */
-export function failJobMatch(job: Job, pods: readonly V1Pod[]): PolicyMatch | undefined {
+export function failJobMatch(job: Job, pods: readonly Pod[]): PolicyMatch | undefined {
   if (!job.spec.podFailurePolicy) return undefined;
   for (const p of pods) {
     if (!isPodFailed(p, job)) continue;
@@ -116,6 +116,6 @@ export function failJobMatch(job: Job, pods: readonly V1Pod[]): PolicyMatch | un
 }
 
 /** Whether a failed pod's failure counts (not matched by an Ignore rule). */
-export function isFailureCounted(job: Job, pod: V1Pod): boolean {
+export function isFailureCounted(job: Job, pod: Pod): boolean {
   return !job.spec.podFailurePolicy || matchPodFailurePolicy(job.spec.podFailurePolicy, pod).countFailed;
 }

@@ -12,7 +12,7 @@
 // Completion by count (CompletionsReached) is decided after manageJob, in plan.ts. And once the sync is done,
 // enactFinished writes the terminal condition (Complete / Failed) and its events, when nothing is left uncounted
 // or terminating.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import { EventType, type EventSpec } from '../../kube/events/types.js';
 import { timeMs } from '../common/wire-time.js';
 import { ensureCondition, findCondition, newCondition } from './conditions.js';
@@ -26,7 +26,7 @@ import { ConditionReason, Reason, type Job, type JobCondition, type JobStatus } 
 
 export type FinishInput = {
   readonly job: Job;
-  readonly pods: readonly V1Pod[];
+  readonly pods: readonly Pod[];
   /** Failures counted so far (status, uncounted, new; Ignore'd ones left out). */
   readonly failed: number;
   readonly status: JobStatus;
@@ -138,7 +138,7 @@ function failureTarget(reason: string, message: string, now: Date): JobCondition
 }
 
 /** pastBackoffLimitOnFailure: restartPolicy OnFailure, container restarts of running and pending pods. */
-function pastBackoffLimitOnFailure(job: Job, pods: readonly V1Pod[]): boolean {
+function pastBackoffLimitOnFailure(job: Job, pods: readonly Pod[]): boolean {
   if (job.spec.template?.spec?.restartPolicy !== 'OnFailure') return false;
   let restarts = 0;
   for (const p of pods) {

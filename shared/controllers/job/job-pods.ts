@@ -1,6 +1,6 @@
 // Pod predicates of the Job controller (job_controller.go, indexed_job_utils.go, tracking_utils.go): the tracking
 // finalizer, the completion index, what counts as failed, and the modes of a Job that decide them.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { selectorOf } from '../../kube/meta/label-selector.js';
 import { claimActions, claimObjects, type Claim } from '../common/claim.js';
@@ -21,12 +21,12 @@ const MAX_INT32 = 2147483647;
 /** unknownCompletionIndex. */
 export const UNKNOWN_INDEX = -1;
 
-export function hasTrackingFinalizer(pod: V1Pod): boolean {
+export function hasTrackingFinalizer(pod: Pod): boolean {
   return (pod.metadata?.finalizers ?? []).includes(JOB_TRACKING_FINALIZER);
 }
 
 /** getCompletionIndex: the annotation as a non-negative integer, else UNKNOWN_INDEX. */
-export function completionIndexOf(pod: V1Pod): number {
+export function completionIndexOf(pod: Pod): number {
   const raw = pod.metadata?.annotations?.[COMPLETION_INDEX_KEY];
   if (raw === undefined || !/^[+-]?[0-9]+$/.test(raw)) return UNKNOWN_INDEX;
   const n = Number(raw);
@@ -78,7 +78,7 @@ export function backoffLimitOf(job: Job): number {
 }
 
 /** A valid index of an Indexed Job: known and below completions. */
-export function hasValidIndex(job: Job, pod: V1Pod): boolean {
+export function hasValidIndex(job: Job, pod: Pod): boolean {
   const ix = completionIndexOf(pod);
   return ix !== UNKNOWN_INDEX && ix < completionsOf(job);
 }
@@ -87,23 +87,23 @@ export function hasValidIndex(job: Job, pod: V1Pod): boolean {
  * isPodFailed: phase Failed; or, unless only failed pods are replaced, being deleted without having succeeded
  * (an orphaned pod may never reach a phase).
  */
-export function isPodFailed(pod: V1Pod, job: Job): boolean {
+export function isPodFailed(pod: Pod, job: Job): boolean {
   const phase = pod.status?.phase;
   if (phase === PodPhase.Failed) return true;
   if (onlyReplaceFailedPods(job)) return false;
   return !!pod.metadata?.deletionTimestamp && phase !== PodPhase.Succeeded;
 }
 
-export function isPodSucceeded(pod: V1Pod): boolean {
+export function isPodSucceeded(pod: Pod): boolean {
   return pod.status?.phase === PodPhase.Succeeded;
 }
 
-export function podRef(pod: V1Pod): { kind: string; namespace: string; name: string } {
+export function podRef(pod: Pod): { kind: string; namespace: string; name: string } {
   return { kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' };
 }
 
 /** getPodsForJob's ClaimPods: every pod it controls and still selects, terminal ones included, and the orphans. */
-export function claimJobPods(job: Job, pods: readonly V1Pod[]): Claim<V1Pod> {
+export function claimJobPods(job: Job, pods: readonly Pod[]): Claim<Pod> {
   return claimObjects(job, pods, selectorOf(job.spec.selector));
 }
 
@@ -111,7 +111,7 @@ export function claimJobPods(job: Job, pods: readonly V1Pod[]): Claim<V1Pod> {
  * The adoptions and releases with the tracking finalizer, as upstream's PodControllerRefManager does for Jobs:
  * adoption adds it, release deletes it from the list.
  */
-export function jobClaimActions(job: Job, claim: Claim<V1Pod>): Action[] {
+export function jobClaimActions(job: Job, claim: Claim<Pod>): Action[] {
   const owner = {
     apiVersion: JOB_API_VERSION,
     kind: JOB_KIND,
@@ -125,7 +125,7 @@ export function jobClaimActions(job: Job, claim: Claim<V1Pod>): Action[] {
 }
 
 /** The patch that removes the tracking finalizer (removeTrackingFinalizerPatch), with the uid as precondition. */
-export function removeFinalizerAction(pod: V1Pod): Action {
+export function removeFinalizerAction(pod: Pod): Action {
   return {
     type: 'patch',
     target: podRef(pod),

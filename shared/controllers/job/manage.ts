@@ -5,7 +5,7 @@
 // index's own, and only the indexes whose backoff has passed are created). Pods the controller deletes lose the tracking
 // finalizer first (deleteJobPods): they are not counted as failed. The writer sends the finalizer patch and the
 // delete of a pod in one batch; both carry the pod's uid.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { sortActivePods } from '../pod-utils/active-pods.js';
 import { isPodReady, isPodTerminating } from '../pod-utils/pod-state.js';
@@ -31,13 +31,13 @@ import { MAX_POD_CREATE_DELETE_PER_SYNC, Reason, SYNC_BATCH_PERIOD_MS, type Job 
 
 export type ManageInput = {
   readonly job: Job;
-  readonly pods: readonly V1Pod[];
-  readonly active: readonly V1Pod[];
+  readonly pods: readonly Pod[];
+  readonly active: readonly Pod[];
   readonly succeeded: number;
   readonly succeededIndexes: Intervals;
   /** backoffLimitPerIndex: the failed indexes (never created again), and each waiting index's last failed pod. */
   readonly failedIndexes?: Intervals;
-  readonly delayed?: ReadonlyMap<number, V1Pod>;
+  readonly delayed?: ReadonlyMap<number, Pod>;
   readonly terminating: number;
   readonly backoff: BackoffRecord;
   readonly now: Date;
@@ -78,11 +78,11 @@ export function manageJob(m: ManageInput): Manage {
   }
   diff = Math.min(diff, MAX_POD_CREATE_DELETE_PER_SYNC);
   const events = podCreateEvents(job);
-  let pods: V1Pod[];
+  let pods: Pod[];
   if (isIndexedJob(job)) {
     let indexes = firstPendingIndexes(m, diff);
     if (perIndex) {
-      const delayed = m.delayed ?? new Map<number, V1Pod>();
+      const delayed = m.delayed ?? new Map<number, Pod>();
       const ready = indexesReadyNow(indexes, delayed, m.now);
       if (ready.remainingMs > 0)
         return { ...unchanged, requeueAfter: Math.max(ready.remainingMs, SYNC_BATCH_PERIOD_MS) };
@@ -100,7 +100,7 @@ export function manageJob(m: ManageInput): Manage {
 }
 
 /** deleteJobPods: remove the tracking finalizer, then delete (events on the Job). */
-function deleteJobPods(m: ManageInput, pods: readonly V1Pod[]): Manage {
+function deleteJobPods(m: ManageInput, pods: readonly Pod[]): Manage {
   const actions: Action[] = [];
   let readyDeleted = 0;
   for (const pod of pods) {
@@ -117,7 +117,7 @@ function deleteJobPods(m: ManageInput, pods: readonly V1Pod[]): Manage {
 }
 
 /** A pod delete with its uid as precondition and the events RealPodControl.DeletePod records. */
-export function deleteAction(job: Job, pod: V1Pod): Action {
+export function deleteAction(job: Job, pod: Pod): Action {
   return {
     type: 'delete',
     target: podRef(pod),
@@ -132,13 +132,13 @@ export function deleteAction(job: Job, pod: V1Pod): Action {
  * index (of each repeated index the one furthest along is kept); then, if that is not yet rmAtLeast, the first
  * of the rest in ActivePods order.
  */
-export function activePodsForRemoval(job: Job, active: readonly V1Pod[], rmAtLeast: number): V1Pod[] {
-  const rm: V1Pod[] = [];
-  let left: V1Pod[] = [...active];
+export function activePodsForRemoval(job: Job, active: readonly Pod[], rmAtLeast: number): Pod[] {
+  const rm: Pod[] = [];
+  let left: Pod[] = [...active];
   if (isIndexedJob(job)) {
     left = [];
     const completions = completionsOf(job);
-    const byIndex = new Map<number, V1Pod[]>();
+    const byIndex = new Map<number, Pod[]>();
     for (const pod of active) {
       const ix = completionIndexOf(pod);
       if (ix === UNKNOWN_INDEX || ix >= completions) rm.push(pod);
@@ -161,7 +161,7 @@ export function activePodsForRemoval(job: Job, active: readonly V1Pod[], rmAtLea
 export function firstPendingIndexes(m: ManageInput, count: number): number[] {
   const completions = completionsOf(m.job);
   const busy = new Set<number>();
-  const add = (pods: readonly V1Pod[]) =>
+  const add = (pods: readonly Pod[]) =>
     pods.forEach((p) => completionIndexOf(p) !== UNKNOWN_INDEX && busy.add(completionIndexOf(p)));
   add(m.active);
   if (onlyReplaceFailedPods(m.job)) add(m.pods.filter(isPodTerminating));

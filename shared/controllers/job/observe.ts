@@ -4,7 +4,7 @@
 //      included: from the cache's owner and orphan indexes, or one filtered list of the namespace's pods live
 //  +1  GET the Job again, uncached, only when an orphan is to be adopted (RecheckDeletionTimestamp)
 // A gone Job reads the namespace's pods instead (1 list), for those still naming it with the tracking finalizer.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import type { ReconcileKey } from '../../kube/key.js';
 import { controllerRefOf } from '../../kube/meta/controller-ref.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
@@ -15,14 +15,14 @@ export async function observeJob(view: ClusterView, key: ReconcileKey): Promise<
   const base = { namespace: key.namespace, name: key.name };
   const job = await view.get<Job>(JOB_KIND, key.namespace, key.name);
   if (job === null) {
-    const pods = await view.list<V1Pod>('Pod', key.namespace);
+    const pods = await view.list<Pod>('Pod', key.namespace);
     const naming = pods.filter((p) => {
       const ref = controllerRefOf(p);
       return ref?.kind === JOB_KIND && ref.name === key.name && hasTrackingFinalizer(p);
     });
     return { ...base, job: null, pods: naming };
   }
-  const pods = await controlledOrOrphaned<V1Pod>(view, 'Pod', key.namespace, job.metadata.uid ?? '');
+  const pods = await controlledOrOrphaned<Pod>(view, 'Pod', key.namespace, job.metadata.uid ?? '');
   if (job.metadata.deletionTimestamp || claimJobPods(job, pods).adopt.length === 0) return { ...base, job, pods };
   const adoptionRecheck = await view.get<Job>(JOB_KIND, key.namespace, key.name, { fresh: true });
   return { ...base, job, pods, adoptionRecheck };

@@ -7,7 +7,7 @@
 // FailIndex rule matches; failed indexes are kept in status.failedIndexes ("1,3-5") and never run again. The
 // re-creation delay is per index: 10 s doubled per failure of the index (counted or ignored), capped at 10 min,
 // from the last failed pod's finish time.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import { isPodTerminating } from '../pod-utils/pod-state.js';
 import { finishedTimeMs, backoffDelayMs } from './backoff.js';
 import { matchPodFailurePolicy } from './failure-policy.js';
@@ -18,21 +18,21 @@ import { INDEX_FAILURE_COUNT_KEY, INDEX_IGNORED_FAILURE_COUNT_KEY, PodFailurePol
 const MAX_INT32 = 2147483647;
 
 /** parseInt32 of an annotation: absent, not a decimal integer, negative or past int32 → 0. */
-function annotationCount(pod: V1Pod, key: string): number {
+function annotationCount(pod: Pod, key: string): number {
   const raw = pod.metadata?.annotations?.[key];
   if (raw === undefined || !/^[+-]?[0-9]+$/.test(raw)) return 0;
   const n = Number(raw);
   return n < 0 || n > MAX_INT32 ? 0 : n;
 }
 
-export const indexFailureCountOf = (pod: V1Pod): number => annotationCount(pod, INDEX_FAILURE_COUNT_KEY);
-export const indexIgnoredFailureCountOf = (pod: V1Pod): number => annotationCount(pod, INDEX_IGNORED_FAILURE_COUNT_KEY);
+export const indexFailureCountOf = (pod: Pod): number => annotationCount(pod, INDEX_FAILURE_COUNT_KEY);
+export const indexIgnoredFailureCountOf = (pod: Pod): number => annotationCount(pod, INDEX_IGNORED_FAILURE_COUNT_KEY);
 /** getIndexAbsoluteFailureCount: counted and ignored failures of the index before this pod. */
-export const indexAbsoluteFailureCountOf = (pod: V1Pod): number =>
+export const indexAbsoluteFailureCountOf = (pod: Pod): number =>
   indexFailureCountOf(pod) + indexIgnoredFailureCountOf(pod);
 
 /** isIndexFailed: the pod failed and either a FailIndex rule matched or its index has no budget left. */
-export function isIndexFailed(job: Job, pod: V1Pod): boolean {
+export function isIndexFailed(job: Job, pod: Pod): boolean {
   if (!isPodFailed(pod, job)) return false;
   let counted = true;
   if (job.spec.podFailurePolicy) {
@@ -48,7 +48,7 @@ export function isIndexFailed(job: Job, pod: V1Pod): boolean {
  * finalizer, with a valid index) that fail their index now. `afterInterim` (FailureTarget / SuccessCriteriaMet
  * written): a pod being deleted by the finishing is left out, as upstream removed its finalizer before.
  */
-export function failedIndexesOf(job: Job, pods: readonly V1Pod[], afterInterim = false): Interval[] {
+export function failedIndexesOf(job: Job, pods: readonly Pod[], afterInterim = false): Interval[] {
   const completions = completionsOf(job);
   const previous = parseIntervals(job.status?.failedIndexes, completions);
   const failedNow = pods
@@ -65,13 +65,13 @@ export function failedIndexesOf(job: Job, pods: readonly V1Pod[], afterInterim =
  */
 export function podsWithDelayedDeletion(
   job: Job,
-  pods: readonly V1Pod[],
-  active: readonly V1Pod[],
+  pods: readonly Pod[],
+  active: readonly Pod[],
   succeededIndexes: Intervals,
   failedIndexes: Intervals,
-): Map<number, V1Pod> {
+): Map<number, Pod> {
   const activeIndexes = new Set(active.map(completionIndexOf));
-  const result = new Map<number, V1Pod>();
+  const result = new Map<number, Pod>();
   for (const p of pods) {
     if (!hasTrackingFinalizer(p) || !hasValidIndex(job, p) || !isPodFailed(p, job)) continue;
     const ix = completionIndexOf(p);
@@ -88,7 +88,7 @@ export function podsWithDelayedDeletion(
 }
 
 /** getNewIndexFailureCounts: the counts a replacement of `replaced` carries (0, 0 for a first pod). */
-export function newIndexFailureCounts(job: Job, replaced: V1Pod | undefined): { counted: number; ignored: number } {
+export function newIndexFailureCounts(job: Job, replaced: Pod | undefined): { counted: number; ignored: number } {
   if (replaced === undefined) return { counted: 0, ignored: 0 };
   let counted = indexFailureCountOf(replaced);
   let ignored = indexIgnoredFailureCountOf(replaced);
@@ -98,7 +98,7 @@ export function newIndexFailureCounts(job: Job, replaced: V1Pod | undefined): { 
 }
 
 /** addIndexFailureCountAnnotation: the annotations a new pod of a backoffLimitPerIndex Job gets. */
-export function indexFailureAnnotations(job: Job, replaced: V1Pod | undefined): Record<string, string> {
+export function indexFailureAnnotations(job: Job, replaced: Pod | undefined): Record<string, string> {
   const { counted, ignored } = newIndexFailureCounts(job, replaced);
   return {
     [INDEX_FAILURE_COUNT_KEY]: String(counted),
@@ -107,7 +107,7 @@ export function indexFailureAnnotations(job: Job, replaced: V1Pod | undefined): 
 }
 
 /** getRemainingTimePerIndex (ms): how long the index must still wait before its replacement is created. */
-export function remainingIndexBackoffMs(lastFailed: V1Pod | undefined, now: Date): number {
+export function remainingIndexBackoffMs(lastFailed: Pod | undefined, now: Date): number {
   if (lastFailed === undefined) return 0;
   const delay = backoffDelayMs(indexAbsoluteFailureCountOf(lastFailed) + 1);
   const elapsed = now.getTime() - finishedTimeMs(lastFailed);
@@ -120,7 +120,7 @@ export function remainingIndexBackoffMs(lastFailed: V1Pod | undefined, now: Date
  */
 export function indexesReadyNow(
   indexes: readonly number[],
-  delayed: ReadonlyMap<number, V1Pod>,
+  delayed: ReadonlyMap<number, Pod>,
   now: Date,
 ): { indexes: number[]; remainingMs: number } {
   const ready: number[] = [];

@@ -10,7 +10,7 @@
 //   nothing is uncounted and nothing terminates, the terminal condition. One status write at the end, when
 //   anything differs from what was observed. A malformed rule-names annotation (rule-names.ts) adds a Warning.
 import { isDeepStrictEqual } from 'node:util';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { controllerRefOf, isControlledBy } from '../../kube/meta/controller-ref.js';
 import { EventType, type EventSpec } from '../../kube/events/types.js';
@@ -95,14 +95,14 @@ function orphanFinalizerRemovals(o: ObservedJob): Action[] {
     .map(removeFinalizerAction);
 }
 
-function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
+function syncJob(job: Job, pods: readonly Pod[], now: Date): PlanResult {
   const status: JobStatus = structuredClone(job.status ?? {});
   const indexed = isIndexedJob(job);
   const uncounted = uncountedOf(job);
   const active = pods.filter(isPodActive);
   let terminating = pods.filter(isPodTerminating).length;
   let ready = active.filter(isPodReady).length;
-  const fresh = (p: V1Pod, set: ReadonlySet<string>) =>
+  const fresh = (p: Pod, set: ReadonlySet<string>) =>
     hasTrackingFinalizer(p) && !set.has(p.metadata?.uid ?? '') && (!indexed || hasValidIndex(job, p));
   const newSucceeded = pods.filter((p) => fresh(p, uncounted.succeeded) && isPodSucceeded(p)).length;
   const newFailed = pods.filter((p) => fresh(p, uncounted.failed) && isPodFailed(p, job) && isFailureCounted(job, p));
@@ -125,7 +125,7 @@ function syncJob(job: Job, pods: readonly V1Pod[], now: Date): PlanResult {
   let prevSucceededIndexes: Interval[] = [];
   let succeededIndexes: Interval[] = [];
   let failedIndexes: Interval[] | undefined;
-  let delayed: ReadonlyMap<number, V1Pod> = new Map();
+  let delayed: ReadonlyMap<number, Pod> = new Map();
   if (indexed) {
     prevSucceededIndexes = parseIntervals(status.completedIndexes, completionsOf(job));
     const done = pods.filter((p) => isPodSucceeded(p) && hasValidIndex(job, p) && hasTrackingFinalizer(p));

@@ -6,7 +6,7 @@
 //   - JOB_COMPLETION_INDEX in every container and init container that lacks it, from the label by the downward
 //     API (fieldRef metadata.labels['batch.kubernetes.io/job-completion-index']);
 //   - hostname <job>-<index> (the subdomain is the template's own), generateName <job>-<index>- (trimmed to 58).
-import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import type { Container, Pod } from '../../kube/api/objects.js';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import {
   COMPLETION_INDEX_ENV,
@@ -21,7 +21,7 @@ import {
 const MAX_GENERATED_NAME_LENGTH = 58;
 
 /** `extraAnnotations`: the per-index failure counts of a backoffLimitPerIndex Job (per-index.ts). */
-export function podFromTemplate(job: Job, index?: number, extraAnnotations: Record<string, string> = {}): V1Pod {
+export function podFromTemplate(job: Job, index?: number, extraAnnotations: Record<string, string> = {}): Pod {
   const name = job.metadata.name ?? '';
   const meta = job.spec.template?.metadata;
   const spec = structuredClone(job.spec.template?.spec ?? { containers: [] });
@@ -63,7 +63,7 @@ export function generateNameWithIndex(jobName: string, index: number): string {
   return prefix.slice(0, MAX_GENERATED_NAME_LENGTH - suffix.length) + suffix;
 }
 
-function addIndexEnv(c: V1Container): void {
+function addIndexEnv(c: Container): void {
   if ((c.env ?? []).some((e) => e.name === COMPLETION_INDEX_ENV)) return;
   c.env = [
     ...(c.env ?? []),

@@ -18,7 +18,7 @@
 //   - a recorded uid whose pod has no finalizer or is gone: moved to the counters.
 // A pass that adds the interim FailureTarget or SuccessCriteriaMet condition removes no finalizer: the condition
 // is written first, as upstream flushes it before removing finalizers.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { isPodTerminating } from '../pod-utils/pod-state.js';
 import { formatIntervals, hasIndex, withIndexes, type Intervals } from './intervals.js';
@@ -39,7 +39,7 @@ import { MAX_UNCOUNTED_PODS, type Job, type JobCondition, type JobStatus } from 
 export type TrackingInput = {
   readonly job: Job;
   /** The claimed pods. */
-  readonly pods: readonly V1Pod[];
+  readonly pods: readonly Pod[];
   /** The status being built (active, ready, conditions, ...): uncounted pods and counters are set here. */
   readonly status: JobStatus;
   /** The finished condition the sync decided on (the interim one, or Complete/Failed converted), if any. */
@@ -52,7 +52,7 @@ export type TrackingInput = {
   /** backoffLimitPerIndex: the failed indexes (written to status.failedIndexes). */
   readonly failedIndexes?: Intervals;
   /** backoffLimitPerIndex: per index, the failed pod whose finalizer stays until its replacement exists. */
-  readonly delayed: ReadonlyMap<number, V1Pod>;
+  readonly delayed: ReadonlyMap<number, Pod>;
   /**
    * The observed Job already has FailureTarget or SuccessCriteriaMet: a pod being deleted (not terminal) is not
    * considered failed (upstream removed its finalizer, uncounted unless failing, before deleting it).
@@ -148,7 +148,7 @@ export function trackPods(t: TrackingInput): Tracking {
  * canRemoveFinalizer: the Job is being deleted or finishing, or the pod succeeded, or it is considered failed
  * and is not the pod of its index whose failure counts its replacement must still copy (backoffLimitPerIndex).
  */
-function canRemoveFinalizer(t: TrackingInput, pod: V1Pod, considerFailed: boolean): boolean {
+function canRemoveFinalizer(t: TrackingInput, pod: Pod, considerFailed: boolean): boolean {
   if (t.job.metadata.deletionTimestamp || t.finishing || isPodSucceeded(pod)) return true;
   if (!considerFailed) return false;
   const ix = completionIndexOf(pod);
@@ -163,6 +163,6 @@ export function hasNoUncounted(status: JobStatus): boolean {
 
 export type { JobCondition };
 
-function uidOf(pod: V1Pod): string {
+function uidOf(pod: Pod): string {
   return pod.metadata?.uid ?? '';
 }

@@ -1,7 +1,7 @@
 // What the Job controller observes, and the names it shares with kube-controller-manager's job-controller (1.37).
 // The Job is the apiserver's JSON as read (timestamps are RFC 3339 strings), typed as far as the planner uses it;
-// pods are client-node's V1Pod (the shared pod helpers read their times as Date or string alike).
-import type { V1Pod } from '@kubernetes/client-node';
+// pods are kube/api's Pod, their JSON too.
+import type { Pod } from '../../kube/api/objects.js';
 import type { Job } from '../common/job-api.js';
 
 // The batch/v1 Job itself is common/job-api.ts's (the CronJob and TTL controllers read Jobs too).
@@ -39,7 +39,7 @@ export type ObservedJob = {
    * terminal pods included. Without one: the namespace's pods whose controller reference names a Job of this name
    * and that still carry the tracking finalizer (upstream's orphan-pod queue removes it).
    */
-  readonly pods: readonly V1Pod[];
+  readonly pods: readonly Pod[];
   /** RecheckDeletionTimestamp: the Job read again (uncached) after the pods, only when an orphan is to be adopted. */
   readonly adoptionRecheck?: Job | null;
 };

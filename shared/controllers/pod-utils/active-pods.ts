@@ -2,7 +2,7 @@
 // Rules in turn: unassigned before assigned; Pending < Unknown < Running; not ready before ready; both ready:
 // ready more recently first (a zero time first); more container restarts first (regular, then sidecar); newer
 // creation first (a zero time first).
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import { maxContainerRestarts } from './deletion-rank.js';
 import { isPodReady, podReadySinceMs, PodPhase } from './pod-state.js';
 import { timeMs } from '../common/wire-time.js';
@@ -13,7 +13,7 @@ const PHASE_ORDINAL: Readonly<Record<string, number>> = {
   [PodPhase.Running]: 2,
 };
 
-export function activePodLess(a: V1Pod, b: V1Pod): boolean {
+export function activePodLess(a: Pod, b: Pod): boolean {
   const nodeA = a.spec?.nodeName ?? '';
   const nodeB = b.spec?.nodeName ?? '';
   if (nodeA !== nodeB && (nodeA === '' || nodeB === '')) return nodeA === '';
@@ -39,7 +39,7 @@ export function activePodLess(a: V1Pod, b: V1Pod): boolean {
 }
 
 /** The pods sorted by activePodLess (stable: pods no rule tells apart keep their order). */
-export function sortActivePods(pods: readonly V1Pod[]): V1Pod[] {
+export function sortActivePods(pods: readonly Pod[]): Pod[] {
   return [...pods].sort((a, b) => (activePodLess(a, b) ? -1 : activePodLess(b, a) ? 1 : 0));
 }
 

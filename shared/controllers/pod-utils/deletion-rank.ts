@@ -7,7 +7,7 @@
 //   4. lower pod-deletion-cost first         8. newer first (log2 buckets of age, uid tiebreak)
 // Log buckets are floor(log2(age in nanoseconds)) as upstream computes them on time.Duration, so that
 // pods fall into the same buckets here as there.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../kube/api/objects.js';
 import { isPodActive, isPodReady, podReadySinceMs, PodPhase } from './pod-state.js';
 import { timeMs } from '../common/wire-time.js';
 
@@ -22,13 +22,13 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 const NS_PER_MS = 1_000_000;
 
-export type RankedPod = { readonly pod: V1Pod; /** related active pods on the same node */ readonly rank: number };
+export type RankedPod = { readonly pod: Pod; /** related active pods on the same node */ readonly rank: number };
 
 /**
  * The first `count` pods to delete. `relatedPods` are the pods of every ReplicaSet with the same controller
  * (getIndirectlyRelatedPods); empty for a ReplicaSet without a controller, so rule 5 then never decides.
  */
-export function podsToDelete(pods: readonly V1Pod[], relatedPods: readonly V1Pod[], count: number, now: Date): V1Pod[] {
+export function podsToDelete(pods: readonly Pod[], relatedPods: readonly Pod[], count: number, now: Date): Pod[] {
   if (count >= pods.length) return pods.slice(0, count);
   return rankPodsForDeletion(pods, relatedPods, now)
     .slice(0, count)
@@ -36,7 +36,7 @@ export function podsToDelete(pods: readonly V1Pod[], relatedPods: readonly V1Pod
 }
 
 /** getPodsRankedByRelatedPodsOnSameNode, sorted: the pod to delete first comes first. */
-export function rankPodsForDeletion(pods: readonly V1Pod[], relatedPods: readonly V1Pod[], now: Date): RankedPod[] {
+export function rankPodsForDeletion(pods: readonly Pod[], relatedPods: readonly Pod[], now: Date): RankedPod[] {
   const onNode = new Map<string, number>();
   for (const p of relatedPods) {
     if (!isPodActive(p)) continue;
@@ -87,7 +87,7 @@ export function deleteFirst(a: RankedPod, b: RankedPod, nowMs: number): boolean 
 }
 
 /** Rules 6 and 8: a zero time sorts first; otherwise the younger log2 bucket, then the smaller uid. */
-function newerInLogBuckets(a: V1Pod, t1: number | undefined, b: V1Pod, t2: number | undefined, nowMs: number): boolean {
+function newerInLogBuckets(a: Pod, t1: number | undefined, b: Pod, t2: number | undefined, nowMs: number): boolean {
   if (t1 === undefined || t2 === undefined) return t1 === undefined; // afterOrZero
   const diff = logBucket(nowMs - t1) - logBucket(nowMs - t2);
   if (diff === 0) return (a.metadata?.uid ?? '') < (b.metadata?.uid ?? '');
@@ -102,7 +102,7 @@ function logBucket(ageMs: number): number {
  * helper.GetDeletionCostFromPodAnnotations: an int32 in canonical decimal form ("0", "-5", "12"; not "+1" or
  * "007"); anything else counts as 0.
  */
-export function podDeletionCost(pod: V1Pod): number {
+export function podDeletionCost(pod: Pod): number {
   const raw = pod.metadata?.annotations?.[POD_DELETION_COST];
   if (raw === undefined) return 0;
   const first = raw[0];
@@ -113,7 +113,7 @@ export function podDeletionCost(pod: V1Pod): number {
 }
 
 /** The highest restart count among regular containers, and among restartable init (sidecar) containers. */
-export function maxContainerRestarts(pod: V1Pod): [number, number] {
+export function maxContainerRestarts(pod: Pod): [number, number] {
   let regular = 0;
   for (const c of pod.status?.containerStatuses ?? []) regular = Math.max(regular, c.restartCount ?? 0);
   const sidecars = new Set(

@@ -12,7 +12,7 @@
 //     upstream too, so counting them would refuse a legitimate replacement.
 // A refusal is a retryable GuardRefusedError: nothing is written, the runtime logs it at error with the counts
 // and retries with backoff; the next pass observes again. Passes without creates are not checked (no reads).
-import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { Pod, ReplicaSet } from '../../kube/api/objects.js';
 import { GuardRefusedError } from '../../kube/errors.js';
 import type { ReconcileKey } from '../../kube/key.js';
 import { controllerRefOf, isControlledBy } from '../../kube/meta/controller-ref.js';
@@ -39,14 +39,14 @@ export type GuardCounts = {
 };
 
 /** The owning Deployment's maxSurge (0 without one, or when the owner read is gone or another object). */
-export function ownerMaxSurge(rs: V1ReplicaSet, owner: Deployment | null): number {
+export function ownerMaxSurge(rs: ReplicaSet, owner: Deployment | null): number {
   const ref = controllerRefOf(rs);
   if (ref?.kind !== 'Deployment' || owner === null || owner.metadata.uid !== ref.uid) return 0;
   return maxSurge(owner);
 }
 
 /** Pure: the counts and whether they break the bound. */
-export function guardCounts(rs: V1ReplicaSet, owner: Deployment | null, live: number, creates: number): GuardCounts {
+export function guardCounts(rs: ReplicaSet, owner: Deployment | null, live: number, creates: number): GuardCounts {
   const replicas = desiredReplicas(rs);
   const surge = ownerMaxSurge(rs, owner);
   return { live, creates, replicas, maxSurge: surge, bound: replicas + surge };
@@ -87,14 +87,14 @@ export async function preflightReplicaSet(
 async function countActiveControlled(
   view: ClusterView,
   namespace: string,
-  rs: V1ReplicaSet,
+  rs: ReplicaSet,
   uid: string,
 ): Promise<number> {
   const selector = selectorOrNothing(rs.spec?.selector);
   const labelSelector = selector.toString();
-  const counted = (p: V1Pod): boolean => isPodActive(p) && (selector === NOTHING || selector.matches(labelsOf(p)));
+  const counted = (p: Pod): boolean => isPodActive(p) && (selector === NOTHING || selector.matches(labelsOf(p)));
   if (view.countControlled)
-    return view.countControlled<V1Pod>('Pod', namespace, uid, counted, labelSelector ? { labelSelector } : {});
-  const pods = await view.list<V1Pod>('Pod', namespace, labelSelector ? { labelSelector } : {});
+    return view.countControlled<Pod>('Pod', namespace, uid, counted, labelSelector ? { labelSelector } : {});
+  const pods = await view.list<Pod>('Pod', namespace, labelSelector ? { labelSelector } : {});
   return pods.filter((p) => isControlledBy(p, uid) && counted(p)).length;
 }

@@ -2,7 +2,7 @@
 // ranking, at most BURST_REPLICAS per pass (requeueAfter 0 continues). The writer sends creates in slow-start
 // batches 1, 2, 4, … and stops at the first failing batch, as slowStartBatch does. Each write carries the
 // events RealPodControl records for it (events.ts).
-import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { Pod, ReplicaSet } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import type { Selector } from '../../kube/meta/label-selector.js';
@@ -14,19 +14,19 @@ import { BURST_REPLICAS, RS_API_VERSION, RS_KIND, Reason } from './types.js';
 
 export type Manage = { readonly actions: readonly Action[]; readonly more: boolean };
 
-export function desiredReplicas(rs: V1ReplicaSet): number {
+export function desiredReplicas(rs: ReplicaSet): number {
   return rs.spec?.replicas ?? 1;
 }
 
 /** ClaimPods over the active pods only: upstream filters them (FilterActivePods) before claiming. */
-export function claimActivePods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Selector): Claim<V1Pod> {
+export function claimActivePods(rs: ReplicaSet, pods: readonly Pod[], selects: Selector): Claim<Pod> {
   return claimObjects(rs, pods.filter(isPodActive), selects);
 }
 
 export function manageReplicas(
-  rs: V1ReplicaSet,
-  claimed: readonly V1Pod[],
-  relatedPods: readonly V1Pod[],
+  rs: ReplicaSet,
+  claimed: readonly Pod[],
+  relatedPods: readonly Pod[],
   now: Date,
 ): Manage {
   const diff = claimed.length - desiredReplicas(rs);
@@ -57,7 +57,7 @@ export function manageReplicas(
 }
 
 /** controller.GetPodFromTemplate: template labels, annotations and finalizers, generateName `<rs>-`. */
-export function podFromTemplate(rs: V1ReplicaSet): V1Pod {
+export function podFromTemplate(rs: ReplicaSet): Pod {
   const meta = rs.spec?.template?.metadata;
   const ref = newControllerRef({
     apiVersion: RS_API_VERSION,

@@ -11,7 +11,7 @@
 //  +2  LIST the ReplicaSets and the pods of the namespace, only when a ReplicaSet with a controller (a
 //      Deployment's) may scale down, to rank by related pods on the same node (getIndirectlyRelatedPods)
 // Steady state is therefore 2 reads, plus the writes the plan makes.
-import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { Pod, ReplicaSet } from '../../kube/api/objects.js';
 import type { ReconcileKey } from '../../kube/key.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
 import { controllerRefOf } from '../../kube/meta/controller-ref.js';
@@ -20,39 +20,39 @@ import { claimActivePods, desiredReplicas } from './manage.js';
 import type { ObservedReplicaSet } from './types.js';
 
 export async function observeReplicaSet(view: ClusterView, key: ReconcileKey): Promise<ObservedReplicaSet> {
-  const rs = await view.get<V1ReplicaSet>('ReplicaSet', key.namespace, key.name);
+  const rs = await view.get<ReplicaSet>('ReplicaSet', key.namespace, key.name);
   if (rs === null) return { replicaSet: null, pods: [], relatedPods: [] };
   const uid = rs.metadata?.uid ?? '';
   // Its own pods and the namespace's orphans (by index from the cache; one filtered list when live).
-  const pods = await controlledOrOrphaned<V1Pod>(view, 'Pod', key.namespace, uid);
+  const pods = await controlledOrOrphaned<Pod>(view, 'Pod', key.namespace, uid);
   const selects = selectorOf(rs.spec?.selector);
   const deleting = !!rs.metadata?.deletionTimestamp;
 
   const adoptionRecheck =
     !deleting && claimActivePods(rs, pods, selects).adopt.length > 0
-      ? await view.get<V1ReplicaSet>('ReplicaSet', key.namespace, key.name, { fresh: true })
+      ? await view.get<ReplicaSet>('ReplicaSet', key.namespace, key.name, { fresh: true })
       : undefined;
   const relatedPods = mayScaleDown(rs, pods, selects)
     ? relatedOf(
         rs,
-        await view.list<V1ReplicaSet>('ReplicaSet', key.namespace),
-        await view.list<V1Pod>('Pod', key.namespace),
+        await view.list<ReplicaSet>('ReplicaSet', key.namespace),
+        await view.list<Pod>('Pod', key.namespace),
       )
     : [];
   return { replicaSet: rs, pods, relatedPods, ...(adoptionRecheck !== undefined && { adoptionRecheck }) };
 }
 
 /** A controlled ReplicaSet, not being deleted, claiming more active pods than it wants. */
-function mayScaleDown(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Selector): boolean {
+function mayScaleDown(rs: ReplicaSet, pods: readonly Pod[], selects: Selector): boolean {
   if (rs.metadata?.deletionTimestamp || controllerRefOf(rs) === undefined) return false;
   return claimActivePods(rs, pods, selects).claimed.length > desiredReplicas(rs);
 }
 
 /** getIndirectlyRelatedPods: pods selected by any ReplicaSet with the same controller, each pod once. */
-function relatedOf(rs: V1ReplicaSet, all: readonly V1ReplicaSet[], pods: readonly V1Pod[]): V1Pod[] {
+function relatedOf(rs: ReplicaSet, all: readonly ReplicaSet[], pods: readonly Pod[]): Pod[] {
   const owner = controllerRefOf(rs)?.uid;
   const seen = new Set<string>();
-  const related: V1Pod[] = [];
+  const related: Pod[] = [];
   for (const sibling of all) {
     if (owner === undefined || controllerRefOf(sibling)?.uid !== owner) continue;
     const selects = selectorOrNothing(sibling.spec?.selector); // an invalid selector matches no pods

@@ -4,7 +4,7 @@
 // A pass that adopts or releases pods does only that and continues at once (requeueAfter 0): upstream claims
 // before it counts, and the writer sends creates before updates, so counting in the same pass would create or
 // delete against pod ownership that has not been written yet. The next pass reads the claim back.
-import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { Pod, ReplicaSet } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import type { PlanResult } from '../controller.js';
 import { isControlledBy } from '../../kube/meta/controller-ref.js';
@@ -52,12 +52,12 @@ export function planManageFailure(o: ObservedReplicaSet, now: Date, failure: Man
   return { actions: write ? [write] : [] };
 }
 
-function ownerOf(rs: V1ReplicaSet) {
+function ownerOf(rs: ReplicaSet) {
   return { apiVersion: RS_API_VERSION, kind: RS_KIND, name: rs.metadata?.name ?? '', uid: rs.metadata?.uid ?? '' };
 }
 
 /** FilterClaimedPods(FilterTerminatingPods(pods)): terminating, controlled by this ReplicaSet, still selected. */
-function terminatingPods(rs: V1ReplicaSet, pods: readonly V1Pod[], selects: Selector): V1Pod[] {
+function terminatingPods(rs: ReplicaSet, pods: readonly Pod[], selects: Selector): Pod[] {
   const uid = rs.metadata?.uid ?? '';
   return pods.filter((p) => isPodTerminating(p) && isControlledBy(p, uid) && selects.matches(p.metadata?.labels));
 }

@@ -10,21 +10,21 @@
 //   - planManageFailure() computes status with the error message (upstream, manageReplicasErr != nil): it is
 //     the status for the runtime to write after a failed apply (see index.ts for the hook it needs).
 import { isDeepStrictEqual } from 'node:util';
-import type { V1Pod, V1ReplicaSet, V1ReplicaSetCondition, V1ReplicaSetStatus } from '@kubernetes/client-node';
+import type { Pod, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { hasLabels } from '../../kube/meta/label-selector.js';
 import { isPodAvailable, isPodReady, soonestAvailabilityMs } from '../pod-utils/pod-state.js';
-import { wholeSeconds } from '../common/wire-time.js';
+import { wireTime } from '../common/wire-time.js';
 import { desiredReplicas } from './manage.js';
 import { REPLICA_FAILURE, Reason, type ManageFailure } from './types.js';
 
 export function calculateStatus(
-  rs: V1ReplicaSet,
-  claimed: readonly V1Pod[],
-  terminating: readonly V1Pod[],
+  rs: ReplicaSet,
+  claimed: readonly Pod[],
+  terminating: readonly Pod[],
   now: Date,
   failure: ManageFailure | null,
-): V1ReplicaSetStatus {
+): ReplicaSetStatus {
   const minReadySeconds = rs.spec?.minReadySeconds ?? 0;
   const templateLabels = rs.spec?.template?.metadata?.labels;
   let fullyLabeled = 0;
@@ -51,11 +51,11 @@ export function calculateStatus(
 
 /** Sets ReplicaFailure on a failure unless one is there already; removes it after a pass without one. */
 function failureConditions(
-  rs: V1ReplicaSet,
+  rs: ReplicaSet,
   active: number,
   now: Date,
   failure: ManageFailure | null,
-): V1ReplicaSetCondition[] {
+): ReplicaSetCondition[] {
   const current = rs.status?.conditions ?? [];
   const existing = current.find((c) => c.type === REPLICA_FAILURE);
   if (failure === null) return current.filter((c) => c.type !== REPLICA_FAILURE);
@@ -67,7 +67,7 @@ function failureConditions(
     {
       type: REPLICA_FAILURE,
       status: 'True',
-      lastTransitionTime: wholeSeconds(now),
+      lastTransitionTime: wireTime(now),
       reason,
       message: failure.message,
     },
@@ -75,14 +75,14 @@ function failureConditions(
 }
 
 /** The status write, only when something differs from what was observed (upstream's no-op check). */
-export function statusAction(rs: V1ReplicaSet, status: V1ReplicaSetStatus): Action | null {
+export function statusAction(rs: ReplicaSet, status: ReplicaSetStatus): Action | null {
   if (isDeepStrictEqual(comparable(rs.status), comparable(status))) return null;
-  const object: V1ReplicaSet = { ...rs, status };
+  const object: ReplicaSet = { ...rs, status };
   return { type: 'updateStatus', object };
 }
 
 /** Omitted counts are 0 on the wire; terminatingReplicas is a pointer upstream, so unset and 0 differ. */
-function comparable(s: V1ReplicaSetStatus | undefined) {
+function comparable(s: ReplicaSetStatus | undefined) {
   return {
     replicas: s?.replicas ?? 0,
     fullyLabeledReplicas: s?.fullyLabeledReplicas ?? 0,
@@ -99,9 +99,9 @@ function comparable(s: V1ReplicaSetStatus | undefined) {
  * soonest pod's remaining wait, or minReadySeconds when none can be computed (upstream's fallback).
  */
 export function availabilityRequeueMs(
-  rs: V1ReplicaSet,
-  status: V1ReplicaSetStatus,
-  claimed: readonly V1Pod[],
+  rs: ReplicaSet,
+  status: ReplicaSetStatus,
+  claimed: readonly Pod[],
   now: Date,
 ): number | undefined {
   const minReadySeconds = rs.spec?.minReadySeconds ?? 0;

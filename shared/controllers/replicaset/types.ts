@@ -1,5 +1,5 @@
 // What the ReplicaSet planner observes, and the constants of upstream's replicaset-controller.
-import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { Pod, ReplicaSet } from '../../kube/api/objects.js';
 
 /** replicaset.BurstReplicas: at most this many creates or deletes per pass; requeueAfter 0 continues. */
 export const BURST_REPLICAS = 500;
@@ -23,22 +23,22 @@ export const RS_KIND = 'ReplicaSet';
  */
 export type ObservedReplicaSet = {
   /** null when the ReplicaSet is gone. */
-  readonly replicaSet: V1ReplicaSet | null;
+  readonly replicaSet: ReplicaSet | null;
   /**
    * The pods of its namespace controlled by it or by no controller (FilterPodsByOwner with orphans): the ones
    * it may keep, adopt, release or count as terminating.
    */
-  readonly pods: readonly V1Pod[];
+  readonly pods: readonly Pod[];
   /**
    * Pods selected by any ReplicaSet with the same controller (this one included), for the same-node rank of
    * scale-down. Read only when a scale-down of a controlled ReplicaSet is possible; else empty.
    */
-  readonly relatedPods: readonly V1Pod[];
+  readonly relatedPods: readonly Pod[];
   /**
    * RecheckDeletionTimestamp: the ReplicaSet read again after the pods were listed, present only when there is
    * an orphan to adopt. Adoption waits if it is gone, replaced (other uid) or being deleted.
    */
-  readonly adoptionRecheck?: V1ReplicaSet | null;
+  readonly adoptionRecheck?: ReplicaSet | null;
 };
 
 /** A failed create or delete of the last apply, for the ReplicaFailure condition (see status.ts). */

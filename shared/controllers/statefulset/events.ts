@@ -12,12 +12,12 @@
 //   ConflictingController Warning "PersistentVolumeClaim <claim> has a conflicting OwnerReference that acts as a
 //                      manging controller, the retention policy is ignored for this claim" (upstream's spelling)
 // Revision writes, claim ownerReference updates, adoption and release record nothing.
-import type { V1StatefulSet } from '@kubernetes/client-node';
+import type { StatefulSet } from '../../kube/api/objects.js';
 import type { WriteEvents } from '../../kube/actions.js';
 import { EventType, type EventSpec } from '../../kube/events/types.js';
 import { Reason, STS_API_VERSION, STS_EVENT_SOURCE, STS_KIND } from './types.js';
 
-export function stsEvent(set: V1StatefulSet, type: EventType, reason: string, message: string): EventSpec {
+export function stsEvent(set: StatefulSet, type: EventType, reason: string, message: string): EventSpec {
   return {
     regarding: {
       kind: STS_KIND,
@@ -38,7 +38,7 @@ type Verb = 'create' | 'update' | 'delete';
 const title = (v: Verb) => `${v[0]!.toUpperCase()}${v.slice(1)}`;
 
 /** recordPodEvent for `verb`: cases.Title(English) capitalizes it in the reason and the message alike. */
-export function podEvents(set: V1StatefulSet, verb: Verb, pod: string): WriteEvents {
+export function podEvents(set: StatefulSet, verb: Verb, pod: string): WriteEvents {
   const name = set.metadata?.name ?? '';
   const ok = stsEvent(
     set,
@@ -58,7 +58,7 @@ export function podEvents(set: V1StatefulSet, verb: Verb, pod: string): WriteEve
   };
 }
 
-export function claimCreateEvents(set: V1StatefulSet, claim: string, pod: string): WriteEvents {
+export function claimCreateEvents(set: StatefulSet, claim: string, pod: string): WriteEvents {
   const name = set.metadata?.name ?? '';
   const ok = `Create Claim ${claim} Pod ${pod} in StatefulSet ${name} success`;
   const failed = `Create Claim ${claim} for Pod ${pod} in StatefulSet ${name} failed error: `;
@@ -72,7 +72,7 @@ export function claimCreateEvents(set: V1StatefulSet, claim: string, pod: string
   };
 }
 
-export function conflictingControllerEvent(set: V1StatefulSet, claim: string): EventSpec {
+export function conflictingControllerEvent(set: StatefulSet, claim: string): EventSpec {
   const message = `PersistentVolumeClaim ${claim} has a conflicting OwnerReference that acts as a manging controller, the retention policy is ignored for this claim`;
   return stsEvent(set, EventType.Warning, Reason.ConflictingController, message);
 }

@@ -5,7 +5,7 @@
 // by the StatefulSet controller, 0 included), safe-encoded; the name is `<set>-<hash>` (the set's name cut to 223
 // characters), with the hash in the label controller.kubernetes.io/hash (pods carry the revision's name in
 // controller-revision-hash).
-import type { V1ControllerRevision, V1PodTemplateSpec, V1StatefulSet } from '@kubernetes/client-node';
+import type { ControllerRevision, PodTemplateSpec, StatefulSet } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import {
   controllerRevisionName,
@@ -18,20 +18,20 @@ import {
 import { DEFAULT_REVISION_HISTORY_LIMIT, Reason, REVISION_HASH_LABEL, STS_API_VERSION, STS_KIND } from './types.js';
 
 /** getPatch: the revision data of the set's template. */
-export function revisionData(set: V1StatefulSet): string {
+export function revisionData(set: StatefulSet): string {
   return templatePatchData(set.spec?.template);
 }
 
-export const collisionCountOf = (set: V1StatefulSet): number => set.status?.collisionCount ?? 0;
-export const nameOf = (cr: V1ControllerRevision): string => cr.metadata?.name ?? '';
+export const collisionCountOf = (set: StatefulSet): number => set.status?.collisionCount ?? 0;
+export const nameOf = (cr: ControllerRevision): string => cr.metadata?.name ?? '';
 
 /** The name of the set's revision with this hash (ControllerRevisionName). */
-export function revisionName(set: V1StatefulSet, hash: string): string {
+export function revisionName(set: StatefulSet, hash: string): string {
   return controllerRevisionName(set.metadata?.name ?? '', hash);
 }
 
 /** newRevision: the ControllerRevision of the set's template at `revision`. */
-export function newRevision(set: V1StatefulSet, revision: number): V1ControllerRevision {
+export function newRevision(set: StatefulSet, revision: number): ControllerRevision {
   const data = revisionData(set);
   const hash = hashControllerRevision(data, collisionCountOf(set));
   return newControllerRevision({
@@ -54,19 +54,19 @@ export function newRevision(set: V1StatefulSet, revision: number): V1ControllerR
 export const equalData = hasEqualData;
 
 /** ApplyRevision: the pod template a revision restores. */
-export function templateOf(cr: V1ControllerRevision): V1PodTemplateSpec {
+export function templateOf(cr: ControllerRevision): PodTemplateSpec {
   const spec = (cr.data as { spec?: { template?: Record<string, unknown> } } | undefined)?.spec;
   const template = { ...spec?.template };
   delete template.$patch;
-  return template as V1PodTemplateSpec;
+  return template as PodTemplateSpec;
 }
 
 export type Revisions =
   | { readonly kind: 'collision' }
   | {
       readonly kind: 'revisions';
-      readonly current: V1ControllerRevision;
-      readonly update: V1ControllerRevision;
+      readonly current: ControllerRevision;
+      readonly update: ControllerRevision;
       readonly actions: readonly Action[];
     };
 
@@ -77,15 +77,15 @@ export type Revisions =
  * status.currentRevision names, else the update revision.
  */
 export function statefulSetRevisions(
-  set: V1StatefulSet,
-  sorted: readonly V1ControllerRevision[],
-  nameTaken: V1ControllerRevision | null | undefined,
+  set: StatefulSet,
+  sorted: readonly ControllerRevision[],
+  nameTaken: ControllerRevision | null | undefined,
 ): Revisions {
   const data = revisionData(set);
   const next = sorted.length === 0 ? 1 : revisionNumber(sorted[sorted.length - 1]!) + 1;
   const equal = sorted.filter((cr) => equalData(cr, data));
   const actions: Action[] = [];
-  let update: V1ControllerRevision;
+  let update: ControllerRevision;
   const latest = sorted[sorted.length - 1];
   const lastEqual = equal[equal.length - 1];
   if (lastEqual !== undefined && lastEqual === latest) {
@@ -110,8 +110,8 @@ export function statefulSetRevisions(
  * revisionHistoryLimit.
  */
 export function truncateHistory(
-  set: V1StatefulSet,
-  sorted: readonly V1ControllerRevision[],
+  set: StatefulSet,
+  sorted: readonly ControllerRevision[],
   live: ReadonlySet<string>,
 ): Action[] {
   const history = sorted.filter((cr) => !live.has(nameOf(cr)));

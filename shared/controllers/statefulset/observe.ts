@@ -7,7 +7,7 @@
 //   1  the namespace's PersistentVolumeClaims, only when it has volumeClaimTemplates (upstream's claim lister)
 //  +1  GET `<set>-<hash>`, only when no revision it controls holds the template (taken name, or collision?)
 //  +1  GET the StatefulSet fresh, only when an orphan is to be adopted (RecheckDeletionTimestamp)
-import type { V1ControllerRevision, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet } from '../../kube/api/objects.js';
 import type { ReconcileKey } from '../../kube/key.js';
 import { selectorOrNothing } from '../../kube/meta/label-selector.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
@@ -18,28 +18,27 @@ import { CLAIM_REVISIONS, podClaimOptions } from './identity.js';
 import type { ObservedStatefulSet } from './types.js';
 
 export async function observeStatefulSet(view: ClusterView, key: ReconcileKey): Promise<ObservedStatefulSet> {
-  const set = await view.get<V1StatefulSet>('StatefulSet', key.namespace, key.name);
+  const set = await view.get<StatefulSet>('StatefulSet', key.namespace, key.name);
   if (set === null) return { statefulSet: null, pods: [], revisions: [], claims: [] };
   const uid = set.metadata?.uid ?? '';
   const hasTemplates = (set.spec?.volumeClaimTemplates ?? []).length > 0;
   const [pods, revisions, claims] = await Promise.all([
-    controlledOrOrphaned<V1Pod>(view, 'Pod', key.namespace, uid),
-    controlledOrOrphaned<V1ControllerRevision>(view, 'ControllerRevision', key.namespace, uid),
-    hasTemplates ? view.list<V1PersistentVolumeClaim>('PersistentVolumeClaim', key.namespace) : [],
+    controlledOrOrphaned<Pod>(view, 'Pod', key.namespace, uid),
+    controlledOrOrphaned<ControllerRevision>(view, 'ControllerRevision', key.namespace, uid),
+    hasTemplates ? view.list<PersistentVolumeClaim>('PersistentVolumeClaim', key.namespace) : [],
   ]);
   const selects = selectorOrNothing(set.spec?.selector);
-  const crs = claimObjects<V1ControllerRevision>(set, revisions, selects, CLAIM_REVISIONS);
+  const crs = claimObjects<ControllerRevision>(set, revisions, selects, CLAIM_REVISIONS);
   const data = revisionData(set);
   const hasUpdate = crs.claimed.some((cr) => equalData(cr, data));
   const name = revisionName(set, hashControllerRevision(data, collisionCountOf(set)));
   const nameTaken = hasUpdate
     ? undefined
-    : await view.get<V1ControllerRevision>('ControllerRevision', key.namespace, name);
-  const orphans =
-    crs.adopt.length > 0 || claimObjects<V1Pod>(set, pods, selects, podClaimOptions(set)).adopt.length > 0;
+    : await view.get<ControllerRevision>('ControllerRevision', key.namespace, name);
+  const orphans = crs.adopt.length > 0 || claimObjects<Pod>(set, pods, selects, podClaimOptions(set)).adopt.length > 0;
   const adoptionRecheck =
     orphans && !set.metadata?.deletionTimestamp
-      ? await view.get<V1StatefulSet>('StatefulSet', key.namespace, key.name, { fresh: true })
+      ? await view.get<StatefulSet>('StatefulSet', key.namespace, key.name, { fresh: true })
       : undefined;
   return {
     statefulSet: set,

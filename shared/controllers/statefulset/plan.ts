@@ -8,7 +8,7 @@
 //   (upstream creates the claims, then the pod, in one call); claim ownerReferences for the retention policy
 //   are set by the pass after the pod exists (upstream: right after the create, with the pod's uid).
 // - A raised collisionCount is written alone; the next pass names the revision with it.
-import type { V1ControllerRevision, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { ControllerRevision, Pod, StatefulSet } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { selectorOf } from '../../kube/meta/label-selector.js';
 import { canAdopt, claimActions, claimObjects } from '../common/claim.js';
@@ -35,8 +35,8 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
   const deleting = !!set.metadata?.deletionTimestamp;
 
   const selects = selectorOf(set.spec?.selector);
-  const revs = claimObjects<V1ControllerRevision>(set, o.revisions, selects, CLAIM_REVISIONS);
-  const pods = claimObjects<V1Pod>(set, o.pods, selects, podClaimOptions(set));
+  const revs = claimObjects<ControllerRevision>(set, o.revisions, selects, CLAIM_REVISIONS);
+  const pods = claimObjects<Pod>(set, o.pods, selects, podClaimOptions(set));
   if (!deleting && revs.adopt.length + pods.adopt.length + revs.release.length + pods.release.length > 0) {
     if (revs.adopt.length + pods.adopt.length > 0 && !canAdopt(set, o.adoptionRecheck)) {
       return { actions: [], requeueAfter: 0 }; // deleted or replaced since it was read: look again
@@ -94,16 +94,11 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
  * revision below the partition), and the condemned pods, highest ordinal first. A pod whose name has no ordinal
  * is ignored.
  */
-function slots(
-  set: V1StatefulSet,
-  pods: readonly V1Pod[],
-  current: V1ControllerRevision,
-  update: V1ControllerRevision,
-) {
+function slots(set: StatefulSet, pods: readonly Pod[], current: ControllerRevision, update: ControllerRevision) {
   const start = startOrdinal(set);
   const end = endOrdinal(set);
-  const byOrdinal = new Map<number, V1Pod>();
-  const condemned: V1Pod[] = [];
+  const byOrdinal = new Map<number, Pod>();
+  const condemned: Pod[] = [];
   for (const pod of pods) {
     const ord = ordinalOf(pod);
     if (ord >= start && ord <= end) byOrdinal.set(ord, pod);
@@ -113,8 +108,8 @@ function slots(
   const rolling = set.spec?.updateStrategy?.type ?? Strategy.RollingUpdate;
   const partition = set.spec?.updateStrategy?.rollingUpdate;
   const currentCount = set.status?.currentReplicas ?? 0;
-  const planned = new Set<V1Pod>();
-  const replicas: V1Pod[] = [];
+  const planned = new Set<Pod>();
+  const replicas: Pod[] = [];
   for (let ord = start; ord <= end; ord++) {
     const found = byOrdinal.get(ord);
     if (found) {
@@ -138,9 +133,9 @@ type Work = { readonly actions: Action[]; readonly updateDeletes: number; readon
 /** updateStatefulSet from the replicas on: stops where OrderedReady must wait, or on upstream's errors. */
 function converge(
   c: Ctx,
-  replicas: readonly V1Pod[],
-  planned: ReadonlySet<V1Pod>,
-  condemned: readonly V1Pod[],
+  replicas: readonly Pod[],
+  planned: ReadonlySet<Pod>,
+  condemned: readonly Pod[],
   update: string,
 ): Work {
   const actions: Action[] = [];
@@ -164,7 +159,7 @@ function converge(
     retryMs = 0;
     return result();
   }
-  const unhealthy = (p: V1Pod) => isUnavailable(p, c.minReadySeconds, c.now);
+  const unhealthy = (p: Pod) => isUnavailable(p, c.minReadySeconds, c.now);
   const firstUnhealthy = replicas.find(unhealthy) ?? [...condemned].reverse().find(unhealthy);
   for (const pod of condemned) if (stops(processCondemned(c, pod, firstUnhealthy))) return result();
   if ((c.set.spec?.updateStrategy?.type ?? Strategy.RollingUpdate) !== Strategy.RollingUpdate) {

@@ -1,7 +1,7 @@
 // The core of updateStatefulSet: each replica slot (processReplica), then the condemned pods' claims and the
 // condemned pods themselves (processCondemned). OrderedReady stops at the first slot that must wait (monotonic);
 // Parallel goes through every slot. A slot without a pod holds the pod to create (newVersionedStatefulSetPod).
-import type { V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { PersistentVolumeClaim, Pod, StatefulSet } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
 import { refOf } from '../../kube/actions.js';
 import { claimCreateEvents, conflictingControllerEvent, podEvents } from './events.js';
@@ -19,8 +19,8 @@ import { isAvailable, isRunningAndReady, isTerminating } from './status.js';
 import { CLAIM_DELETING_RETRY_MS, NAME_TAKEN_RETRY_MS, Reason, Retention } from './types.js';
 
 export type Ctx = {
-  readonly set: V1StatefulSet;
-  readonly claims: ReadonlyMap<string, V1PersistentVolumeClaim>;
+  readonly set: StatefulSet;
+  readonly claims: ReadonlyMap<string, PersistentVolumeClaim>;
   /** Names of observed pods the set does not claim (released, or orphans it does not select). */
   readonly takenNames: ReadonlySet<string>;
   readonly monotonic: boolean;
@@ -38,9 +38,9 @@ export type Step = {
 
 const done = (actions: Action[] = []): Step => ({ actions, exit: false });
 const wait = (actions: Action[] = []): Step => ({ actions, exit: true });
-const isTerminalPhase = (p: V1Pod) => p.status?.phase === 'Failed' || p.status?.phase === 'Succeeded';
+const isTerminalPhase = (p: Pod) => p.status?.phase === 'Failed' || p.status?.phase === 'Succeeded';
 
-export function deletePod(set: V1StatefulSet, pod: V1Pod): Action {
+export function deletePod(set: StatefulSet, pod: Pod): Action {
   return {
     type: 'delete',
     target: refOf({ ...pod, kind: 'Pod' }),
@@ -51,7 +51,7 @@ export function deletePod(set: V1StatefulSet, pod: V1Pod): Action {
 }
 
 /** createPersistentVolumeClaims for the pod: creates for the missing claims; a claim being deleted fails. */
-function missingClaims(c: Ctx, pod: V1Pod): { actions: Action[]; deleting: boolean } {
+function missingClaims(c: Ctx, pod: Pod): { actions: Action[]; deleting: boolean } {
   const actions: Action[] = [];
   let deleting = false;
   for (const claim of podClaims(c.set, pod)) {
@@ -74,7 +74,7 @@ function missingClaims(c: Ctx, pod: V1Pod): { actions: Action[]; deleting: boole
  * refused update records the pod's FailedUpdate where upstream's callers do (creating the pod, a Pending pod's
  * claims, UpdateStatefulPod), not for a condemned pod (`recordFailure` false: fixPodClaim records nothing).
  */
-export function claimRetentionUpdates(c: Ctx, pod: V1Pod, recordFailure = true): Action[] {
+export function claimRetentionUpdates(c: Ctx, pod: Pod, recordFailure = true): Action[] {
   const onFailure = podEvents(c.set, 'update', pod.metadata?.name ?? '').onFailure;
   const actions: Action[] = [];
   for (const want of podClaims(c.set, pod)) {
@@ -96,7 +96,7 @@ export function claimRetentionUpdates(c: Ctx, pod: V1Pod, recordFailure = true):
 }
 
 /** PodClaimIsStale: under whenScaled Delete, an existing claim still names an earlier pod of this name. */
-function hasStaleClaim(c: Ctx, pod: V1Pod): boolean {
+function hasStaleClaim(c: Ctx, pod: Pod): boolean {
   if (retentionPolicy(c.set).whenScaled === Retention.Retain) return false;
   return podClaims(c.set, pod).some((want) => {
     const claim = c.claims.get(want.metadata?.name ?? '');
@@ -105,7 +105,7 @@ function hasStaleClaim(c: Ctx, pod: V1Pod): boolean {
 }
 
 /** processReplica for one slot; `planned` is a pod not created yet (the slot's pod to create). */
-export function processReplica(c: Ctx, pod: V1Pod, planned: boolean): Step {
+export function processReplica(c: Ctx, pod: Pod, planned: boolean): Step {
   if (!planned && isTerminalPhase(pod)) {
     // Failed or Succeeded: deleted; the next pass creates it again once it is gone.
     return wait(isTerminating(pod) ? [] : [deletePod(c.set, pod)]);
@@ -150,7 +150,7 @@ export function processReplica(c: Ctx, pod: V1Pod, planned: boolean): Step {
 }
 
 /** processCondemned: pods beyond the range go from the highest ordinal; OrderedReady waits on unhealthy ones. */
-export function processCondemned(c: Ctx, pod: V1Pod, firstUnhealthy: V1Pod | undefined): Step {
+export function processCondemned(c: Ctx, pod: Pod, firstUnhealthy: Pod | undefined): Step {
   if (isTerminating(pod)) return c.monotonic ? wait() : done();
   const healthy = isRunningAndReady(pod) && isAvailable(pod, c.minReadySeconds, c.now);
   if (c.monotonic && !healthy && pod !== firstUnhealthy) return wait();

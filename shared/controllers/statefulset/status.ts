@@ -2,19 +2,19 @@
 // revisions, collisionCount and observedGeneration; written through the status subresource only when a compared
 // field differs (inconsistentStatus does not compare collisionCount: a raised one is written on its own, see
 // collisionAction).
-import type { V1Pod, V1StatefulSet, V1StatefulSetStatus } from '@kubernetes/client-node';
+import type { Pod, StatefulSet, StatefulSetStatus } from '../../kube/api/objects.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { Action } from '../../kube/actions.js';
 import { isPodAvailable, isPodReady } from '../pod-utils/pod-state.js';
 import { replicasOf, revisionOfPod } from './identity.js';
 
-export const isCreated = (p: V1Pod): boolean => (p.status?.phase ?? '') !== '';
-export const isTerminating = (p: V1Pod): boolean => !!p.metadata?.deletionTimestamp;
-export const isRunningAndReady = (p: V1Pod): boolean => p.status?.phase === 'Running' && isPodReady(p);
-export const isAvailable = (p: V1Pod, minReadySeconds: number, now: Date): boolean =>
+export const isCreated = (p: Pod): boolean => (p.status?.phase ?? '') !== '';
+export const isTerminating = (p: Pod): boolean => !!p.metadata?.deletionTimestamp;
+export const isRunningAndReady = (p: Pod): boolean => p.status?.phase === 'Running' && isPodReady(p);
+export const isAvailable = (p: Pod, minReadySeconds: number, now: Date): boolean =>
   isPodAvailable(p, minReadySeconds, now);
 /** isUnavailable: not available, or terminating. */
-export const isUnavailable = (p: V1Pod, minReadySeconds: number, now: Date): boolean =>
+export const isUnavailable = (p: Pod, minReadySeconds: number, now: Date): boolean =>
   !isPodAvailable(p, minReadySeconds, now) || isTerminating(p);
 
 export type Counts = {
@@ -27,7 +27,7 @@ export type Counts = {
 
 /** computeReplicaStatus over every pod given. */
 export function countReplicas(
-  pods: readonly V1Pod[],
+  pods: readonly Pod[],
   minReadySeconds: number,
   current: string,
   update: string,
@@ -50,13 +50,13 @@ export function countReplicas(
 
 /** The status a sync computes, completeUpdate applied. */
 export function newStatus(
-  set: V1StatefulSet,
+  set: StatefulSet,
   counts: Counts,
   current: string,
   update: string,
   collisionCount: number,
-): V1StatefulSetStatus {
-  const status: V1StatefulSetStatus = {
+): StatefulSetStatus {
+  const status: StatefulSetStatus = {
     observedGeneration: set.metadata?.generation ?? 0,
     currentRevision: current,
     updateRevision: update,
@@ -73,7 +73,7 @@ export function newStatus(
 }
 
 /** inconsistentStatus: a newer generation, or any count, revision or the conditions differ. */
-export function isStatusChanged(set: V1StatefulSet, s: V1StatefulSetStatus): boolean {
+export function isStatusChanged(set: StatefulSet, s: StatefulSetStatus): boolean {
   const o = set.status ?? { replicas: 0 };
   const n = (v: number | undefined) => v ?? 0;
   return (
@@ -89,15 +89,15 @@ export function isStatusChanged(set: V1StatefulSet, s: V1StatefulSetStatus): boo
   );
 }
 
-export function statusAction(set: V1StatefulSet, status: V1StatefulSetStatus): Action | null {
+export function statusAction(set: StatefulSet, status: StatefulSetStatus): Action | null {
   if (!isStatusChanged(set, status)) return null;
-  const object: V1StatefulSet = { ...set, apiVersion: 'apps/v1', kind: 'StatefulSet', status };
+  const object: StatefulSet = { ...set, apiVersion: 'apps/v1', kind: 'StatefulSet', status };
   return { type: 'updateStatus', object };
 }
 
 /** CreateControllerRevision's hash collision: collisionCount raised, the rest of the status as it was. */
-export function collisionAction(set: V1StatefulSet): Action {
-  const status = { ...set.status, collisionCount: (set.status?.collisionCount ?? 0) + 1 } as V1StatefulSetStatus;
-  const object: V1StatefulSet = { ...set, apiVersion: 'apps/v1', kind: 'StatefulSet', status };
+export function collisionAction(set: StatefulSet): Action {
+  const status = { ...set.status, collisionCount: (set.status?.collisionCount ?? 0) + 1 } as StatefulSetStatus;
+  const object: StatefulSet = { ...set, apiVersion: 'apps/v1', kind: 'StatefulSet', status };
   return { type: 'updateStatus', object };
 }

@@ -6,13 +6,13 @@
 //   whenScaled Delete, whenDeleted Retain   the pod as controller once the pod is scaled down (out of range)
 //   whenScaled Delete, whenDeleted Delete   the set while in range, the pod once scaled down
 // A claim with a stale reference (same name, other uid) or another controller is left alone.
-import type { V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { OwnerReference, PersistentVolumeClaim, Pod, StatefulSet } from '../../kube/api/objects.js';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import { claimName, isInOrdinalRange, ordinalOf } from './identity.js';
 import { Retention, STS_API_VERSION, STS_KIND } from './types.js';
 
 /** getPersistentVolumeClaims: the claims of the pod's ordinal, labelled with the selector's matchLabels. */
-export function podClaims(set: V1StatefulSet, pod: V1Pod): V1PersistentVolumeClaim[] {
+export function podClaims(set: StatefulSet, pod: Pod): PersistentVolumeClaim[] {
   const ordinal = ordinalOf(pod);
   const matchLabels = set.spec?.selector?.matchLabels ?? {};
   return (set.spec?.volumeClaimTemplates ?? []).map((t) => {
@@ -33,31 +33,31 @@ export function podClaims(set: V1StatefulSet, pod: V1Pod): V1PersistentVolumeCla
 
 export type Policy = { readonly whenScaled: string; readonly whenDeleted: string };
 
-export function retentionPolicy(set: V1StatefulSet): Policy {
+export function retentionPolicy(set: StatefulSet): Policy {
   const p = set.spec?.persistentVolumeClaimRetentionPolicy;
   return { whenScaled: p?.whenScaled ?? Retention.Retain, whenDeleted: p?.whenDeleted ?? Retention.Retain };
 }
 
 type Owner = { readonly kind: string; readonly apiVersion: string; readonly name: string; readonly uid: string };
-const setOwner = (s: V1StatefulSet): Owner => ({
+const setOwner = (s: StatefulSet): Owner => ({
   kind: STS_KIND,
   apiVersion: STS_API_VERSION,
   name: s.metadata?.name ?? '',
   uid: s.metadata?.uid ?? '',
 });
-const podOwner = (p: V1Pod): Owner => ({
+const podOwner = (p: Pod): Owner => ({
   kind: 'Pod',
   apiVersion: 'v1',
   name: p.metadata?.name ?? '',
   uid: p.metadata?.uid ?? '',
 });
-const matchesRef = (r: V1OwnerReference, o: Owner) =>
+const matchesRef = (r: OwnerReference, o: Owner) =>
   r.apiVersion === o.apiVersion && r.kind === o.kind && r.name === o.name;
-const refsOf = (c: V1PersistentVolumeClaim) => c.metadata?.ownerReferences ?? [];
-const hasOwnerRef = (c: V1PersistentVolumeClaim, o: Owner) => refsOf(c).some((r) => r.uid === o.uid);
+const refsOf = (c: PersistentVolumeClaim) => c.metadata?.ownerReferences ?? [];
+const hasOwnerRef = (c: PersistentVolumeClaim, o: Owner) => refsOf(c).some((r) => r.uid === o.uid);
 
 /** hasStaleOwnerRef: the first reference naming the owner has another uid. */
-export function hasStaleOwnerRef(claim: V1PersistentVolumeClaim, o: Owner): boolean {
+export function hasStaleOwnerRef(claim: PersistentVolumeClaim, o: Owner): boolean {
   const ref = refsOf(claim).find((r) => matchesRef(r, o));
   return ref !== undefined && ref.uid !== o.uid;
 }
@@ -65,7 +65,7 @@ export function hasStaleOwnerRef(claim: V1PersistentVolumeClaim, o: Owner): bool
 export const podOwnerOf = podOwner;
 
 /** hasUnexpectedController (never under Retain/Retain). */
-export function hasUnexpectedController(claim: V1PersistentVolumeClaim, set: V1StatefulSet, pod: V1Pod): boolean {
+export function hasUnexpectedController(claim: PersistentVolumeClaim, set: StatefulSet, pod: Pod): boolean {
   const p = retentionPolicy(set);
   if (p.whenScaled === Retention.Retain && p.whenDeleted === Retention.Retain) return false;
   const s = setOwner(set);
@@ -85,7 +85,7 @@ export function hasUnexpectedController(claim: V1PersistentVolumeClaim, set: V1S
 }
 
 /** The references the policy wants on the set and the pod: which of them should be controllers of the claim. */
-function wanted(set: V1StatefulSet, pod: V1Pod): { set: boolean; pod: boolean } {
+function wanted(set: StatefulSet, pod: Pod): { set: boolean; pod: boolean } {
   const p = retentionPolicy(set);
   const scaledDown = !isInOrdinalRange(set, pod);
   const known = (v: string) => v === Retention.Retain || v === Retention.Delete;
@@ -97,7 +97,7 @@ function wanted(set: V1StatefulSet, pod: V1Pod): { set: boolean; pod: boolean } 
 }
 
 /** isClaimOwnerUpToDate. */
-export function isClaimOwnerUpToDate(claim: V1PersistentVolumeClaim, set: V1StatefulSet, pod: V1Pod): boolean {
+export function isClaimOwnerUpToDate(claim: PersistentVolumeClaim, set: StatefulSet, pod: Pod): boolean {
   const s = setOwner(set);
   const po = podOwner(pod);
   if (hasStaleOwnerRef(claim, s) || hasStaleOwnerRef(claim, po)) return true;
@@ -108,7 +108,7 @@ export function isClaimOwnerUpToDate(claim: V1PersistentVolumeClaim, set: V1Stat
 }
 
 /** updateClaimOwnerRefForSetAndPod: the claim's references with ours scrubbed and the policy's added. */
-export function claimOwnerRefs(claim: V1PersistentVolumeClaim, set: V1StatefulSet, pod: V1Pod): V1OwnerReference[] {
+export function claimOwnerRefs(claim: PersistentVolumeClaim, set: StatefulSet, pod: Pod): OwnerReference[] {
   const s = setOwner(set);
   const po = podOwner(pod);
   const unexpected = hasUnexpectedController(claim, set, pod);

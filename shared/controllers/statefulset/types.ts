@@ -1,7 +1,7 @@
 // What the StatefulSet planner observes, and the constants of kube-controller-manager 1.37's statefulset-controller
 // (pkg/controller/statefulset/stateful_set.go, stateful_set_control.go, stateful_set_utils.go,
 // stateful_pod_control.go at v1.37.2).
-import type { V1ControllerRevision, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet } from '../../kube/api/objects.js';
 
 export const STS_API_VERSION = 'apps/v1';
 export const STS_KIND = 'StatefulSet';
@@ -52,18 +52,18 @@ export const Retention = { Retain: 'Retain', Delete: 'Delete' } as const;
 
 export type ObservedStatefulSet = {
   /** null when the StatefulSet is gone. */
-  readonly statefulSet: V1StatefulSet | null;
+  readonly statefulSet: StatefulSet | null;
   /** Pods of its namespace that it controls or that have no controller (adoption candidates). */
-  readonly pods: readonly V1Pod[];
+  readonly pods: readonly Pod[];
   /** ControllerRevisions of its namespace that it controls or that have no controller. */
-  readonly revisions: readonly V1ControllerRevision[];
+  readonly revisions: readonly ControllerRevision[];
   /** The PersistentVolumeClaims of its namespace (upstream reads each claim by name from its lister). */
-  readonly claims: readonly V1PersistentVolumeClaim[];
+  readonly claims: readonly PersistentVolumeClaim[];
   /**
    * The ControllerRevision named for the update revision's hash when none of its revisions holds the template:
    * present means the name is taken (same data: reused; other data: a hash collision); null means it is free.
    */
-  readonly nameTaken?: V1ControllerRevision | null;
+  readonly nameTaken?: ControllerRevision | null;
   /** RecheckDeletionTimestamp: the StatefulSet read fresh, only when there is an orphan to adopt. */
-  readonly adoptionRecheck?: V1StatefulSet | null;
+  readonly adoptionRecheck?: StatefulSet | null;
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { KubernetesObject, V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
+import type { KubernetesObject, ConfigMap, Namespace } from '../../../shared/kube/api/objects.js';
 import type { ApiObject } from '../../../shared/kube/meta/object.js';
 import { configMapMirror, configMapMirrorController } from '../../../shared/controllers/configmap-mirror/index.js';
 import { observeMirror } from '../../../shared/controllers/configmap-mirror/observe.js';
@@ -15,9 +15,10 @@ import {
 } from '../../../shared/controllers/configmap-mirror/types.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
+const NOW_WIRE = '2026-01-01T00:00:00Z';
 const LABEL = 'src-ns.settings';
 
-function source(mirrorTo: string | undefined, data: Record<string, string> = { a: '1' }): V1ConfigMap {
+function source(mirrorTo: string | undefined, data: Record<string, string> = { a: '1' }): ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -30,10 +31,10 @@ function source(mirrorTo: string | undefined, data: Record<string, string> = { a
     data,
   };
 }
-function ns(name: string, terminating = false): V1Namespace {
-  return { metadata: { name, ...(terminating && { deletionTimestamp: NOW }) } };
+function ns(name: string, terminating = false): Namespace {
+  return { metadata: { name, ...(terminating && { deletionTimestamp: NOW_WIRE }) } };
 }
-function copy(namespace: string, data: Record<string, string> = { a: '1' }, rv = '7'): V1ConfigMap {
+function copy(namespace: string, data: Record<string, string> = { a: '1' }, rv = '7'): ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -50,8 +51,8 @@ function copy(namespace: string, data: Record<string, string> = { a: '1' }, rv =
 }
 /** What observe hands the planner; the cluster allows the namespaces these tests write into by default. */
 function observed(
-  src: V1ConfigMap | null,
-  copies: V1ConfigMap[],
+  src: ConfigMap | null,
+  copies: ConfigMap[],
   targets: ObservedMirror['targets'],
   allowedNamespaces: readonly string[] = ['a', 'b', 'later', 'going'],
 ): ObservedMirror {
@@ -211,7 +212,7 @@ describe('targetNamespaces', () => {
 
   it('a source being deleted has no targets', () => {
     const s = source('a');
-    expect(targetNamespaces({ ...s, metadata: { ...s.metadata, deletionTimestamp: NOW } })).toEqual([]);
+    expect(targetNamespaces({ ...s, metadata: { ...s.metadata, deletionTimestamp: NOW_WIRE } })).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@
 // object. The digests keep what the planners compare: a Deployment's template still equals its ReplicaSet's,
 // a DaemonSet's and a StatefulSet's still match their ControllerRevisions, and a changed value still differs.
 import { describe, expect, it } from '@jest/globals';
-import type { V1ControllerRevision, V1DaemonSet, V1PodTemplateSpec, V1StatefulSet } from '@kubernetes/client-node';
+import type { ControllerRevision, DaemonSet, PodTemplateSpec, StatefulSet } from '../../../shared/kube/api/objects.js';
 import { matchesRevision, snapshot } from '../../../shared/controllers/daemonset/history.js';
 import { equalIgnoreHash } from '../../../shared/controllers/deployment/replica-sets.js';
 import { equalData, newRevision, revisionData } from '../../../shared/controllers/statefulset/history.js';
@@ -24,7 +24,7 @@ const event = (resource: string, object: unknown): LoggedEvent => ({
   object,
 });
 
-function template(password = 'hunter2'): V1PodTemplateSpec {
+function template(password = 'hunter2'): PodTemplateSpec {
   return {
     metadata: { labels: { app: 'web' } },
     spec: {
@@ -140,7 +140,7 @@ describe('replay decides on redacted templates as on live ones', () => {
   });
 
   it("a DaemonSet still matches its ControllerRevision's data, and not an old revision's", () => {
-    const ds = (password: string): V1DaemonSet => ({
+    const ds = (password: string): DaemonSet => ({
       apiVersion: 'apps/v1',
       kind: 'DaemonSet',
       metadata: { name: 'ds', namespace: 'ns', uid: 'u' },
@@ -154,14 +154,14 @@ describe('replay decides on redacted templates as on live ones', () => {
   });
 
   it("a StatefulSet's revision data still equals its ControllerRevision's, and not an old one's", () => {
-    const set = (password: string): V1StatefulSet => ({
+    const set = (password: string): StatefulSet => ({
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
       metadata: { name: 'db', namespace: 'ns', uid: 'u' },
       spec: { selector: { matchLabels: { app: 'web' } }, serviceName: 'db', template: template(password) },
     });
-    const stored: V1ControllerRevision = logged('controllerrevisions', newRevision(set('hunter2'), 1));
-    const stale: V1ControllerRevision = logged('controllerrevisions', newRevision(set('hunter1'), 1));
+    const stored: ControllerRevision = logged('controllerrevisions', newRevision(set('hunter2'), 1));
+    const stale: ControllerRevision = logged('controllerrevisions', newRevision(set('hunter1'), 1));
     const replayed = revisionData(logged('statefulsets', set('hunter2')));
     expect(equalData(stored, replayed)).toBe(true);
     expect(equalData(stale, replayed)).toBe(false);

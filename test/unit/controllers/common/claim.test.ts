@@ -1,7 +1,7 @@
 // ControllerRefManager's ClaimObject over a list, canAdopt (RecheckDeletionTimestamp with the uid check) and the
 // adoption and release patches, as every owning controller uses them (common/claim.ts).
 import { describe, expect, it } from '@jest/globals';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../../../shared/kube/api/objects.js';
 import { canAdopt, claimActions, claimObjects } from '../../../../shared/controllers/common/claim.js';
 import { selectorOf } from '../../../../shared/kube/meta/label-selector.js';
 import type { ApiObject } from '../../../../shared/kube/meta/object.js';
@@ -31,10 +31,7 @@ const controllerRef = (uid: string) => ({
   controller: true,
 });
 
-function pod(
-  name: string,
-  o: { app?: string; controller?: string; deleting?: boolean; namespace?: string } = {},
-): V1Pod {
+function pod(name: string, o: { app?: string; controller?: string; deleting?: boolean; namespace?: string } = {}): Pod {
   return {
     metadata: {
       name,
@@ -42,13 +39,13 @@ function pod(
       uid: `uid-${name}`,
       labels: { app: o.app ?? 'web' },
       ...(o.controller !== undefined && { ownerReferences: [controllerRef(o.controller)] }),
-      ...(o.deleting && { deletionTimestamp: new Date(DELETED) }),
+      ...(o.deleting && { deletionTimestamp: DELETED }),
     },
   };
 }
 
 const selects = selectorOf({ matchLabels: { app: 'web' } });
-const names = (pods: readonly V1Pod[]) => pods.map((p) => p.metadata?.name);
+const names = (pods: readonly Pod[]) => pods.map((p) => p.metadata?.name);
 
 describe('claimObjects (ClaimObject)', () => {
   it.each([

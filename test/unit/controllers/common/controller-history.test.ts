@@ -3,7 +3,7 @@
 // The expected values were computed by the code before it moved to common/ (statefulset/history.ts revisionHash,
 // deployment/hash.ts computeHash), for one template with HTML characters, é, U+2028 and quantities.
 import { describe, expect, it } from '@jest/globals';
-import type { V1ControllerRevision, V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { ControllerRevision, PodTemplateSpec } from '../../../../shared/kube/api/objects.js';
 import {
   controllerRevisionName,
   hasEqualData,
@@ -15,7 +15,7 @@ import {
 import { fnv32, fnv32a, safeEncodeString } from '../../../../shared/controllers/common/hash-encoding.js';
 import { computeHash } from '../../../../shared/controllers/common/pod-template-hash.js';
 
-const TEMPLATE: V1PodTemplateSpec = {
+const TEMPLATE: PodTemplateSpec = {
   metadata: { labels: { app: 'web', tier: 'a<b&c' } },
   spec: {
     containers: [
@@ -91,8 +91,8 @@ describe('names and order', () => {
   });
 
   it('SortControllerRevisions: revision, then creation time, then name', () => {
-    const cr = (name: string, revision: number, created: string): V1ControllerRevision => ({
-      metadata: { name, creationTimestamp: new Date(created) },
+    const cr = (name: string, revision: number, created: string): ControllerRevision => ({
+      metadata: { name, creationTimestamp: created },
       revision,
     });
     const sorted = sortControllerRevisions([

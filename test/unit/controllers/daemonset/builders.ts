@@ -1,15 +1,15 @@
 // Builders for DaemonSet planner tests: a DaemonSet selecting app=agent, nodes with labels and taints, daemon pods
 // pinned to a node and described by what the rules look at, and a fixed clock.
 import type {
-  V1ControllerRevision,
-  V1DaemonSet,
-  V1DaemonSetStatus,
-  V1DaemonSetUpdateStrategy,
-  V1Node,
-  V1Pod,
-  V1PodSpec,
-  V1Taint,
-} from '@kubernetes/client-node';
+  ControllerRevision,
+  DaemonSet,
+  DaemonSetStatus,
+  DaemonSetUpdateStrategy,
+  Node,
+  Pod,
+  PodSpec,
+  Taint,
+} from '../../../../shared/kube/api/objects.js';
 import { revisionData, templateHash } from '../../../../shared/controllers/daemonset/history.js';
 import { pinnedAffinity } from '../../../../shared/controllers/daemonset/pod-template.js';
 import type { ObservedDaemonSet } from '../../../../shared/controllers/daemonset/types.js';
@@ -33,16 +33,16 @@ export const dsRef = {
 
 export type DsOptions = {
   readonly image?: string;
-  readonly spec?: Partial<V1PodSpec>;
+  readonly spec?: Partial<PodSpec>;
   readonly strategy?: 'OnDelete' | { maxUnavailable?: number | string; maxSurge?: number | string };
   readonly minReadySeconds?: number;
   readonly revisionHistoryLimit?: number;
   readonly generation?: number;
-  readonly status?: Partial<V1DaemonSetStatus>;
+  readonly status?: Partial<DaemonSetStatus>;
   readonly annotations?: Record<string, string>;
 };
 
-export function aDaemonSet(o: DsOptions = {}): V1DaemonSet {
+export function aDaemonSet(o: DsOptions = {}): DaemonSet {
   const strategy =
     o.strategy === 'OnDelete'
       ? { type: 'OnDelete' }
@@ -64,7 +64,7 @@ export function aDaemonSet(o: DsOptions = {}): V1DaemonSet {
         metadata: { labels: { ...LABELS } },
         spec: { containers: [{ name: 'c', image: o.image ?? 'agent:1' }], ...o.spec },
       },
-      updateStrategy: strategy as V1DaemonSetUpdateStrategy,
+      updateStrategy: strategy as DaemonSetUpdateStrategy,
       revisionHistoryLimit: o.revisionHistoryLimit ?? 10,
       ...(o.minReadySeconds !== undefined && { minReadySeconds: o.minReadySeconds }),
     },
@@ -79,7 +79,7 @@ export function aDaemonSet(o: DsOptions = {}): V1DaemonSet {
   };
 }
 
-export function aNode(name: string, o: { labels?: Record<string, string>; taints?: V1Taint[] } = {}): V1Node {
+export function aNode(name: string, o: { labels?: Record<string, string>; taints?: Taint[] } = {}): Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -100,7 +100,7 @@ export type PodOptions = {
 };
 
 let podCounter = 0;
-export function aPod(ds: V1DaemonSet, node: string, o: PodOptions = {}): V1Pod {
+export function aPod(ds: DaemonSet, node: string, o: PodOptions = {}): Pod {
   const n = ++podCounter;
   const name = `${DS_NAME}-${node}-${n}`;
   return {
@@ -110,10 +110,10 @@ export function aPod(ds: V1DaemonSet, node: string, o: PodOptions = {}): V1Pod {
       name,
       namespace: NS,
       uid: `uid-${name}`,
-      creationTimestamp: secondsAgo(o.age ?? 100) as unknown as Date,
+      creationTimestamp: secondsAgo(o.age ?? 100),
       labels: { ...LABELS, 'controller-revision-hash': o.hash ?? templateHash(ds) },
       ownerReferences: [dsRef],
-      ...(o.deleting && { deletionTimestamp: secondsAgo(1) as unknown as Date }),
+      ...(o.deleting && { deletionTimestamp: secondsAgo(1) }),
     },
     spec: {
       containers: [{ name: 'c', image: 'agent' }],
@@ -125,13 +125,13 @@ export function aPod(ds: V1DaemonSet, node: string, o: PodOptions = {}): V1Pod {
       conditions:
         o.readyFor === undefined
           ? [{ type: 'Ready', status: 'False' }]
-          : [{ type: 'Ready', status: 'True', lastTransitionTime: secondsAgo(o.readyFor) as unknown as Date }],
+          : [{ type: 'Ready', status: 'True', lastTransitionTime: secondsAgo(o.readyFor) }],
     },
   };
 }
 
 /** The DaemonSet's current revision, as the controller created it. */
-export function currentRevision(ds: V1DaemonSet, revision = 1): V1ControllerRevision {
+export function currentRevision(ds: DaemonSet, revision = 1): ControllerRevision {
   const hash = templateHash(ds);
   return {
     apiVersion: 'apps/v1',
@@ -150,15 +150,15 @@ export function currentRevision(ds: V1DaemonSet, revision = 1): V1ControllerRevi
 }
 
 export function observed(
-  ds: V1DaemonSet,
-  nodes: readonly V1Node[],
-  pods: readonly V1Pod[],
-  revisions: readonly V1ControllerRevision[] = [currentRevision(ds)],
+  ds: DaemonSet,
+  nodes: readonly Node[],
+  pods: readonly Pod[],
+  revisions: readonly ControllerRevision[] = [currentRevision(ds)],
 ): ObservedDaemonSet {
   return { daemonSet: ds, nodes, pods, revisions };
 }
 
-export const taint = (key: string, effect: string, value?: string): V1Taint => ({
+export const taint = (key: string, effect: string, value?: string): Taint => ({
   key,
   effect,
   ...(value !== undefined && { value }),

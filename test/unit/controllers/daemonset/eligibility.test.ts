@@ -1,14 +1,14 @@
 // nodeShouldRunDaemonPod: nodeName, nodeSelector, required node affinity, taints against tolerations (the
 // DaemonSet defaults included), NoSchedule vs NoExecute.
 import { describe, expect, it } from '@jest/globals';
-import type { V1NodeSelectorTerm, V1PodSpec } from '@kubernetes/client-node';
+import type { NodeSelectorTerm, PodSpec } from '../../../../shared/kube/api/objects.js';
 import { nodeShouldRunDaemonPod, placementOf } from '../../../../shared/controllers/daemonset/eligibility.js';
 import { aDaemonSet, aNode, taint } from './builders.js';
 
 const RUN = { shouldRun: true, shouldContinueRunning: true };
 const NOT = { shouldRun: false, shouldContinueRunning: false };
 const KEEP = { shouldRun: false, shouldContinueRunning: true };
-const affinity = (...nodeSelectorTerms: V1NodeSelectorTerm[]): Partial<V1PodSpec> => ({
+const affinity = (...nodeSelectorTerms: NodeSelectorTerm[]): Partial<PodSpec> => ({
   affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms } } },
 });
 

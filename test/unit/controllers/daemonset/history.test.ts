@@ -4,7 +4,7 @@
 // a name collision (collisionCount raised), unlabelled revisions labelled.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import type { V1ControllerRevision, V1DaemonSet } from '@kubernetes/client-node';
+import type { ControllerRevision, DaemonSet } from '../../../../shared/kube/api/objects.js';
 import { revisionData, snapshot, templateHash } from '../../../../shared/controllers/daemonset/history.js';
 import { planDaemonSet } from '../../../../shared/controllers/daemonset/plan.js';
 import { aDaemonSet, aNode, aPod, currentRevision, NOW, observed } from './builders.js';
@@ -12,7 +12,7 @@ import { summarize } from './summary.js';
 
 const n1 = aNode('n1');
 const v = (image: string) => aDaemonSet({ image });
-const rev = (image: string, revision: number): V1ControllerRevision => {
+const rev = (image: string, revision: number): ControllerRevision => {
   const cr = currentRevision(v(image), revision);
   return { ...cr, metadata: { ...cr.metadata, uid: `uid-${image}` } };
 };
@@ -22,7 +22,7 @@ const historyOf = (actions: string[]) =>
 describe('revision data', () => {
   it('is byte for byte what kube-controller-manager v1.37.2 wrote (captured: HTML characters, é, U+2028, quantities)', () => {
     const golden = JSON.parse(readFileSync(new URL('./fixtures/upstream-revision.json', import.meta.url), 'utf8')) as {
-      daemonSet: V1DaemonSet;
+      daemonSet: DaemonSet;
       revisionData: string;
       hash: string;
     };

@@ -1,7 +1,7 @@
 // Node events → DaemonSet keys (node-changes.ts, upstream's addNode/updateNode → syncNodeUpdate), through the real
 // forwarder mapping (eventKeys) and workload index, which keeps each DaemonSet's placement as its facts.
 import { describe, expect, it } from '@jest/globals';
-import type { V1DaemonSet, V1Node, V1Taint } from '@kubernetes/client-node';
+import type { DaemonSet, Node, Taint } from '../../../../shared/kube/api/objects.js';
 import { isNodeUnchanged, nodeView } from '../../../../shared/controllers/daemonset/node-changes.js';
 import { UNHEALTHY_NODES_ANNOTATION } from '../../../../shared/controllers/daemonset/unhealthy-nodes.js';
 import { eventKeys, type EventType } from '../../../../shared/forwarder/event-keys.js';
@@ -11,7 +11,7 @@ import { WorkloadIndex } from '../../../../shared/forwarder/workload-index.js';
 const ds = (
   name: string,
   o: { nodeSelector?: Record<string, string>; misscheduled?: number; policy?: boolean; tolerateAll?: boolean } = {},
-): V1DaemonSet => ({
+): DaemonSet => ({
   metadata: {
     name,
     namespace: 'ns',
@@ -38,8 +38,8 @@ const ds = (
 
 const node = (
   labels: Record<string, string>,
-  o: { taints?: V1Taint[]; ready?: string; heartbeat?: string; unschedulable?: boolean } = {},
-): V1Node => ({
+  o: { taints?: Taint[]; ready?: string; heartbeat?: string; unschedulable?: boolean } = {},
+): Node => ({
   metadata: { name: 'n1', labels },
   spec: { ...(o.taints && { taints: o.taints }), ...(o.unschedulable && { unschedulable: true }) },
   status: {
@@ -47,8 +47,8 @@ const node = (
       {
         type: 'Ready',
         status: o.ready ?? 'True',
-        lastHeartbeatTime: (o.heartbeat ?? 't1') as unknown as Date,
-        lastTransitionTime: (o.ready === undefined ? 't0' : 't5') as unknown as Date,
+        lastHeartbeatTime: o.heartbeat ?? 't1',
+        lastTransitionTime: o.ready === undefined ? 't0' : 't5',
       },
     ],
   },
@@ -69,14 +69,14 @@ function index(): WorkloadIndex {
   return idx;
 }
 
-const noSchedule: V1Taint = { key: 'dedicated', value: 'x', effect: 'NoSchedule' };
+const noSchedule: Taint = { key: 'dedicated', value: 'x', effect: 'NoSchedule' };
 
 type Case = {
   name: string;
   type: EventType;
-  object: V1Node;
-  previous?: V1Node | 'none';
-  extra?: V1DaemonSet[];
+  object: Node;
+  previous?: Node | 'none';
+  extra?: DaemonSet[];
   want: string[];
 };
 
@@ -180,7 +180,7 @@ const cases: Case[] = [
       {
         metadata: { name: 'odd', namespace: 'ns' },
         spec: { template: { spec: { tolerations: 7 } } },
-      } as unknown as V1DaemonSet,
+      } as unknown as DaemonSet,
     ],
     want: ['odd'],
   },
@@ -206,7 +206,7 @@ describe('Node events wake the DaemonSets they can affect', () => {
 
   it('compares nodes on labels, taints, unschedulable, Ready and lifecycle conditions, never heartbeats', () => {
     const withDrain = (status: string): KubeObject => {
-      const n = node({ zone: 'a' }) as KubeObject & V1Node;
+      const n = node({ zone: 'a' }) as KubeObject & Node;
       n.status!.conditions!.push({ type: 'DrainInProgress', status });
       return n;
     };

@@ -1,6 +1,7 @@
 // The core loop through the whole planner: one pod per eligible node, pinned by node affinity (no nodeName), with
 // the default tolerations; excess and misplaced pods deleted; pods for vanished nodes; SelectingAll; a
 // DaemonSet being deleted; the burst cap.
+import { wireTime } from '../../../../shared/controllers/common/wire-time.js';
 import { describe, expect, it } from '@jest/globals';
 import { planDaemonSet } from '../../../../shared/controllers/daemonset/plan.js';
 import { templateHash } from '../../../../shared/controllers/daemonset/history.js';
@@ -96,7 +97,7 @@ describe('DaemonSet plan: one pod per eligible node', () => {
     },
     {
       name: 'a DaemonSet being deleted does nothing',
-      o: observed({ ...ds, metadata: { ...ds.metadata, deletionTimestamp: NOW } }, [n1], []),
+      o: observed({ ...ds, metadata: { ...ds.metadata, deletionTimestamp: wireTime(NOW) } }, [n1], []),
       want: { actions: [] },
     },
     {

@@ -3,7 +3,7 @@
 // old deleted once the new is available, unavailable old pods replaced past the budget), OnDelete, and the
 // rule that a pass whose core loop wrote does not roll.
 import { describe, expect, it } from '@jest/globals';
-import type { V1DaemonSet } from '@kubernetes/client-node';
+import type { DaemonSet } from '../../../../shared/kube/api/objects.js';
 import { templateHash } from '../../../../shared/controllers/daemonset/history.js';
 import { planDaemonSet } from '../../../../shared/controllers/daemonset/plan.js';
 import { aDaemonSet, aNode, aPod, currentRevision, NOW, observed, type DsOptions } from './builders.js';
@@ -11,7 +11,7 @@ import { summarize } from './summary.js';
 
 const OLD = 'oldhash';
 const nodes = ['n1', 'n2', 'n3', 'n4'].map((n) => aNode(n));
-const settled = (o: DsOptions = {}): V1DaemonSet =>
+const settled = (o: DsOptions = {}): DaemonSet =>
   aDaemonSet({
     image: 'agent:2',
     ...o,
@@ -27,7 +27,7 @@ const settled = (o: DsOptions = {}): V1DaemonSet =>
   });
 
 /** The plan's pod writes only (status and history aside): what the rolling update decided. */
-function podWrites(ds: V1DaemonSet, pods: ReturnType<typeof aPod>[]): string[] {
+function podWrites(ds: DaemonSet, pods: ReturnType<typeof aPod>[]): string[] {
   return summarize(planDaemonSet(observed(ds, nodes, pods, [currentRevision(ds)]), NOW)).actions.filter(
     (a) => a.startsWith('create Pod') || a.startsWith('delete Pod'),
   );

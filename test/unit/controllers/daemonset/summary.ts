@@ -1,6 +1,6 @@
 // A plan as one line per action, so a table can state a whole plan result (every action, in order, and the
 // requeue) without repeating full objects: `create Pod on n1 (hash)`, `delete Pod <name>`, `status {…}`, ….
-import type { V1ControllerRevision, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import type { ControllerRevision, DaemonSet, Pod } from '../../../../shared/kube/api/objects.js';
 import type { PlanResult } from '../../../../shared/controllers/controller.js';
 import { targetNodeName } from '../../../../shared/controllers/daemonset/pod-template.js';
 
@@ -11,14 +11,14 @@ export function summarize(result: PlanResult): Summary {
     switch (a.type) {
       case 'create': {
         if (a.object.kind === 'Pod') {
-          const pod = a.object as V1Pod;
+          const pod = a.object as Pod;
           return `create Pod on ${targetNodeName(pod) ?? '?'} (${pod.metadata?.labels?.['controller-revision-hash'] ?? ''})`;
         }
-        const cr = a.object as V1ControllerRevision;
+        const cr = a.object as ControllerRevision;
         return `create ControllerRevision ${cr.metadata?.name ?? ''} revision ${cr.revision}`;
       }
       case 'update': {
-        const cr = a.object as V1ControllerRevision;
+        const cr = a.object as ControllerRevision;
         return `update ${a.object.kind ?? ''} ${a.object.metadata?.name ?? ''} revision ${cr.revision}`;
       }
       case 'delete':
@@ -26,7 +26,7 @@ export function summarize(result: PlanResult): Summary {
       case 'patch':
         return `patch ${a.target.kind} ${a.target.name} ${JSON.stringify(a.patch)}`;
       case 'updateStatus':
-        return `status ${sortedJson((a.object as V1DaemonSet).status)}`;
+        return `status ${sortedJson((a.object as DaemonSet).status)}`;
       case 'event':
         return `event ${a.event.type} ${a.event.reason}: ${a.event.message}`;
     }

@@ -1,10 +1,10 @@
 // AddOrUpdateDaemonPodTolerations: the defaults in upstream's order, hostNetwork's extra one, and how a user's
 // toleration with the same key, operator, value and effect is replaced in place or kept when equal.
 import { describe, expect, it } from '@jest/globals';
-import type { V1Toleration } from '@kubernetes/client-node';
+import type { Toleration } from '../../../../shared/kube/api/objects.js';
 import { daemonPodTolerations } from '../../../../shared/controllers/daemonset/tolerations.js';
 
-const ex = (key: string, effect: string, extra: Partial<V1Toleration> = {}): V1Toleration => ({
+const ex = (key: string, effect: string, extra: Partial<Toleration> = {}): Toleration => ({
   key: `node.kubernetes.io/${key}`,
   operator: 'Exists',
   effect,
@@ -18,7 +18,7 @@ const DEFAULTS = [
   ex('pid-pressure', 'NoSchedule'),
   ex('unschedulable', 'NoSchedule'),
 ];
-const user: V1Toleration = { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' };
+const user: Toleration = { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' };
 
 describe('daemonPodTolerations', () => {
   it.each([

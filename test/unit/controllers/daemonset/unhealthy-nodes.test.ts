@@ -2,7 +2,7 @@
 // nodes count as unhealthy, and whole plans: upstream stalls on a bad node, the policy finishes the healthy nodes
 // first, updates the bad ones last, and reports them in a condition and an Event.
 import { describe, expect, it } from '@jest/globals';
-import type { V1DaemonSet, V1Node, V1NodeCondition, V1Pod } from '@kubernetes/client-node';
+import type { DaemonSet, Node, NodeCondition, Pod } from '../../../../shared/kube/api/objects.js';
 import { templateHash } from '../../../../shared/controllers/daemonset/history.js';
 import { planDaemonSet } from '../../../../shared/controllers/daemonset/plan.js';
 import {
@@ -25,13 +25,13 @@ import {
 } from './builders.js';
 import { summarize } from './summary.js';
 
-const withConditions = (n: V1Node, conditions: V1NodeCondition[], unschedulable = false): V1Node => ({
+const withConditions = (n: Node, conditions: NodeCondition[], unschedulable = false): Node => ({
   ...n,
   spec: { ...n.spec, ...(unschedulable && { unschedulable }) },
   status: { conditions },
 });
-const ready = (status: string, since: number): V1NodeCondition =>
-  ({ type: 'Ready', status, lastTransitionTime: secondsAgo(since) }) as unknown as V1NodeCondition;
+const ready = (status: string, since: number): NodeCondition =>
+  ({ type: 'Ready', status, lastTransitionTime: secondsAgo(since) }) as unknown as NodeCondition;
 
 describe('the annotation', () => {
   it.each<{ name: string; annotations: Record<string, string>; want: unknown }>([
@@ -115,7 +115,7 @@ const BAD = withConditions(aNode('n2', { taints: [taint('node.kubernetes.io/unre
 ]);
 const nodes = [aNode('n1'), BAD, aNode('n3'), aNode('n4')];
 
-const settledDs = (o: DsOptions & { policy?: boolean } = {}): V1DaemonSet =>
+const settledDs = (o: DsOptions & { policy?: boolean } = {}): DaemonSet =>
   aDaemonSet({
     image: 'agent:2',
     spec: { tolerations: [{ operator: 'Exists' }] },
@@ -132,7 +132,7 @@ const settledDs = (o: DsOptions & { policy?: boolean } = {}): V1DaemonSet =>
     },
   });
 
-function plan(ds: V1DaemonSet, pods: V1Pod[]) {
+function plan(ds: DaemonSet, pods: Pod[]) {
   return summarize(planDaemonSet(observed(ds, nodes, pods, [currentRevision(ds)]), NOW));
 }
 const podWrites = (s: { actions: string[] }) =>
@@ -140,7 +140,7 @@ const podWrites = (s: { actions: string[] }) =>
 
 describe('a rollout with one unreachable node (n2), maxUnavailable 1', () => {
   // n2 already has the new pod, which never becomes ready there; n1, n3, n4 still run the old one.
-  const stalled = (ds: V1DaemonSet) => {
+  const stalled = (ds: DaemonSet) => {
     const H = templateHash(ds);
     return [
       aPod(ds, 'n1', { hash: OLD, readyFor: 60 }),
@@ -179,7 +179,7 @@ describe('a rollout with one unreachable node (n2), maxUnavailable 1', () => {
       ],
     ]);
     // the next pass reads the condition back: same message, no new Event and no status write for it
-    const written = (write as { object: V1DaemonSet }).object;
+    const written = (write as { object: DaemonSet }).object;
     const again = planDaemonSet(observed(written, nodes, stalled(written), [currentRevision(written)]), NOW);
     expect(again.actions.filter((a) => a.type === 'updateStatus')).toEqual([]);
   });

@@ -1,5 +1,5 @@
 // Builders for Deployment planner tests: a Deployment, its ReplicaSets and what a plan did to them.
-import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { PodTemplateSpec } from '../../../../shared/kube/api/objects.js';
 import type { Action } from '../../../../shared/kube/actions.js';
 import type { PlanResult } from '../../../../shared/controllers/controller.js';
 import type {
@@ -16,7 +16,7 @@ export const NOW = new Date('2026-01-01T00:00:00Z');
 export const T0 = '2025-12-31T23:00:00Z';
 export const UID = 'uid-web';
 
-export function template(image = 'app:1', labels: Record<string, string> = { app: 'web' }): V1PodTemplateSpec {
+export function template(image = 'app:1', labels: Record<string, string> = { app: 'web' }): PodTemplateSpec {
   return { metadata: { labels }, spec: { containers: [{ name: 'app', image }] } };
 }
 

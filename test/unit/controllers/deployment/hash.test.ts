@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { PodTemplateSpec } from '../../../../shared/kube/api/objects.js';
 import { parseGoQuantity } from '../../../../shared/controllers/common/go-quantity.js';
 import { fnv32a, safeEncodeString } from '../../../../shared/controllers/common/hash-encoding.js';
 import { computeHash, dumpForHash } from '../../../../shared/controllers/common/pod-template-hash.js';
 
 type GoldenCase = {
   name: string;
-  template: V1PodTemplateSpec;
+  template: PodTemplateSpec;
   collisionCount?: number;
   goHash: string;
   goDump: string;

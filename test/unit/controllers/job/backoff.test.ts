@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { wireTime } from '../../../../shared/controllers/common/wire-time.js';
 import {
   backoffDelayMs,
   backoffRecordOf,
@@ -64,10 +65,10 @@ describe('pod re-creation backoff', () => {
   it('finish time falls back to Ready=False, then deletion less grace, then creation', () => {
     const p = aPod('p', { phase: 'Failed' });
     p.status!.containerStatuses = [];
-    p.status!.conditions = [{ type: 'Ready', status: 'False', lastTransitionTime: new Date(NOW.getTime() - 7000) }];
+    p.status!.conditions = [{ type: 'Ready', status: 'False', lastTransitionTime: wireTime(NOW.getTime() - 7000) }];
     expect(finishedTimeMs(p)).toBe(NOW.getTime() - 7000);
     p.status!.conditions = [];
-    p.metadata!.deletionTimestamp = new Date(NOW.getTime() - 1000);
+    p.metadata!.deletionTimestamp = wireTime(NOW.getTime() - 1000);
     p.metadata!.deletionGracePeriodSeconds = 30;
     expect(finishedTimeMs(p)).toBe(NOW.getTime() - 31_000);
     delete p.metadata!.deletionTimestamp;

@@ -1,6 +1,7 @@
 // Builders for Job planner tests: a Job selecting its controller-uid label, pods described by what the planner
 // looks at, and a fixed clock.
-import type { V1Pod } from '@kubernetes/client-node';
+import { wireTime } from '../../../../shared/controllers/common/wire-time.js';
+import type { Pod } from '../../../../shared/kube/api/objects.js';
 import { plannedEvents, type Action } from '../../../../shared/kube/actions.js';
 import type {
   Job,
@@ -105,7 +106,7 @@ export type PodOptions = {
   annotations?: Record<string, string>;
 };
 
-export function aPod(name: string, o: PodOptions = {}): V1Pod {
+export function aPod(name: string, o: PodOptions = {}): Pod {
   const phase = o.phase ?? 'Running';
   const terminal = phase === 'Succeeded' || phase === 'Failed';
   return {
@@ -127,15 +128,15 @@ export function aPod(name: string, o: PodOptions = {}): V1Pod {
       }),
       ...(o.finalizer !== false && { finalizers: [FINALIZER] }),
       ...(!o.orphan && { ownerReferences: [jobRef] }),
-      ...(o.deleting && { deletionTimestamp: new Date(NOW.getTime() - 1000) }),
-      creationTimestamp: new Date(NOW.getTime() - 600_000),
+      ...(o.deleting && { deletionTimestamp: wireTime(NOW.getTime() - 1000) }),
+      creationTimestamp: wireTime(NOW.getTime() - 600_000),
     },
     spec: { containers: [{ name: 'c', image: 'busybox' }], ...(o.node !== undefined && { nodeName: o.node }) },
     status: {
       phase,
       ...((o.ready || o.conditions) && {
         conditions: [
-          ...(o.ready ? [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(NOW.getTime() - 60_000) }] : []),
+          ...(o.ready ? [{ type: 'Ready', status: 'True', lastTransitionTime: wireTime(NOW.getTime() - 60_000) }] : []),
           ...(o.conditions ?? []),
         ],
       }),
@@ -150,7 +151,7 @@ export function aPod(name: string, o: PodOptions = {}): V1Pod {
             state: {
               terminated: {
                 exitCode: phase === 'Succeeded' ? 0 : (o.exitCode ?? 1),
-                finishedAt: new Date(NOW.getTime() - (o.finishedAgo ?? 30) * 1000),
+                finishedAt: wireTime(NOW.getTime() - (o.finishedAgo ?? 30) * 1000),
               },
             },
           },
@@ -160,7 +161,7 @@ export function aPod(name: string, o: PodOptions = {}): V1Pod {
   };
 }
 
-export function observed(job: Job | null, pods: V1Pod[] = [], extra: Partial<ObservedJob> = {}): ObservedJob {
+export function observed(job: Job | null, pods: Pod[] = [], extra: Partial<ObservedJob> = {}): ObservedJob {
   return { namespace: NS, name: JOB, job, pods, ...(job && { adoptionRecheck: job }), ...extra };
 }
 
@@ -178,8 +179,8 @@ export const eventsOf = (actions: readonly Action[]): string[] =>
   plannedEvents(actions).map((e) => `${e.type} ${e.reason}: ${e.message}`);
 
 /** The created pods' objects. */
-export const createdPods = (actions: readonly Action[]): V1Pod[] =>
-  actions.flatMap((a) => (a.type === 'create' ? [a.object as V1Pod] : []));
+export const createdPods = (actions: readonly Action[]): Pod[] =>
+  actions.flatMap((a) => (a.type === 'create' ? [a.object as Pod] : []));
 
 /** `type/reason` of the True conditions a plan writes. */
 export const conditionsOf = (actions: readonly Action[]): string[] =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../../../shared/kube/api/objects.js';
 import { failJobMatch, matchPodFailurePolicy } from '../../../../shared/controllers/job/failure-policy.js';
 import { planJob } from '../../../../shared/controllers/job/plan.js';
 import type { Job, JobStatus, PodFailurePolicy } from '../../../../shared/controllers/job/types.js';
@@ -36,7 +36,7 @@ const failed = (exitCode: number, o: { init?: number; running?: boolean; conditi
 };
 
 describe('matchPodFailurePolicy', () => {
-  const cases: { name: string; policy: PodFailurePolicy | undefined; pod: V1Pod; want: object }[] = [
+  const cases: { name: string; policy: PodFailurePolicy | undefined; pod: Pod; want: object }[] = [
     { name: 'no policy: counted', policy: undefined, pod: failed(1), want: { countFailed: true } },
     {
       name: 'FailJob on exit code In: upstream message with container, pod, code and rule index',

@@ -5,15 +5,15 @@
 // the way. The same world run with a planner that counts a pod as it removes its finalizer (no record in
 // status.uncountedTerminatedPods first) loses the count at the first kill: the check below catches that.
 import { describe, expect, it } from '@jest/globals';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../../../shared/kube/api/objects.js';
 import type { Action } from '../../../../shared/kube/actions.js';
 import type { PlanResult } from '../../../../shared/controllers/controller.js';
 import { planJob } from '../../../../shared/controllers/job/plan.js';
 import type { Job } from '../../../../shared/controllers/job/types.js';
 import { FINALIZER, NOW, aJob, aPod, ago, observed } from './builders.js';
 
-type World = { job: Job; pods: V1Pod[]; kills: number };
-type Planner = (job: Job, pods: V1Pod[]) => PlanResult;
+type World = { job: Job; pods: Pod[]; kills: number };
+type Planner = (job: Job, pods: Pod[]) => PlanResult;
 
 const upstreamLike: Planner = (job, pods) => planJob(observed(job, pods), NOW);
 
@@ -35,7 +35,7 @@ function run(world: World, planner: Planner, kill: boolean, check: (w: World) =>
 function apply(world: World, a: Action, dead: boolean): boolean {
   switch (a.type) {
     case 'create': {
-      const pod = structuredClone(a.object as V1Pod);
+      const pod = structuredClone(a.object as Pod);
       const name = `created-${world.pods.length}`;
       pod.metadata = { ...pod.metadata, name, uid: `uid-${name}` };
       pod.status = { phase: 'Running' };
@@ -61,7 +61,7 @@ function apply(world: World, a: Action, dead: boolean): boolean {
 }
 
 const started = { startTime: ago(60), active: 3 };
-const terminal = (phase: 'Succeeded' | 'Failed') => (p: V1Pod) => p.status?.phase === phase;
+const terminal = (phase: 'Succeeded' | 'Failed') => (p: Pod) => p.status?.phase === phase;
 
 function scenario(o: { indexed?: boolean } = {}): World {
   const job = aJob({ completions: 3, parallelism: 3, backoffLimit: 6, ...o, status: started });

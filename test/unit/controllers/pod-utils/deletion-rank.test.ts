@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../../../shared/kube/api/objects.js';
 import {
   podDeletionCost,
   podsToDelete,
@@ -7,7 +7,7 @@ import {
 } from '../../../../shared/controllers/pod-utils/deletion-rank.js';
 import { NOW, aPod } from '../replicaset/builders.js';
 
-const names = (pods: readonly V1Pod[]) => pods.map((p) => p.metadata?.name);
+const names = (pods: readonly Pod[]) => pods.map((p) => p.metadata?.name);
 
 describe('scale-down ranking (ActivePodsWithRanks.Less)', () => {
   it.each([

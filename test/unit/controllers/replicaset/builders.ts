@@ -1,6 +1,7 @@
 // Builders for ReplicaSet planner tests: a ReplicaSet selecting app=web, pods described by what the rules
 // look at, and a fixed clock.
-import type { V1OwnerReference, V1Pod, V1ReplicaSet, V1ReplicaSetStatus } from '@kubernetes/client-node';
+import { wireTime } from '../../../../shared/controllers/common/wire-time.js';
+import type { OwnerReference, Pod, ReplicaSet, ReplicaSetStatus } from '../../../../shared/kube/api/objects.js';
 import { POD_DELETION_COST } from '../../../../shared/controllers/pod-utils/deletion-rank.js';
 import type { ObservedReplicaSet } from '../../../../shared/controllers/replicaset/types.js';
 
@@ -10,9 +11,9 @@ export const RS_NAME = 'web';
 export const RS_UID = 'uid-rs';
 export const LABELS = { app: 'web' } as const;
 
-export const secondsAgo = (s: number): Date => new Date(NOW.getTime() - s * 1000);
+export const secondsAgo = (s: number): string => wireTime(NOW.getTime() - s * 1000);
 
-export const rsRef: V1OwnerReference = {
+export const rsRef: OwnerReference = {
   apiVersion: 'apps/v1',
   kind: 'ReplicaSet',
   name: RS_NAME,
@@ -25,12 +26,12 @@ export type RsOptions = {
   readonly replicas?: number;
   readonly minReadySeconds?: number;
   readonly generation?: number;
-  readonly status?: V1ReplicaSetStatus;
+  readonly status?: ReplicaSetStatus;
   readonly deleting?: boolean;
   readonly controlledBy?: string;
 };
 
-export function aReplicaSet(o: RsOptions = {}): V1ReplicaSet {
+export function aReplicaSet(o: RsOptions = {}): ReplicaSet {
   return {
     apiVersion: 'apps/v1',
     kind: 'ReplicaSet',
@@ -74,7 +75,7 @@ export type PodOptions = {
   readonly uid?: string;
 };
 
-export function aPod(name: string, o: PodOptions = {}): V1Pod {
+export function aPod(name: string, o: PodOptions = {}): Pod {
   const owner = o.owner ?? 'rs';
   const ownerReferences =
     owner === 'rs' ? [rsRef] : owner === 'none' ? undefined : [{ ...rsRef, name: 'other', uid: owner }];
@@ -117,20 +118,20 @@ export function aPod(name: string, o: PodOptions = {}): V1Pod {
 }
 
 /** n ready, running pods named `<prefix>-<i>`. */
-export function readyPods(n: number, prefix = 'p', o: PodOptions = {}): V1Pod[] {
+export function readyPods(n: number, prefix = 'p', o: PodOptions = {}): Pod[] {
   return Array.from({ length: n }, (_, i) => aPod(`${prefix}-${i}`, { readyFor: 600, ...o }));
 }
 
 export function observed(
-  rs: V1ReplicaSet | null,
-  pods: V1Pod[],
+  rs: ReplicaSet | null,
+  pods: Pod[],
   extra: Partial<Pick<ObservedReplicaSet, 'relatedPods' | 'adoptionRecheck'>> = {},
 ): ObservedReplicaSet {
   return { replicaSet: rs, pods, relatedPods: extra.relatedPods ?? [], ...extra };
 }
 
 /** A status as the planner writes it. */
-export function aStatus(s: Partial<V1ReplicaSetStatus> = {}): V1ReplicaSetStatus {
+export function aStatus(s: Partial<ReplicaSetStatus> = {}): ReplicaSetStatus {
   return {
     replicas: 0,
     fullyLabeledReplicas: 0,

@@ -1,7 +1,7 @@
 // The ReplicaSet preflight guard with a fake ClusterView: the fake holds the cluster's truth, while the
 // observed state handed to the planner may undercount it (what a list that stopped after one page did).
 import { describe, expect, it } from '@jest/globals';
-import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, Pod } from '../../../../shared/kube/api/objects.js';
 import type { ApiObject } from '../../../../shared/kube/meta/object.js';
 import { replicaSetController } from '../../../../shared/controllers/replicaset/index.js';
 import { planReplicaSet } from '../../../../shared/controllers/replicaset/plan.js';
@@ -75,7 +75,7 @@ function aDeployment(o: { uid?: string; replicas: number; maxSurge?: number | st
 }
 
 /** The guard's outcome for a pass planned from `seen` pods while the cluster holds `truth`. */
-async function guard(rs: ReturnType<typeof aReplicaSet>, seen: V1Pod[], truth: KubernetesObject[], counter = true) {
+async function guard(rs: ReturnType<typeof aReplicaSet>, seen: Pod[], truth: KubernetesObject[], counter = true) {
   const view = new TruthView([rs, ...truth], counter);
   const o = observed(rs, seen);
   const result = planReplicaSet(o, NOW);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { KubernetesObject, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { KubernetesObject, Pod, ReplicaSet } from '../../../../shared/kube/api/objects.js';
 import type { ApiObject } from '../../../../shared/kube/meta/object.js';
 import { observeReplicaSet } from '../../../../shared/controllers/replicaset/observe.js';
 import type { ClusterView, ListOptions } from '../../../../shared/kube/view.js';
@@ -58,18 +58,18 @@ describe('observeReplicaSet', () => {
 
   it('a controlled ReplicaSet that may scale down: LIST ReplicaSets and the namespace pods for the related pods', async () => {
     const rs = aReplicaSet({ replicas: 1, controlledBy: 'uid-dep' });
-    const sibling: V1ReplicaSet = {
+    const sibling: ReplicaSet = {
       ...aReplicaSet({ controlledBy: 'uid-dep' }),
       metadata: { ...aReplicaSet({ controlledBy: 'uid-dep' }).metadata, name: 'web-old', uid: 'uid-old' },
       spec: { ...aReplicaSet().spec!, selector: { matchLabels: { app: 'web-old' } } },
     };
-    const stranger: V1ReplicaSet = {
+    const stranger: ReplicaSet = {
       ...sibling,
       metadata: { ...sibling.metadata, name: 'stranger', uid: 'uid-s', ownerReferences: [] },
       spec: { ...sibling.spec!, selector: { matchLabels: { app: 'stranger' } } },
     };
-    const old: V1Pod = aPod('old-0', { owner: 'uid-old', labels: { app: 'web-old' } });
-    const strangers: V1Pod = aPod('s-0', { owner: 'uid-s', labels: { app: 'stranger' } });
+    const old: Pod = aPod('old-0', { owner: 'uid-old', labels: { app: 'web-old' } });
+    const strangers: Pod = aPod('s-0', { owner: 'uid-s', labels: { app: 'stranger' } });
     const view = new RecordingView([rs, sibling, stranger, ...readyPods(2), old, strangers]);
     const o = await observeReplicaSet(view, key);
     expect(o.relatedPods.map((p) => p.metadata?.name)).toEqual(['p-0', 'p-1', 'old-0']);

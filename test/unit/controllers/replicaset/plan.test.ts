@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../../../shared/kube/api/objects.js';
+import { wireTime } from '../../../../shared/controllers/common/wire-time.js';
 import type { Action } from '../../../../shared/kube/actions.js';
 import { planManageFailure, planReplicaSet } from '../../../../shared/controllers/replicaset/plan.js';
 import { BURST_REPLICAS } from '../../../../shared/controllers/replicaset/types.js';
@@ -208,7 +209,7 @@ describe('planReplicaSet: status', () => {
   it.each<{
     name: string;
     rs: Parameters<typeof aReplicaSet>[0];
-    pods: V1Pod[];
+    pods: Pod[];
     status: unknown;
     requeueAfter?: number;
   }>([
@@ -287,7 +288,7 @@ describe('ReplicaFailure', () => {
   const failed = (reason: string) => ({
     type: 'ReplicaFailure',
     status: 'True',
-    lastTransitionTime: NOW,
+    lastTransitionTime: wireTime(NOW),
     reason,
     message: failure.message,
   });

@@ -1,13 +1,14 @@
 // Builders for StatefulSet planner tests: a StatefulSet `web` selecting app=web, its pods by ordinal and state,
 // claims, revisions, and a fixed clock.
+import { wireTime } from '../../../../shared/controllers/common/wire-time.js';
 import type {
-  V1ControllerRevision,
-  V1PersistentVolumeClaim,
-  V1Pod,
-  V1StatefulSet,
-  V1StatefulSetSpec,
-  V1StatefulSetStatus,
-} from '@kubernetes/client-node';
+  ControllerRevision,
+  PersistentVolumeClaim,
+  Pod,
+  StatefulSet,
+  StatefulSetSpec,
+  StatefulSetStatus,
+} from '../../../../shared/kube/api/objects.js';
 import { hashControllerRevision } from '../../../../shared/controllers/common/controller-history.js';
 import { newRevision, revisionData, revisionName } from '../../../../shared/controllers/statefulset/history.js';
 import { newStatefulPod } from '../../../../shared/controllers/statefulset/identity.js';
@@ -18,13 +19,13 @@ export const NS = 'ns';
 export const SET_UID = 'uid-sts';
 export const secondsAgo = (s: number): string => new Date(NOW.getTime() - s * 1000).toISOString();
 
-export type SetOptions = Partial<V1StatefulSetSpec> & {
+export type SetOptions = Partial<StatefulSetSpec> & {
   readonly image?: string;
-  readonly status?: Partial<V1StatefulSetStatus>;
+  readonly status?: Partial<StatefulSetStatus>;
   readonly generation?: number;
 };
 
-export function aSet(o: SetOptions = {}): V1StatefulSet {
+export function aSet(o: SetOptions = {}): StatefulSet {
   const { image, status, generation, ...spec } = o;
   return {
     apiVersion: 'apps/v1',
@@ -48,16 +49,16 @@ export function aSet(o: SetOptions = {}): V1StatefulSet {
 }
 
 /** The name of the revision of the set's template (collisionCount 0). */
-export const revOf = (set: V1StatefulSet): string => revisionName(set, hashControllerRevision(revisionData(set), 0));
+export const revOf = (set: StatefulSet): string => revisionName(set, hashControllerRevision(revisionData(set), 0));
 
-export function aRevision(set: V1StatefulSet, revision: number, uid = `uid-cr-${revision}`): V1ControllerRevision {
+export function aRevision(set: StatefulSet, revision: number, uid = `uid-cr-${revision}`): ControllerRevision {
   const cr = newRevision(set, revision);
   return { ...cr, metadata: { ...cr.metadata, uid, resourceVersion: `${revision}` } };
 }
 
 export type PodState = 'ready' | 'running' | 'pending' | 'failed' | 'succeeded' | 'terminating' | { readyFor: number };
 
-export function aPod(set: V1StatefulSet, ordinal: number, state: PodState = 'ready', revisionSet = set): V1Pod {
+export function aPod(set: StatefulSet, ordinal: number, state: PodState = 'ready', revisionSet = set): Pod {
   const pod = newStatefulPod(set, revisionSet.spec!.template, ordinal, revOf(revisionSet));
   const readySince = typeof state === 'object' ? secondsAgo(state.readyFor) : secondsAgo(600);
   const phase =
@@ -69,11 +70,11 @@ export function aPod(set: V1StatefulSet, ordinal: number, state: PodState = 'rea
       ...pod.metadata,
       uid: `uid-pod-${ordinal}`,
       resourceVersion: '1',
-      ...(state === 'terminating' && { deletionTimestamp: new Date(NOW.getTime() - 1000) }),
+      ...(state === 'terminating' && { deletionTimestamp: wireTime(NOW.getTime() - 1000) }),
     },
     status: {
       phase,
-      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: new Date(readySince) }],
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: readySince }],
     },
   };
 }
@@ -81,7 +82,7 @@ export function aPod(set: V1StatefulSet, ordinal: number, state: PodState = 'rea
 export function aClaim(
   name: string,
   owners: { kind: string; name: string; uid: string }[] = [],
-): V1PersistentVolumeClaim {
+): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -104,16 +105,16 @@ export function aClaim(
   };
 }
 
-export const DATA_TEMPLATE: V1PersistentVolumeClaim = {
+export const DATA_TEMPLATE: PersistentVolumeClaim = {
   metadata: { name: 'data' },
   spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
 };
 
 export function observed(
-  set: V1StatefulSet,
-  pods: V1Pod[] = [],
-  revisions: V1ControllerRevision[] = [aRevision(set, 1)],
-  claims: V1PersistentVolumeClaim[] = [],
+  set: StatefulSet,
+  pods: Pod[] = [],
+  revisions: ControllerRevision[] = [aRevision(set, 1)],
+  claims: PersistentVolumeClaim[] = [],
 ): ObservedStatefulSet {
   return { statefulSet: set, pods, revisions, claims };
 }

@@ -2,7 +2,7 @@
 // v1.37.2 wrote on upstream-1), a rollback raises the equal revision's number, a taken name with other data raises
 // collisionCount, old revisions beyond revisionHistoryLimit go unless a pod still carries them.
 import { describe, expect, it } from '@jest/globals';
-import type { V1StatefulSet } from '@kubernetes/client-node';
+import type { StatefulSet } from '../../../../shared/kube/api/objects.js';
 import { hashControllerRevision as revisionHash } from '../../../../shared/controllers/common/controller-history.js';
 import { revisionData, revisionName } from '../../../../shared/controllers/statefulset/history.js';
 import { planStatefulSet } from '../../../../shared/controllers/statefulset/plan.js';
@@ -10,7 +10,7 @@ import { aPod, aRevision, aSet, NOW, observed, revOf } from './builders.js';
 import { summarize } from './summary.js';
 
 /** A StatefulSet as upstream-1 returned it (defaults applied) and the revision name it got there. */
-const CAPTURED: V1StatefulSet = {
+const CAPTURED: StatefulSet = {
   metadata: { name: 'web', namespace: 'ns', annotations: { a: 'b<>&' } },
   spec: {
     replicas: 2,

@@ -1,7 +1,8 @@
 // volumeClaimTemplates: claims `<claim>-<set>-<ordinal>` created before their pod (the pod by the next pass that
 // finds them), a pod mounting them; persistentVolumeClaimRetentionPolicy through the claims' ownerReferences.
+import { wireTime } from '../../../../shared/controllers/common/wire-time.js';
 import { describe, expect, it } from '@jest/globals';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { Pod } from '../../../../shared/kube/api/objects.js';
 import { planStatefulSet } from '../../../../shared/controllers/statefulset/plan.js';
 import { claimOwnerRefs, isClaimOwnerUpToDate } from '../../../../shared/controllers/statefulset/storage.js';
 import { aClaim, aPod, aSet, DATA_TEMPLATE, NOW, observed, revOf, SET_UID, type SetOptions } from './builders.js';
@@ -33,7 +34,7 @@ describe('claims before pods', () => {
     {
       name: 'the claim is being deleted: no pod, retried later',
       o: observed(set, [], undefined, [
-        { ...aClaim('data-web-0'), metadata: { ...aClaim('data-web-0').metadata, deletionTimestamp: NOW } },
+        { ...aClaim('data-web-0'), metadata: { ...aClaim('data-web-0').metadata, deletionTimestamp: wireTime(NOW) } },
       ]),
       want: { actions: [expect.stringMatching(/^status /)], requeueAfter: 5000 },
     },
@@ -76,7 +77,7 @@ describe('retention policy', () => {
     },
     { name: 'Delete/Delete, scaled down: the pod', set: policy('Delete', 'Delete'), ordinal: 1, want: ['Pod/web-1'] },
   ])('$name', ({ set, ordinal, want }) => {
-    const p: V1Pod = aPod(set, ordinal);
+    const p: Pod = aPod(set, ordinal);
     const refs = claimOwnerRefs(aClaim(`data-web-${ordinal}`), set, p);
     expect(refs.map((r) => `${r.kind}/${r.name}`)).toEqual(want);
     expect(refs.every((r) => r.controller === true && r.blockOwnerDeletion === true)).toBe(true);

@@ -1,10 +1,15 @@
 // A plan as one line per action, so a table states a whole plan result (every action, in order, and the requeue).
-import type { V1ControllerRevision, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  ControllerRevision,
+  PersistentVolumeClaim,
+  Pod,
+  StatefulSet,
+} from '../../../../shared/kube/api/objects.js';
 import type { PlanResult } from '../../../../shared/controllers/controller.js';
 
 export type Summary = { readonly actions: string[]; readonly requeueAfter?: number };
 
-const owners = (o: V1PersistentVolumeClaim) =>
+const owners = (o: PersistentVolumeClaim) =>
   (o.metadata?.ownerReferences ?? []).map((r) => `${r.kind}/${r.name}`).join(',');
 
 export function summarize(result: PlanResult): Summary {
@@ -12,20 +17,20 @@ export function summarize(result: PlanResult): Summary {
     switch (a.type) {
       case 'create':
         if (a.object.kind === 'Pod') {
-          const pod = a.object as V1Pod;
+          const pod = a.object as Pod;
           return `create Pod ${pod.metadata?.name ?? ''} (${pod.metadata?.labels?.['controller-revision-hash'] ?? ''})`;
         }
         if (a.object.kind === 'ControllerRevision') {
-          const cr = a.object as V1ControllerRevision;
+          const cr = a.object as ControllerRevision;
           return `create ControllerRevision ${cr.metadata?.name ?? ''} revision ${cr.revision}`;
         }
         return `create ${a.object.kind ?? ''} ${a.object.metadata?.name ?? ''}`;
       case 'update':
         if (a.object.kind === 'ControllerRevision') {
-          return `update ControllerRevision ${a.object.metadata?.name ?? ''} revision ${(a.object as V1ControllerRevision).revision}`;
+          return `update ControllerRevision ${a.object.metadata?.name ?? ''} revision ${(a.object as ControllerRevision).revision}`;
         }
         if (a.object.kind === 'PersistentVolumeClaim') {
-          return `update PersistentVolumeClaim ${a.object.metadata?.name ?? ''} owners [${owners(a.object as V1PersistentVolumeClaim)}]`;
+          return `update PersistentVolumeClaim ${a.object.metadata?.name ?? ''} owners [${owners(a.object as PersistentVolumeClaim)}]`;
         }
         return `update ${a.object.kind ?? ''} ${a.object.metadata?.name ?? ''}`;
       case 'delete':
@@ -33,7 +38,7 @@ export function summarize(result: PlanResult): Summary {
       case 'patch':
         return `patch ${a.target.kind} ${a.target.name}`;
       case 'updateStatus':
-        return `status ${statusLine((a.object as V1StatefulSet).status ?? { replicas: 0 })}`;
+        return `status ${statusLine((a.object as StatefulSet).status ?? { replicas: 0 })}`;
       case 'event':
         return `event ${a.event.type} ${a.event.reason}: ${a.event.message}`;
     }
@@ -42,7 +47,7 @@ export function summarize(result: PlanResult): Summary {
 }
 
 /** replicas/ready/available/current/updated, revisions, generation, collisionCount. */
-export function statusLine(s: NonNullable<V1StatefulSet['status']>): string {
+export function statusLine(s: NonNullable<StatefulSet['status']>): string {
   return (
     `r=${s.replicas} ready=${s.readyReplicas ?? 0} avail=${s.availableReplicas ?? 0} cur=${s.currentReplicas ?? 0}` +
     ` upd=${s.updatedReplicas ?? 0} ${s.currentRevision ?? ''}->${s.updateRevision ?? ''} gen=${s.observedGeneration ?? 0}` +
