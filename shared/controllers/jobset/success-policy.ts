@@ -1,7 +1,8 @@
 // The JobSet success policy (success_policy.go, executeSuccessPolicy of jobset_controller.go, v0.12.0): the
 // JobSet completes when as many succeeded Jobs of the current attempt belong to the targeted replicatedJobs
 // (none named: all) as the operator asks for: Any → 1, All → every replica of the targeted replicatedJobs. An
-// unknown operator asks for 0 (upstream's switch has no default), so any succeeded Job completes the JobSet.
+// unknown operator asks for 0 (upstream's switch has no default), so any succeeded Job completes the JobSet. No
+// successPolicy at all is read as the webhook's default, All (upstream's controller would dereference nil).
 import type { ChildJobs } from './child-jobs.js';
 import { REPLICATED_JOB_NAME_KEY } from './labels.js';
 import { setCompleted, type Pass } from './status.js';
@@ -30,7 +31,7 @@ export function numJobsMatchingSuccessPolicy(js: JobSet, jobs: readonly Job[]): 
 
 /** numJobsExpectedToSucceed. */
 export function numJobsExpectedToSucceed(js: JobSet): number {
-  switch (js.spec.successPolicy?.operator) {
+  switch (js.spec.successPolicy?.operator ?? Operator.All) {
     case Operator.Any:
       return 1;
     case Operator.All:
