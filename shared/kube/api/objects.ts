@@ -24,7 +24,6 @@ import type {
   V1DaemonSetUpdateStrategy,
   V1Deployment,
   V1DeploymentCondition,
-
   V1Job,
   V1JobCondition,
   V1LabelSelector,
