@@ -1,0 +1,45 @@
+// The JobSet controller's watch descriptor (upstream's SetupWithManager: For JobSet, Owns Job and Service; the
+// Pod watch of the InPlaceRestart gate is not taken). NOT registered in controllers/index.ts: registering it also
+// needs the CRD (crd: new URL('./crd.yaml', import.meta.url)), `npm run rbac:render`, and the sandbox's add-on
+// upstream controller; until then nothing reads this.
+import { apiResource } from '../../kube/resources.js';
+import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
+import { jobSetController } from './index.js';
+
+export const jobSetDescriptor: WatchDescriptor = {
+  kind: 'JobSet',
+  resource: apiResource('JobSet', 'jobset.x-k8s.io', 'v1alpha2', 'jobsets', { status: true }),
+  upstream: { name: 'jobset-controller', runs: 'add-on' },
+  for: { kind: 'JobSet' },
+  // Its Jobs and its headless Service name it as controller; upstream adopts no orphan.
+  owns: [
+    { kind: 'Job', adopts: false },
+    { kind: 'Service', adopts: false },
+  ],
+  watches: [],
+  access: {
+    reads: [
+      { kind: 'JobSet', verbs: ['get'], why: 'JobSet observe: the JobSet' },
+      { kind: 'Job', verbs: ['list'], why: "JobSet observe: its Jobs (the namespace's Jobs, filtered by controller)" },
+      { kind: 'Service', verbs: ['get'], why: 'JobSet observe: with DNS hostnames, does the headless Service exist' },
+    ],
+    writes: [
+      {
+        kind: 'Job',
+        verbs: ['create', 'update', 'delete'],
+        why: 'JobSet: create its Jobs, suspend and resume them, delete those of an earlier attempt or a finished JobSet',
+      },
+      {
+        kind: 'Job',
+        subresource: 'status',
+        verbs: ['update'],
+        why: "JobSet: clear a started Job's startTime to resume it",
+      },
+      { kind: 'Service', verbs: ['create'], why: 'JobSet: the headless Service of network.enableDNSHostnames' },
+      { kind: 'JobSet', verbs: ['delete'], why: 'JobSet: delete it once ttlSecondsAfterFinished has passed' },
+      { kind: 'JobSet', subresource: 'status', verbs: ['update'], why: 'JobSet: its status' },
+      EVENT_WRITES,
+    ],
+  },
+  controller: () => jobSetController,
+};
