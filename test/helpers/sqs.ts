@@ -3,8 +3,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 export type SqsEmulator = { readonly endpoint: string; stop(): Promise<void> };
 
 export async function startSqsEmulator(): Promise<SqsEmulator> {

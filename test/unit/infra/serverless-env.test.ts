@@ -8,11 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Read by the AWS SDK, not by fleetq's code. */
-const READ_BY_SDK = new Set([
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-  'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED',
-]);
+const READ_BY_SDK = new Set(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']);
 
 /** The variable names of every `environment:` block (provider and functions). */
 function environmentNames(yml: string): string[] {
