@@ -6,6 +6,7 @@
 //   - (?P<name>...) becomes (?<name>...); \A becomes ^ and \z becomes $ (neither side has the m flag then)
 //   - [[:alpha:]] and the other ASCII classes inside brackets become their ranges
 //   - \s and \S (RE2: [\t\n\f\r ] only; JavaScript adds \v and Unicode spaces) become that set, outside brackets
+//   - `.` (RE2: anything but \n; JavaScript also stops at \r, U+2028 and U+2029) becomes [^\n], without (?s)
 //   - lookarounds and backreferences (not RE2) are refused
 // Left different, and documented: \pN-style Unicode classes, \C, and `.` on characters outside the BMP (matched
 // as two UTF-16 units without the u flag, which cannot be used: it refuses escapes such as \- that RE2 allows).
@@ -61,6 +62,10 @@ export function re2ToRegExp(pattern: string): RegExp | undefined {
         continue;
       }
       if (m) return undefined; // negated or unknown POSIX class: not translated
+    }
+    if (!inClass && c === '.' && !flags.includes('s')) {
+      out += '[^\\n]';
+      continue;
     }
     if (!inClass && c === '(' && rest.startsWith('(?P<', i)) {
       out += '(?<';

@@ -76,16 +76,22 @@ function resumeJob(pass: Pass, job: Job, rjob: ReplicatedJob): boolean {
   const from = rjob.template.spec?.template;
   if (job.metadata.labels?.[REPLICATED_JOB_NAME_KEY]) {
     const meta = (template.metadata ??= {});
-    meta.labels = { ...(meta.labels ?? {}), ...(from?.metadata?.labels ?? {}) };
-    meta.annotations = { ...(meta.annotations ?? {}), ...(from?.metadata?.annotations ?? {}) };
     const spec = (template.spec ??= { containers: [] });
-    spec.nodeSelector = { ...(spec.nodeSelector ?? {}), ...(from?.spec?.nodeSelector ?? {}) };
-    spec.tolerations = mergeSlices(spec.tolerations ?? [], from?.spec?.tolerations ?? []);
-    spec.schedulingGates = mergeSlices(spec.schedulingGates ?? [], from?.spec?.schedulingGates ?? []);
+    setOrOmit(meta, 'labels', { ...(meta.labels ?? {}), ...(from?.metadata?.labels ?? {}) });
+    setOrOmit(meta, 'annotations', { ...(meta.annotations ?? {}), ...(from?.metadata?.annotations ?? {}) });
+    setOrOmit(spec, 'nodeSelector', { ...(spec.nodeSelector ?? {}), ...(from?.spec?.nodeSelector ?? {}) });
+    setOrOmit(spec, 'tolerations', mergeSlices(spec.tolerations ?? [], from?.spec?.tolerations ?? []));
+    setOrOmit(spec, 'schedulingGates', mergeSlices(spec.schedulingGates ?? [], from?.spec?.schedulingGates ?? []));
   }
   object.spec.suspend = false;
   pass.actions.push({ type: 'update', object, reason: UPDATE_REASON.Resume });
   return false;
+}
+
+/** A merged map or list as Go serializes it (omitempty): absent when empty. */
+function setOrOmit<T extends object, K extends keyof T>(target: T, key: K, value: T[K] & object): void {
+  if (Object.keys(value).length === 0) delete target[key];
+  else target[key] = value;
 }
 
 /**

@@ -364,6 +364,9 @@ describe('onJobFailureMessagePatterns as RE2', () => {
     ['(a)\\1', 'aa', undefined], // backreference: not RE2
     ['(', 'x', undefined],
     ['(?:ab)+', 'abab', true],
+    ['a.b', 'a\rb', true], // RE2's . stops only at \n
+    ['a.b', 'a\nb', false],
+    ['(?s)a.b', 'a\nb', true],
   ])('%s on %j', (pattern, text, want) => {
     expect(re2Matches(pattern, text)).toBe(want);
   });

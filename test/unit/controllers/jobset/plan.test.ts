@@ -267,6 +267,9 @@ describe('suspend and resume', () => {
     expect(updated?.spec.template?.spec?.nodeSelector).toEqual({ pool: 'tpu' });
     expect(updated?.spec.template?.spec?.tolerations).toEqual([{ key: 'k', operator: 'Exists' }]);
     expect(conditions(actions)).toEqual(['Suspended=False:ResumeJobs']);
+    // Nothing to merge stays absent, as Go's omitempty leaves it.
+    expect(updated?.spec.template?.spec?.schedulingGates).toBeUndefined();
+    expect(updated?.spec.template?.metadata?.annotations).toBeUndefined();
   });
   it('a started Job to resume: its startTime is cleared first, and the pass continues', () => {
     const js = aJobSet({}, { conditions: [cond('Suspended', 'True', 'SuspendedJobs')] });
