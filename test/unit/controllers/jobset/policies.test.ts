@@ -147,6 +147,19 @@ describe('TTL after finished (upstream ttl_after_finished_test.go)', () => {
       { ...(ttl !== undefined && { ttlSecondsAfterFinished: ttl }) },
       { conditions: [{ ...cond(type, 'True', 'AllJobsCompleted'), lastTransitionTime: at(-secondsAgo) }] },
     );
+  // upstream TestExecuteTTLAfterFinishedPolicy
+  it.each<[string, number | undefined, number | null, { expired: boolean; requeueAfter?: number } | 'error']>([
+    ['jobset not finished, TTL not set', undefined, null, { expired: false }],
+    ['jobset not finished, TTL 5s', 5, null, 'error'],
+    ['jobset completed now, TTL is not set', undefined, 0, { expired: false }],
+    ['jobset completed 10s ago, TTL 5s', 5, 10, { expired: true }],
+    ['jobset completed 2s ago, TTL 5s', 5, 2, { expired: false, requeueAfter: 3000 }],
+  ])('%s', (_name, ttl, ago, want) => {
+    const js = ago === null ? aJobSet(ttl === undefined ? {} : { ttlSecondsAfterFinished: ttl }) : finished(ago, ttl);
+    if (want === 'error')
+      expect(() => ttlAfterFinished(js, NOW)).toThrow('unable to find the status of the finished JobSet');
+    else expect(ttlAfterFinished(js, NOW)).toEqual(want);
+  });
   it('no TTL: nothing to do', () => {
     expect(ttlAfterFinished(finished(100), NOW)).toEqual({ expired: false });
   });
