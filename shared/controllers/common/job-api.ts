@@ -1,24 +1,11 @@
 // The batch/v1 Job as the apiserver's JSON has it (timestamps are RFC 3339 strings), typed as far as the Job,
 // CronJob and TTL-after-finished controllers read it, and util.IsJobFinished, which all three use.
-import type { PodTemplateSpec } from '../../kube/api/objects.js';
-import type { OwnerReference } from '../../kube/meta/controller-ref.js';
+import type { ObjectMeta, PodTemplateSpec, Time } from '../../kube/api/objects.js';
 
-export type Time = string;
+export type { Time } from '../../kube/api/objects.js';
 
-/** An object's metadata as the apiserver's JSON has it (timestamps as RFC 3339 strings); Job and CronJob share it. */
-export type WireObjectMeta = {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: Time;
-  deletionTimestamp?: Time;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  [other: string]: unknown;
-};
+/** An object's metadata as the apiserver's JSON has it (kube/api's ObjectMeta); Job and CronJob share it. */
+export type WireObjectMeta = ObjectMeta;
 
 export type JobConditionType = 'Suspended' | 'Complete' | 'Failed' | 'FailureTarget' | 'SuccessCriteriaMet';
 

@@ -1,29 +1,16 @@
 // What the Deployment controller observes and the names it shares with kube-controller-manager.
-// Objects are the apiserver's JSON as read (timestamps are RFC 3339 strings), typed as far as we use them.
-import type { PodTemplateSpec } from '../../kube/api/objects.js';
-import type { OwnerReference } from '../../kube/meta/controller-ref.js';
+// Objects are the apiserver's JSON as read (timestamps are RFC 3339 strings): their metadata, selectors and
+// templates are kube/api's wire types; the Deployment and ReplicaSet are typed as far as we use them.
+import type { IntOrString, LabelSelector, ObjectMeta, PodTemplateSpec, Time } from '../../kube/api/objects.js';
 
-export type Time = string;
-
-export type { OwnerReference } from '../../kube/meta/controller-ref.js';
-
-export type ObjectMeta = {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: Time;
-  deletionTimestamp?: Time;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  [other: string]: unknown;
-};
-
-export type LabelSelectorRequirement = { key: string; operator: string; values?: string[] };
-export type LabelSelector = { matchLabels?: Record<string, string>; matchExpressions?: LabelSelectorRequirement[] };
-export type IntOrString = number | string;
+export type {
+  IntOrString,
+  LabelSelector,
+  LabelSelectorRequirement,
+  ObjectMeta,
+  OwnerReference,
+  Time,
+} from '../../kube/api/objects.js';
 
 export type Condition = {
   type: string;
