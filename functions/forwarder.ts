@@ -89,12 +89,10 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
       { tlsCaFile: config.FLEETQ_REDIS_TLS_CA },
       { maxRetriesPerRequest: 3 },
     );
-    // The workers' queue options (caps from the registry included): the fenced add runs the queue's own Lua.
-    const queueOptions = queueConfig(config, undefined, undefined, clusters).options;
     return new ForwarderPool({
       redis: poolRedis,
       queuePrefix: redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX),
-      ...(queueOptions && { queueOptions }),
+      // The Redis queue: the pool's enqueues go through its fenced add (addFenced).
       queue,
       checkpoints: stores.checkpoints,
       registry: new RegistryReload(config.FLEETQ_REGISTRY, clusters, logger),

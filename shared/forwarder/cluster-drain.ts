@@ -4,7 +4,7 @@
 // checkpoint is refused). Its checkpoints are removed by the pool (a cluster added back starts with a full list).
 import type { Redis } from 'ioredis';
 import { drainQueueCluster } from '../queue/redis/redis-queue.js';
-import { forwarderLeaseKey } from './forwarder-lease.js';
+import { forwarderLeaseKey } from './forwarder-keys.js';
 
 /** Drops a removed cluster's waiting keys from the Redis queue and deletes its forwarder lease. Idempotent. */
 export async function drainCluster(

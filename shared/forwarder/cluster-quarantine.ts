@@ -3,7 +3,7 @@
 //
 // Attribution: only a death while the holder was still SYNCING the cluster (its first lists not finished) counts.
 // Two HASHes in the queue's Redis (the queue prefix: the leases' slot), written by the lease scripts
-// (forwarder-lease.ts), read here:
+// (forwarder-lease.ts, lua/), read here (their names: forwarder-keys.ts):
 //   fwd:syncing  cluster → `<token>|<bytes>|<report>`: set by ACQUIRE with the new token, refreshed on each renewal
 //                while syncing with the largest object the holder's forwarder has seen, removed when its first
 //                lists finish (SYNCED) or it releases the lease. A mark ACQUIRE still finds is a holder that neither
@@ -16,16 +16,7 @@
 // <report> is JSON {holder, resource?, object?}. Everything read back is untrusted: parsed here, and a value that
 // does not parse is treated as absent (and said by the caller), never thrown on.
 import type { Redis } from 'ioredis';
-
-/** HASH cluster → `<token>|<bytes>|<report>`: the holder of the cluster's lease has not finished syncing it. */
-export function forwarderSyncingKey(queuePrefix: string): string {
-  return `${queuePrefix}fwd:syncing`;
-}
-
-/** HASH cluster → `<deaths>|<sinceMs>|<untilMs>|<bytes>|<report>`: deaths while syncing, and the quarantine. */
-export function forwarderDeathsKey(queuePrefix: string): string {
-  return `${queuePrefix}fwd:deaths`;
-}
+import { forwarderDeathsKey } from './forwarder-keys.js';
 
 export const DEFAULT_QUARANTINE_DEATHS = 3;
 export const DEFAULT_QUARANTINE_MS = 3_600_000;

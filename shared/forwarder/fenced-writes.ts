@@ -1,50 +1,34 @@
 // The writes a pooled forwarder makes for a cluster, behind that cluster's lease (forwarder-lease.ts): enqueues
-// on the Redis driver and checkpoint saves in Redis, each one Lua script that compares the lease first.
-// Cache writes (a shared cache's Lua scripts compare the same lease: cache-fence.ts) go through leaseCacheFence.
+// through the Redis queue driver's fenced add (RedisQueue.addFenced, given the lease's fence) and checkpoint saves
+// in Redis (ForwarderLease.fencedSave), each one Lua script that compares the lease first. Cache writes (a shared
+// cache's Lua scripts compare the same lease: cache-fence.ts) go through leaseCacheFence.
 // A refused write throws ForwarderLeaseLost: the forwarder's batch fails (its watch would start again from
 // before the event, so nothing is skipped) and the pool stops that cluster's forwarder.
-import type { Redis } from 'ioredis';
 import type { CacheFence } from '../cache/cache-fence.js';
 import type { ReconcileKey } from '../kube/key.js';
 import type { CheckpointStore } from '../queue/history/checkpoint-store.js';
-import { signKey } from '../queue/message-signing.js';
-import { checkedKeyString } from '../queue/queue-options.js';
-import { ScriptRunner } from '../queue/redis/script-runner.js';
-import { queueScriptHeader } from '../queue/redis/redis-queue.js';
-import type { QueueOptions, WorkQueue } from '../queue/work-queue.js';
-import { FENCED_ADD_SCRIPT, ForwarderLeaseLost, type ForwarderLease } from './forwarder-lease.js';
+import type { WorkQueue } from '../queue/work-queue.js';
+import { ForwarderLeaseLost, type ForwarderLease } from './forwarder-lease.js';
 
 export type FenceRefusals = (operation: 'enqueue' | 'checkpoint' | 'cache', where: 'local' | 'redis') => void;
 
-/** queue.add through the fenced add script (the Redis driver's own `schedule`, after the lease compare). */
-export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
-  private readonly scripts: ScriptRunner<'fencedAdd'>;
+/** The queue a pool member enqueues into: the Redis driver (it has the fenced add). */
+export type FencingQueue = Required<Pick<WorkQueue, 'addFenced' | 'parkInvalid'>>;
 
+/** queue.add for one cluster's forwarder, through the queue's fenced add with that cluster's lease. */
+export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
   constructor(
     private readonly o: {
-      readonly redis: Redis;
-      /** The Redis queue's prefix (RedisQueue.prefix). */
-      readonly queuePrefix: string;
-      /** The queue's options (its lease, backoff, caps and signing secret), as the queue itself was given them. */
-      readonly queueOptions?: QueueOptions;
+      /** The Redis queue (its addFenced; parkInvalid is not fenced: a dead letter is a record, not work). */
+      readonly queue: FencingQueue;
       readonly lease: ForwarderLease;
-      /** Where invalid objects are parked (the queue itself; not fenced: a dead letter is a record, not work). */
-      readonly parkInvalid: WorkQueue['parkInvalid'];
       readonly onRefused?: FenceRefusals;
       /** Called when an add finds the queue's data-loss marker gone (as RedisQueue.onEpochMissing's listeners). */
       readonly onEpochMissing?: () => void;
     },
-  ) {
-    this.scripts = new ScriptRunner(
-      o.redis,
-      o.lease.key,
-      queueScriptHeader(o.queuePrefix, o.queueOptions ?? {}),
-      FENCED_ADD_SCRIPT,
-    );
-  }
+  ) {}
 
   async add(key: ReconcileKey): Promise<void> {
-    const id = checkedKeyString(key);
     const lease = this.o.lease;
     try {
       lease.assertHeld();
@@ -52,11 +36,9 @@ export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
       this.o.onRefused?.('enqueue', 'local');
       throw err;
     }
-    const secret = this.o.queueOptions?.signingSecret;
-    const signature = secret === undefined ? '' : signKey(secret, id);
-    const reply = Number(await this.scripts.run('fencedAdd', id, 0, signature, ...lease.fenceArgs()));
-    if (reply === 2) this.o.onEpochMissing?.();
-    if (reply !== 1 && reply !== 2) {
+    const outcome = await this.o.queue.addFenced(key, lease.fence());
+    if (outcome === 'added-epoch-missing') this.o.onEpochMissing?.();
+    if (outcome === 'refused') {
       this.o.onRefused?.('enqueue', 'redis');
       lease.markLost('enqueue refused by the fence');
       throw new ForwarderLeaseLost(lease.cluster, 'enqueue refused by the fence');
@@ -64,7 +46,7 @@ export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
   }
 
   parkInvalid(raw: string, reason: string): Promise<void> {
-    return this.o.parkInvalid(raw, reason);
+    return this.o.queue.parkInvalid(raw, reason);
   }
 }
 
@@ -112,8 +94,8 @@ export function leaseCacheFence(lease: ForwarderLease, onRefused?: FenceRefusals
       }
     },
     leaseArgs: () => {
-      const [key, value] = lease.fenceArgs();
-      return [key as string, value as string];
+      const { leaseKey, value } = lease.fence();
+      return [leaseKey, value];
     },
     refused: () => {
       onRefused?.('cache', 'redis');

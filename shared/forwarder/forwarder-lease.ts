@@ -1,7 +1,7 @@
 // The lease a forwarder holds on one cluster's watch (forwarder-pool.ts), in the queue's Redis.
 //
-// One key per cluster, `<queue prefix>fwd:lease:<cluster>` (the queue's `{name}` hash tag, so the fenced enqueue
-// script below touches one slot), holding `<token>|<holder>` with a server-side expiry (PX leaseMs). The token
+// One key per cluster, `<queue prefix>fwd:lease:<cluster>` (the queue's `{name}` hash tag, so the queue driver's
+// fenced add touches one slot; every `fwd:` key is named in forwarder-keys.ts), holding `<token>|<holder>` with a server-side expiry (PX leaseMs). The token
 // comes from a per-cluster counter (INCR `fwd:seq:<cluster>`): it only grows, so a later holder always has a
 // larger token. The holder renews before leaseMs runs out; a holder that dies, is partitioned or paused
 // (SIGSTOP) loses the key when it expires, and another forwarder takes it with a new token.
@@ -9,65 +9,45 @@
 // The fence (the same two ideas as shared/runtime/lease-fence.ts for a reconcile's writes):
 // - locally, a monotonic deadline: leaseMs from just before the request that granted or last renewed the lease,
 //   minus a safety margin; past it no write is even sent (a process resumed after SIGSTOP finds it passed);
-// - in Redis, every enqueue and every checkpoint write is one Lua script that first compares the lease key
-//   with `<token>|<holder>` and refuses (writes nothing) when it differs. No WATCH: the compare and the write
+// - in Redis, every enqueue (the queue driver's addFenced) and every checkpoint write (lua/fenced-save.lua) is one
+//   Lua script that first compares the lease key with `<token>|<holder>` (shared/lua/includes/lease-fence.lua)
+//   and refuses (writes nothing) when it differs. No WATCH: the compare and the write
 //   are one atomic script, so a forwarder that lost its lease cannot enqueue or checkpoint for that cluster.
 // Each accepted write also records its token in `fwd:writers:<cluster>` (a short list, appended only when the
 // writer changes): fencing means that list never goes down. Tests and `fleetq status` read it.
-// The quarantine (cluster-quarantine.ts) rides on the same scripts: ACQUIRE marks the cluster as syncing under the
+// The scripts are lua/*.lua, run through the shared runner. The quarantine (cluster-quarantine.ts) rides on them: ACQUIRE marks the cluster as syncing under the
 // new token, counts a mark a previous holder left behind as a death while syncing, and refuses a quarantined
 // cluster; RENEW refreshes the mark with the largest object seen; RELEASE and SYNCED remove it.
 import type { Redis } from 'ioredis';
+import { loadLuaScripts } from '../lua/lua-loader.js';
+import { ScriptRunner } from '../lua/script-runner.js';
 import { checkpointField } from '../queue/history/checkpoint-store.js';
-import { LUA_PRELUDE } from '../queue/redis/lua-common.js';
-import { ADD_BODY } from '../queue/redis/redis-scripts.js';
-import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
-import { ScriptRunner } from '../queue/redis/script-runner.js';
+import type { WriteFence } from '../queue/work-queue.js';
 import { safetyMarginMs } from '../runtime/lease-fence.js';
 import {
   DEFAULT_QUARANTINE_DEATHS,
   DEFAULT_QUARANTINE_MS,
-  forwarderDeathsKey,
-  forwarderSyncingKey,
   parseDeathRecord,
   reportJson,
   syncingMark,
   type DeathRecord,
   type LargestObject,
 } from './cluster-quarantine.js';
+import {
+  forwarderDeathsKey,
+  forwarderLastSeenKey,
+  forwarderLeaseKey,
+  forwarderLeaseSeqKey,
+  forwarderSyncingKey,
+  forwarderWritersKey,
+  queuePrefixOf,
+} from './forwarder-keys.js';
+
+// Tests and tools that read a pool's leases take the prefix from here.
+export { queuePrefixOf };
 
 /** Default lease length: a dead holder's clusters are taken within about leaseMs + leaseMs / 3 (≤ 30 s). */
 export const DEFAULT_FORWARDER_LEASE_MS = 15_000;
-
-/** The queue prefix (`fleetq:{fleetq}:`) of a queue name, as the Redis driver builds it. */
-export function queuePrefixOf(queueName = 'fleetq', redisPrefix = 'fleetq'): string {
-  return redisKeyPrefix(queueName, redisPrefix);
-}
-
-/** The Redis key of a cluster's forwarder lease (value `<token>|<holder>`, expiring). */
-export function forwarderLeaseKey(cluster: string, queuePrefix: string = queuePrefixOf()): string {
-  return `${queuePrefix}fwd:lease:${cluster}`;
-}
-
-/** The per-cluster counter fencing tokens come from. */
-export function forwarderLeaseSeqKey(cluster: string, queuePrefix: string = queuePrefixOf()): string {
-  return `${queuePrefix}fwd:seq:${cluster}`;
-}
-
-/** LIST of the tokens that wrote (enqueued or checkpointed) for a cluster, appended when the writer changes. */
-export function forwarderWritersKey(cluster: string, queuePrefix: string = queuePrefixOf()): string {
-  return `${queuePrefix}fwd:writers:${cluster}`;
-}
-
-/** HASH cluster → server ms when its lease was last acquired, renewed or released (takeover latency). */
-export function forwarderLastSeenKey(queuePrefix: string = queuePrefixOf()): string {
-  return `${queuePrefix}fwd:seen`;
-}
-
-/** ZSET holder → membership expiry (server ms): the live forwarders of the pool. */
-export function forwarderMembersKey(queuePrefix: string = queuePrefixOf()): string {
-  return `${queuePrefix}fwd:members`;
-}
 
 export type LeaseHolder = {
   readonly cluster: string;
@@ -136,129 +116,8 @@ export class ForwarderLeaseLost extends Error {
   }
 }
 
-// Lease scripts: KEYS[1] the lease key. The server's clock (TIME) is the only clock they use.
-const NOW_LUA = `
-local T = redis.call('TIME')
-local NOW = tonumber(T[1]) * 1000 + math.floor(tonumber(T[2]) / 1000)
-`;
-
-// ---- Quarantine (cluster-quarantine.ts): the syncing mark and the death record, parsed; nil when garbage. ----
-// A number of at most 15 digits (a safe integer; longer is garbage). Values are written with %d, never 1e+15.
-const QUARANTINE_LUA = `
-local function num(s) if s and #s <= 15 then return tonumber(s) end return nil end
-local function syncingMark(v)
-  if not v then return nil end
-  local t, b, r = string.match(v, '^(%d+)|(%d+)|(.*)$')
-  if not (num(t) and num(b)) then return nil end
-  return { num(t), num(b), r }
-end
-local function deathRecord(v)
-  if not v then return nil end
-  local d, s, u, b, r = string.match(v, '^(%d+)|(%d+)|(%d+)|(%d+)|(.*)$')
-  if not (num(d) and num(s) and num(u) and num(b)) then return nil end
-  return { num(d), num(s), num(u), num(b), r }
-end
-local function markToken(v) return v and string.match(v, '^(%d+)|') end
-`;
-
-/**
- * ARGV 1 holder, 2 leaseMs, 3 seq key, 4 seen key, 5 cluster, 6 syncing HASH, 7 deaths HASH, 8 deaths that
- * quarantine, 9 quarantine ms, 10 this holder's report JSON.
- * A syncing mark left in place is a holder that died while syncing: one more death (the larger object kept);
- * at the threshold the cluster is quarantined. A quarantined cluster is refused.
- * → nil held | {0, quarantined now 1|0, death record} refused | {token, ms since the last holder (-1), died 1|0, record}
- */
-const ACQUIRE = `${NOW_LUA}${QUARANTINE_LUA}
-if redis.call('EXISTS', KEYS[1]) == 1 then return nil end
-local raw = redis.call('HGET', ARGV[7], ARGV[5])
-local rec = deathRecord(raw)
-if rec and rec[3] > NOW then return { 0, 0, raw } end
-local dead = syncingMark(redis.call('HGET', ARGV[6], ARGV[5]))
-local record = ''
-if dead then
-  local deaths, bytes, report = 1, dead[2], dead[3]
-  if rec then
-    deaths = rec[1] + 1
-    if rec[4] > bytes then bytes, report = rec[4], rec[5] end
-  end
-  local since, untilMs = 0, 0
-  if deaths >= tonumber(ARGV[8]) then since, untilMs = NOW, NOW + tonumber(ARGV[9]) end
-  record = string.format('%d|%d|%d|%d|', deaths, since, untilMs, bytes) .. report
-  redis.call('HSET', ARGV[7], ARGV[5], record)
-  if untilMs > 0 then
-    redis.call('HDEL', ARGV[6], ARGV[5])
-    return { 0, 1, record }
-  end
-end
-local token = redis.call('INCR', ARGV[3])
-redis.call('SET', KEYS[1], token .. '|' .. ARGV[1], 'PX', ARGV[2])
-redis.call('HSET', ARGV[6], ARGV[5], token .. '|0|' .. ARGV[10])
-local seen = redis.call('HGET', ARGV[4], ARGV[5])
-redis.call('HSET', ARGV[4], ARGV[5], NOW)
-local died = 0
-if dead then died = 1 end
-if seen then return { token, NOW - tonumber(seen), died, record } end
-return { token, -1, died, record }`;
-
-/**
- * ARGV 1 value, 2 leaseMs, 3 seen key, 4 cluster, 5 syncing HASH, 6 token, 7 new syncing mark ('' none).
- * While the holder syncs, its mark is refreshed (only a mark of its own token). → 1 renewed | 0 not ours
- */
-const RENEW = `${NOW_LUA}${QUARANTINE_LUA}
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('HSET', ARGV[3], ARGV[4], NOW)
-if ARGV[7] ~= '' and markToken(redis.call('HGET', ARGV[5], ARGV[4])) == ARGV[6] then
-  redis.call('HSET', ARGV[5], ARGV[4], ARGV[7])
-end
-return 1`;
-
-/**
- * ARGV 1 value, 2 seen key, 3 cluster, 4 syncing HASH, 5 token. A holder that releases did not die: its syncing
- * mark goes, even when the lease itself had already expired. → 1 released | 0 not ours
- */
-const RELEASE = `${NOW_LUA}${QUARANTINE_LUA}
-if markToken(redis.call('HGET', ARGV[4], ARGV[3])) == ARGV[5] then redis.call('HDEL', ARGV[4], ARGV[3]) end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', ARGV[2], ARGV[3], NOW)
-return 1`;
-
-/**
- * ARGV 1 syncing HASH, 2 deaths HASH, 3 cluster, 4 token. The holder's first lists are done: its mark goes, and
- * the cluster's deaths are forgotten. → 0 not its mark | 1 done | 2 done, and a death record was removed
- */
-const SYNCED = `${QUARANTINE_LUA}
-if markToken(redis.call('HGET', ARGV[1], ARGV[3])) ~= ARGV[4] then return 0 end
-redis.call('HDEL', ARGV[1], ARGV[3])
-return 1 + redis.call('HDEL', ARGV[2], ARGV[3])`;
-
-// The fence check every fenced write starts with: ARGV[FENCE] lease key, +1 expected value, +2 writers key,
-// +3 token. Records the token when the writer changed.
-const fenceLua = (at: number) => `
-if redis.call('GET', ARGV[${at}]) ~= ARGV[${at + 1}] then return -1 end
-local last = redis.call('LINDEX', ARGV[${at + 2}], -1)
-if last ~= ARGV[${at + 3}] then
-  redis.call('RPUSH', ARGV[${at + 2}], ARGV[${at + 3}])
-  redis.call('LTRIM', ARGV[${at + 2}], -50, -1)
-end
-`;
-
-/**
- * The queue's own add (lua-common.ts `schedule`, the Redis driver's add script body), behind the fence.
- * ARGV 1–6 the queue's header, 7 id, 8 delayMs, 9 signature, 10–13 fence. → 1 added | 2 added, and the queue's
- * data-loss marker (epoch, redis-loss.ts) is gone: this Redis lost its data | -1 fenced off
- */
-const FENCED_ADD = `${LUA_PRELUDE}${fenceLua(10)}${ADD_BODY}
-if redis.call('EXISTS', P .. 'epoch') == 1 then return 1 end
-return 2`;
-
-/** ARGV 1–4 fence, 5 checkpoints hash, 6.. field, value pairs. → 1 saved | -1 fenced off */
-const FENCED_SAVE = `${fenceLua(1)}
-redis.call('HSET', ARGV[5], unpack(ARGV, 6))
-return 1`;
-
-const LEASE_SCRIPTS = { acquire: ACQUIRE, renew: RENEW, release: RELEASE, synced: SYNCED, fencedSave: FENCED_SAVE };
+/** The lease's scripts (lua/; KEYS[1] the lease key). The server's clock (TIME) is the only clock they use. */
+const LEASE_SCRIPTS = loadLuaScripts('shared/forwarder/lua', ['acquire', 'renew', 'release', 'synced', 'fencedSave']);
 
 export type ForwarderLeaseOptions = {
   readonly redis: Redis;
@@ -439,9 +298,14 @@ export class ForwarderLease {
     if (reason !== undefined) throw new ForwarderLeaseLost(this.cluster, reason);
   }
 
-  /** ARGV for fenceLua: lease key, expected value, writers key, token. */
-  fenceArgs(): string[] {
-    return [this.key, this.value, forwarderWritersKey(this.cluster, this.o.queuePrefix), String(this.token ?? '')];
+  /** What a fenced write compares (and records when it is accepted): this lease's key, value and token. */
+  fence(): WriteFence {
+    return {
+      leaseKey: this.key,
+      value: this.value,
+      writersKey: forwarderWritersKey(this.cluster, this.o.queuePrefix),
+      token: String(this.token ?? ''),
+    };
   }
 
   /** Writes checkpoint fields into `hashKey` only while the lease is ours (one script: compare, then HSET). */
@@ -450,13 +314,13 @@ export class ForwarderLease {
     this.assertHeld();
     const fields: string[] = [];
     for (const [resource, rv] of checkpoints) fields.push(checkpointField(this.cluster, resource), rv);
-    const reply = Number(await this.scripts.run('fencedSave', ...this.fenceArgs(), hashKey, ...fields));
+    const f = this.fence();
+    const reply = Number(
+      await this.scripts.run('fencedSave', f.leaseKey, f.value, f.writersKey, f.token, hashKey, ...fields),
+    );
     if (reply !== 1) {
       this.markLost('checkpoint write refused by the fence');
       throw new ForwarderLeaseLost(this.cluster, 'checkpoint write refused by the fence');
     }
   }
 }
-
-/** The fenced add script (exported for fenced-queue.ts, which runs it with the queue's header). */
-export const FENCED_ADD_SCRIPT = { fencedAdd: FENCED_ADD };

@@ -3,7 +3,9 @@
 // store's module loads: a missing file fails the process at start, not at its first Redis call. Below every layer
 // (kube's token bucket uses it), as script-runner.ts beside it.
 //
-// A line `-- @include name` is replaced by `<dir>/includes/name.lua`, expanded the same way. An include already
+// A line `-- @include name` is replaced by `<dir>/includes/name.lua` or, when the script's own folder has no such
+// include, by `shared/lua/includes/name.lua` (the parts several stores share: the lease fence every write behind
+// a forwarder's lease starts with), expanded the same way. An include already
 // expanded into the script is not repeated (several parts may need one helper; Lua needs each local defined once,
 // before its first use), and an include that comes back to itself while being expanded is an error: the helpers
 // would be used before they were defined.
@@ -16,6 +18,9 @@ import { existsSync, readFileSync } from 'node:fs';
 
 /** The directory holding `shared/` (the repository, dist/, or a Lambda function's directory). */
 const TREE_ROOT = new URL('../../', import.meta.url);
+
+/** Where the includes several stores share are (`includes/` below it). */
+const SHARED_DIR = new URL('shared/lua/', TREE_ROOT);
 
 const INCLUDE = /^--\s*@include\s+(\S+)\s*$/;
 const NAME = /^[a-z0-9][a-z0-9-]*$/;
@@ -41,14 +46,6 @@ export function luaFileName(name: string): string {
 export function loadLua(dir: string, file: string, read: (url: URL) => string = readLuaFile): string {
   const base = luaDirUrl(dir);
   return expand(read(new URL(`${file}.lua`, base)), `${dir}/${file}.lua`, base, read, new Set(), []);
-}
-
-/**
- * One include's text with its own includes expanded (for Lua that other code still puts together by hand; the
- * forwarder's fenced add).
- */
-export function loadLuaInclude(dir: string, name: string, read: (url: URL) => string = readLuaFile): string {
-  return expand(`-- @include ${name}\n`, `${dir} include ${name}`, luaDirUrl(dir), read, new Set(), []);
 }
 
 /** Every script named in `names` from `<dir>/<kebab-name>.lua`, includes expanded. */
@@ -78,11 +75,19 @@ function expand(
       if (stack.includes(name)) throw new LuaLoadError(`${where}: include cycle ${[...stack, name].join(' → ')}`);
       if (done.has(name)) return `-- (${name}: included above)`;
       const url = new URL(`includes/${name}.lua`, base);
+      const sharedUrl = new URL(`includes/${name}.lua`, SHARED_DIR);
       let included: string;
       try {
         included = read(url);
       } catch (err) {
-        throw new LuaLoadError(`${where}:${i + 1}: include ${name} not found (${url.pathname})`, { cause: err });
+        try {
+          included = read(sharedUrl);
+        } catch {
+          throw new LuaLoadError(
+            `${where}:${i + 1}: include ${name} not found (${url.pathname}, nor ${sharedUrl.pathname})`,
+            { cause: err },
+          );
+        }
       }
       const expanded = expand(included, `includes/${name}.lua`, base, read, done, [...stack, name]);
       done.add(name);

@@ -1,5 +1,5 @@
 // Which forwarder holds each cluster's watch, for `fleetq status`: the pool's leases (shared/forwarder/
-// forwarder-lease.ts owns the key layout; readLeaseHolders reads it). A forwarder outside a pool (FleetForwarder:
+// forwarder-keys.ts names the keys; readLeaseHolders reads them). A forwarder outside a pool (FleetForwarder:
 // one process watching every cluster, `fleetq run`, the scheduled Lambda) takes no lease, so it shows as none.
 // The pool's members, each with the digest of the registry it runs on (forwarder-pool.ts): members on different
 // registries hold still until they agree, and status marks the one on an old registry.
@@ -7,8 +7,8 @@
 // deaths, since and until when, and the largest object the dead holders reported.
 import type { Redis } from 'ioredis';
 import { isQuarantined, readDeathRecords } from '../forwarder/cluster-quarantine.js';
-import { forwarderMembersKey, readLeaseHolders } from '../forwarder/forwarder-lease.js';
-import { forwarderDigestsKey } from '../forwarder/forwarder-pool.js';
+import { forwarderDigestsKey, forwarderMembersKey } from '../forwarder/forwarder-keys.js';
+import { readLeaseHolders } from '../forwarder/forwarder-lease.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
 import type { FleetqConfig } from '../runtime/config.js';
 

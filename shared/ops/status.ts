@@ -26,7 +26,7 @@ import { loadForwarderConfig } from '../forwarder/forwarder-deps.js';
 import { eventStreamKey } from '../queue/history/redis-stream-event-log.js';
 import { clusterAndKind } from '../queue/queue-options.js';
 import { connectFailFast, connectRedis } from '../queue/redis/redis-connection.js';
-import { redisKeyPrefix, redisKeys } from '../queue/redis/redis-keys.js';
+import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
 import { RedisQueue } from '../queue/redis/redis-queue.js';
 import { sqsQueueNames } from '../queue/sqs/sqs-setup.js';
 import type { FleetqConfig } from '../runtime/config.js';
@@ -185,12 +185,11 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
 
 async function readRedisQueue(redis: Redis, config: StatusConfig, now: number, row: (c: string) => Row): Promise<void> {
   const queue = new RedisQueue({ name: config.FLEETQ_QUEUE, prefix: config.FLEETQ_REDIS_PREFIX, redis });
-  const keys = redisKeys(queue.prefix);
   const [depths, backoff, letters, live] = await Promise.all([
     queue.depthBreakdown(),
     queue.backoffBreakdown(),
     queue.deadLetters(),
-    redis.zrangebyscore(keys.leases, `(${now}`, '+inf'),
+    queue.liveLeaseIds(now),
   ]);
   for (const d of depths) (row(d.cluster).depth as number) += d.depth;
   for (const b of backoff) row(b.cluster).backoff = b.keys;

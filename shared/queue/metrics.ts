@@ -131,6 +131,8 @@ export function instrument(queue: WorkQueue, registry: Registry, name: string): 
   sources.set(registry, set);
   const labels = (key: ReconcileKey) => ({ name, cluster: key.cluster, kind: key.kind });
   const onEpochMissing = queue.onEpochMissing?.bind(queue);
+  // Not counted as an add: the pool's fenced enqueues were never counted here.
+  const addFenced = queue.addFenced?.bind(queue);
   const finish = (lease: Lease): void => {
     const w = source.inflight.get(lease.token);
     if (!w) return;
@@ -183,6 +185,7 @@ export function instrument(queue: WorkQueue, registry: Registry, name: string): 
     redrive: (match) => queue.redrive(match),
     depth: () => queue.depth(),
     ...(onEpochMissing && { onEpochMissing }),
+    ...(addFenced && { addFenced }),
     async close() {
       set.delete(source);
       await queue.close();

@@ -144,8 +144,29 @@ export interface WorkQueue {
    * gone (redis-loss.ts); returns what removes the listener. Absent on the other drivers.
    */
   onEpochMissing?(listener: () => void): () => void;
+  /**
+   * add() behind a lease the caller holds (the forwarder pool's lease on the key's cluster): the key is enqueued
+   * only while `fence.leaseKey` holds `fence.value`, in one atomic step. Only the Redis driver has it (the lease
+   * lives in the queue's Redis).
+   */
+  addFenced?(key: ReconcileKey, fence: WriteFence): Promise<FencedAddOutcome>;
   close(): Promise<void>;
 }
+
+/**
+ * The lease a fenced write checks: `leaseKey` must hold `value` (`<token>|<holder>`); an accepted write appends
+ * `token` to the `writersKey` list when the writer changed (so the tokens that wrote never go down). Both keys are
+ * the lease owner's (the forwarder's `fwd:` keys), in the queue's Redis slot.
+ */
+export type WriteFence = {
+  readonly leaseKey: string;
+  readonly value: string;
+  readonly writersKey: string;
+  readonly token: string;
+};
+
+/** added; added, and the store's data-loss marker was gone (see onEpochMissing); or refused by the fence. */
+export type FencedAddOutcome = 'added' | 'added-epoch-missing' | 'refused';
 
 export const DEFAULT_QUEUE_OPTIONS = {
   leaseMs: 30_000,

@@ -35,16 +35,10 @@ function fixture(leaseMs = 1_500, queueOptions: QueueOptions = {}) {
   const lease = (holder: string, cluster = 'c1') =>
     new ForwarderLease({ redis, queuePrefix: queue.prefix, cluster, holder, leaseMs });
   const writes = (l: ForwarderLease) => ({
-    queue: new FencedQueue({
-      redis,
-      queuePrefix: queue.prefix,
-      queueOptions,
-      lease: l,
-      parkInvalid: (raw, reason) => queue.parkInvalid(raw, reason),
-    }),
+    queue: new FencedQueue({ queue, lease: l }),
     checkpoints: new FencedCheckpoints(checkpoints, l),
   });
-  return { queue, checkpoints, lease, writes };
+  return { name, queue, checkpoints, lease, writes };
 }
 
 const key = (name: string) => ({ cluster: 'c1', kind: 'Deployment', namespace: 'ns', name });
@@ -117,14 +111,11 @@ describe('forwarder lease', () => {
     const lease = await f.queue.get(1_000);
     expect(lease?.id).toBe('c1/Deployment/ns/signed');
     await f.queue.done(lease!);
-    // A fenced queue given another secret signs differently: the worker refuses the key, as any forged entry.
-    const forged = new FencedQueue({
-      redis,
-      queuePrefix: f.queue.prefix,
-      queueOptions: { signingSecret: 'another-secret' },
-      lease: a,
-      parkInvalid: (raw, reason) => f.queue.parkInvalid(raw, reason),
-    });
+    // A fenced queue over a queue given another secret signs differently: the worker refuses the key, as any
+    // forged entry.
+    const other = new RedisQueue({ name: f.name, redis, signingSecret: 'another-secret' });
+    cleanups.push(() => other.close());
+    const forged = new FencedQueue({ queue: other, lease: a });
     await forged.add(key('forged'));
     expect(await f.queue.get(200)).toBeNull();
     // Parked as raw text (a key whose signature fails is not trusted as a key).
@@ -133,18 +124,27 @@ describe('forwarder lease', () => {
     ]);
   });
 
+  it("the driver's fenced add refuses a fence whose keys are not in the queue's slot, writing nothing", async () => {
+    const f = fixture();
+    const a = f.lease('A');
+    await a.acquire();
+    const fence = a.fence();
+    for (const outside of [
+      { ...fence, leaseKey: `elsewhere:${fence.leaseKey}` },
+      { ...fence, writersKey: `elsewhere:${fence.writersKey}` },
+    ])
+      await expect(f.queue.addFenced(key('outside'), outside)).rejects.toThrow(RangeError);
+    expect(await redis.hkeys(`${f.queue.prefix}pending`)).toEqual([]);
+    expect(await f.queue.addFenced(key('inside'), fence)).toBe('added');
+    expect(await redis.hkeys(`${f.queue.prefix}pending`)).toEqual(['c1/Deployment/ns/inside']);
+  });
+
   it('a fenced add that finds the data-loss marker gone adds the key and says so (onEpochMissing)', async () => {
     const f = fixture();
     const a = f.lease('A');
     await a.acquire();
     let told = 0;
-    const fenced = new FencedQueue({
-      redis,
-      queuePrefix: f.queue.prefix,
-      lease: a,
-      parkInvalid: (raw, reason) => f.queue.parkInvalid(raw, reason),
-      onEpochMissing: () => told++,
-    });
+    const fenced = new FencedQueue({ queue: f.queue, lease: a, onEpochMissing: () => told++ });
     const marker = redisKeys(f.queue.prefix).epoch;
     cleanups.push(() => redis.del(marker));
     await redis.set(marker, 'e1');

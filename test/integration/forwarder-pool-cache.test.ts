@@ -14,7 +14,7 @@ import { RedisCheckpointStore } from '../../shared/queue/history/checkpoint-stor
 import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { ForwarderPool } from '../../shared/forwarder/forwarder-pool.js';
-import { forwarderLeaseKey } from '../../shared/forwarder/forwarder-lease.js';
+import { forwarderLeaseKey } from '../../shared/forwarder/forwarder-keys.js';
 import { RegistryReload } from '../../shared/runtime/registry-reload.js';
 import { ClusterCaches } from '../../shared/runtime/cluster-caches.js';
 import { Logger } from '../../shared/runtime/logger.js';

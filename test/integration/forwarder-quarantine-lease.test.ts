@@ -6,13 +6,9 @@
 //   - garbage in the two HASHes is treated as absent, never thrown on; unquarantine removes the record.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { waitFor } from '../../infra/sandbox/process.js';
-import {
-  forwarderDeathsKey,
-  forwarderSyncingKey,
-  liftQuarantine,
-  readDeathRecords,
-} from '../../shared/forwarder/cluster-quarantine.js';
-import { ForwarderLease, queuePrefixOf } from '../../shared/forwarder/forwarder-lease.js';
+import { liftQuarantine, readDeathRecords } from '../../shared/forwarder/cluster-quarantine.js';
+import { forwarderDeathsKey, forwarderSyncingKey, queuePrefixOf } from '../../shared/forwarder/forwarder-keys.js';
+import { ForwarderLease } from '../../shared/forwarder/forwarder-lease.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { redisClient, testQueueName } from '../helpers/redis.js';
 

@@ -38,6 +38,8 @@ import type {
   DeadLetter,
   DoneOptions,
   DoneOutcome,
+  FencedAddOutcome,
+  WriteFence,
   Lease,
   QueueOptions,
   RedriveOptions,
@@ -75,8 +77,7 @@ const MAX_BLOCK_MS = 200;
 
 /**
  * The ARGV header every queue script starts with (lua/includes/prelude.lua: prefix, lease, signed, backoff,
- * caps). Scripts outside this class that run the queue's Lua (the forwarder pool's fenced add) build it here too,
- * from the same options, so both read the queue alike.
+ * caps).
  */
 export function queueScriptHeader(prefix: string, options: QueueOptions): (string | number)[] {
   const o = resolveQueueOptions(options);
@@ -135,6 +136,36 @@ export class RedisQueue implements WorkQueue {
   async addAfter(key: ReconcileKey, delayMs: number): Promise<void> {
     const id = checkedKeyString(key);
     this.noteEpoch(await this.scripts.run('add', id, Math.max(0, Math.floor(delayMs)), this.signature(id)));
+  }
+
+  /** The ids held under a lease that has not expired at `nowMs` (`fleetq status`'s in-flight keys). */
+  async liveLeaseIds(nowMs: number): Promise<string[]> {
+    return this.redis.zrangebyscore(this.keys.leases, `(${nowMs}`, '+inf');
+  }
+
+  /**
+   * add() behind a lease the caller holds (lua/fenced-add.lua): the lease compare and the enqueue are one script,
+   * so a caller that lost its lease enqueues nothing. The fence's keys must be in this queue's slot (its prefix).
+   * The data-loss marker is reported in the outcome, not to onEpochMissing's listeners (the caller has its own).
+   */
+  async addFenced(key: ReconcileKey, fence: WriteFence): Promise<FencedAddOutcome> {
+    const id = checkedKeyString(key);
+    for (const k of [fence.leaseKey, fence.writersKey])
+      if (!k.startsWith(this.prefix))
+        throw new RangeError(`fenced add: ${JSON.stringify(k)} is not a key of the queue at ${this.prefix}`);
+    const reply = Number(
+      await this.scripts.run(
+        'fencedAdd',
+        id,
+        0,
+        this.signature(id),
+        fence.leaseKey,
+        fence.value,
+        fence.writersKey,
+        fence.token,
+      ),
+    );
+    return reply === 1 ? 'added' : reply === 2 ? 'added-epoch-missing' : 'refused';
   }
 
   /**

@@ -2,16 +2,9 @@
 // its KEYS, ARGV and reply; the helpers they share are in lua/includes/ (shared/lua/lua-loader.ts expands them). Queue
 // scripts take the queue header (ARGV 1-6, lua/includes/prelude.lua) and their own arguments from ARGV[7]; KEYS[1]
 // is only a routing key (the pending hash) for Redis Cluster.
-import { loadLuaInclude, loadLuaScripts } from '../../lua/lua-loader.js';
+import { loadLuaScripts } from '../../lua/lua-loader.js';
 
 export const QUEUE_LUA_DIR = 'shared/queue/redis/lua';
-
-/**
- * What an enqueue does (ARGV 7 id, 8 delayMs, 9 signature; lua/includes/enqueue.lua), shared by the add script
- * and the forwarder pool's fenced add (shared/forwarder/forwarder-lease.ts), which runs it behind the lease
- * compare after LUA_PRELUDE.
- */
-export const ADD_BODY = `\n${loadLuaInclude(QUEUE_LUA_DIR, 'enqueue')}`;
 
 const NAMES = [
   'add',
@@ -25,6 +18,7 @@ const NAMES = [
   'giveBack',
   'redrive',
   'parkInvalid',
+  'fencedAdd',
 ] as const;
 
 export type ScriptName = (typeof NAMES)[number];

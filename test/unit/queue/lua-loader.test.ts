@@ -4,16 +4,8 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { listLuaFiles, REPO_ROOT } from '../../../infra/build/lua-files.js';
 import { CACHE_SCRIPTS } from '../../../shared/cache/redis-cache-scripts.js';
-import { LUA_PRELUDE } from '../../../shared/queue/redis/lua-common.js';
-import {
-  loadLua,
-  loadLuaInclude,
-  loadLuaScripts,
-  luaDirUrl,
-  luaFileName,
-  LuaLoadError,
-} from '../../../shared/lua/lua-loader.js';
-import { ADD_BODY, REDIS_SCRIPTS } from '../../../shared/queue/redis/redis-scripts.js';
+import { loadLua, loadLuaScripts, luaDirUrl, luaFileName, LuaLoadError } from '../../../shared/lua/lua-loader.js';
+import { REDIS_SCRIPTS } from '../../../shared/queue/redis/redis-scripts.js';
 
 /** A reader over an in-memory tree: paths relative to `fake/lua/`. */
 function files(tree: Record<string, string>): (url: URL) => string {
@@ -58,7 +50,8 @@ describe('lua loader', () => {
     }
     expect(error).toBeInstanceOf(LuaLoadError);
     expect((error as Error).message).toBe(
-      `fake/lua/main.lua:2: include nowhere not found (${luaDirUrl('fake/lua').pathname}includes/nowhere.lua)`,
+      `fake/lua/main.lua:2: include nowhere not found (${luaDirUrl('fake/lua').pathname}includes/nowhere.lua, ` +
+        `nor ${luaDirUrl('shared/lua').pathname}includes/nowhere.lua)`,
     );
   });
 
@@ -79,12 +72,32 @@ describe('lua loader', () => {
     ]);
   });
 
+  it('takes an include the folder lacks from shared/lua/includes (the parts several stores share)', () => {
+    const fromShared = `${luaDirUrl('shared/lua').pathname}includes/lease-fence.lua`;
+    const read = (url: URL): string => {
+      if (url.pathname === fromShared) return 'local function fence_holds() return true end';
+      return files({ 'main.lua': '-- @include lease-fence\nreturn 1' })(url);
+    };
+    expect(loadLua('fake/lua', 'main', read)).toBe('local function fence_holds() return true end\nreturn 1');
+    // The queue's fenced add and the forwarder's fenced save share the one fence.
+    expect(REDIS_SCRIPTS.fencedAdd).toContain('local function fence_holds(');
+    expect(loadLua('shared/forwarder/lua', 'fenced-save')).toContain('local function fence_holds(');
+  });
+
   it('leaves no include line unexpanded in any loaded script', () => {
-    const all = { ...REDIS_SCRIPTS, ...CACHE_SCRIPTS, LUA_PRELUDE, ADD_BODY };
+    const forwarder = loadLuaScripts('shared/forwarder/lua', [
+      'acquire',
+      'renew',
+      'release',
+      'synced',
+      'fencedSave',
+      'heartbeat',
+      'giveUp',
+    ]);
+    const all = { ...REDIS_SCRIPTS, ...CACHE_SCRIPTS, ...forwarder };
     for (const [name, text] of Object.entries(all)) {
       expect([name, text.split('\n').filter((l) => /^--\s*@include/.test(l))]).toEqual([name, []]);
     }
-    expect(loadLuaInclude('shared/queue/redis/lua', 'all-helpers')).toContain('local function heal_rotation()');
   });
 
   it('heads every .lua file: a script with its KEYS, ARGV and Returns, an include with what it provides', async () => {

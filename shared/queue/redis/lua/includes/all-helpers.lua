@@ -1,7 +1,0 @@
--- Every queue helper in one piece, in dependency order: the prelude, schedule, leases, dead letters and the
--- rotation heal (LUA_PRELUDE, for Lua put together outside these files: the forwarder's fenced add).
--- @include prelude
--- @include schedule
--- @include lease
--- @include dead-letter
--- @include heal-rotation
