@@ -1,0 +1,105 @@
+// The admission function as a long-running HTTPS server: POST an AdmissionReview to the mutating or validating
+// path (upstream's paths); GET /healthz answers ok. Bodies over the limit are cut off unread with 413.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { ReviewOptions, Summary } from './admission-review.js';
+import { answerAdmissionReview, DEFAULT_MAX_BODY_BYTES, webhookForPath } from './admission-review.js';
+
+export type AdmissionLog = (message: string, fields: Record<string, unknown>) => void;
+
+export type AdmissionServerOptions = ReviewOptions & {
+  port: number;
+  host?: string;
+  /** PEM certificate (chain) and key the API server will verify. */
+  cert: string | Buffer;
+  key: string | Buffer;
+  log?: AdmissionLog;
+};
+
+function send(res: ServerResponse, statusCode: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The request listener: usable on any node:http(s) server. */
+export function admissionListener(options: ReviewOptions & { log?: AdmissionLog } = {}) {
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const log = options.log ?? (() => {});
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    if (req.method === 'GET' && (url === '/healthz' || url === '/readyz')) {
+      send(res, 200, { status: 'ok' });
+      return;
+    }
+    const webhook = webhookForPath(url);
+    if (webhook === undefined) {
+      send(res, 404, { message: `no webhook at ${url}` });
+      return;
+    }
+    if (req.method !== 'POST') {
+      send(res, 405, { message: 'use POST' });
+      return;
+    }
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+    if (contentType !== 'application/json') {
+      send(res, 400, { message: `content type ${JSON.stringify(contentType)} is not application/json` });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        send(res, 413, { message: `request body exceeds ${limit} bytes` });
+        log('Admission request refused', { webhook, outcome: 'too-large', bytes: size });
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => {});
+    req.on('end', () => {
+      if (over) return;
+      const started = performance.now();
+      const answer = answerAdmissionReview(webhook, Buffer.concat(chunks), options);
+      send(res, answer.statusCode, answer.body);
+      const fields: Record<string, unknown> & Summary = {
+        webhook,
+        ...answer.summary,
+        status: answer.statusCode,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      };
+      log('Admission request answered', fields);
+    });
+  };
+}
+
+export type RunningAdmissionServer = { server: Server; port: number; close: () => Promise<void> };
+
+export async function startAdmissionServer(options: AdmissionServerOptions): Promise<RunningAdmissionServer> {
+  const server = createServer({ cert: options.cert, key: options.key }, admissionListener(options));
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
