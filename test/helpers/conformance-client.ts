@@ -1,31 +1,62 @@
 // One side of a conformance run: a sandbox cluster, a namespace of its own in it, and the reads and writes
 // the scenario steps need, as raw JSON through KubeRest (the harness' own requests are not rate limited
 // and not counted in fleetq's metrics). Paths come from fleetq's resource table (shared/kube/resources.ts: the
-// registered kinds' resources and their dependents); what a snapshot lists beyond the base lists comes from the
-// conformance plug-ins (conformance-plugins.ts) of the kinds the scenario created.
+// registered kinds' resources and their dependents); what a snapshot lists beyond the pods comes from the
+// conformance plug-ins (conformance-plugins.ts): their lists polled always, and those of the kinds the scenario
+// created.
 import { randomUUID } from 'node:crypto';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { ApiError, isConflict, isNotFound } from '../../shared/kube/errors.js';
 import { resourceOf, resourcePath } from '../../shared/kube/resources.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';
-import type { PluginList } from './conformance-plugin.js';
+import type { ConformancePlugin, PluginList } from './conformance-plugin.js';
 import { PLUGINS } from './conformance-plugins.js';
-import type { Deployment, Job, KubeEvent, KubeJson, Pod, ReplicaSet, Snapshot } from './conformance-types.js';
+import type { KubeEvent, KubeJson, Snapshot } from './conformance-types.js';
 import { sandboxCluster } from './sandbox.js';
 
 type List<T> = { items: T[] };
 
+/** The base list, polled always: every side's pods. */
+const PODS: PluginList = { kind: 'Pod', field: 'pods', always: true };
+
 /**
- * What a snapshot lists for the plug-ins of `created` kinds, each resource once: a plug-in's own objects before
- * their dependents (the ControllerRevisions of DaemonSets and StatefulSets after both), in plug-in order.
+ * What a poll lists, in order: the `always` lists of every plug-in and the lists of the plug-ins of `created` kinds,
+ * each resource once; the pods, with each `before` list moved just ahead of its kind's (owners first: a Job's status
+ * is read before its pods, a CronJob's before its Jobs), then the others, a plug-in's own objects before their
+ * dependents (the ControllerRevisions of DaemonSets and StatefulSets after both), in plug-in order.
  */
-export function pluginLists(created: ReadonlySet<string>): PluginList[] {
+export function pluginLists(
+  created: ReadonlySet<string>,
+  plugins: readonly ConformancePlugin[] = PLUGINS,
+): PluginList[] {
   const lists = new Map<string, PluginList>();
-  for (const p of PLUGINS) if (created.has(p.kind)) for (const l of p.lists ?? []) lists.set(l.kind, l);
-  const own = new Set(PLUGINS.map((p) => p.kind));
+  for (const p of plugins)
+    for (const l of p.lists ?? []) if (l.always === true || created.has(p.kind)) lists.set(l.kind, l);
+  const own = new Set(plugins.map((p) => p.kind));
   const all = [...lists.values()];
-  return [...all.filter((l) => own.has(l.kind)), ...all.filter((l) => !own.has(l.kind))];
+  const ordered: PluginList[] = [PODS];
+  let pending = all.filter((l) => l.before !== undefined);
+  for (let placed = true; placed && pending.length > 0;) {
+    placed = false;
+    for (const l of pending) {
+      const at = ordered.findIndex((x) => x.kind === l.before);
+      if (at < 0) continue;
+      ordered.splice(at, 0, l);
+      pending = pending.filter((x) => x !== l);
+      placed = true;
+    }
+  }
+  if (pending.length > 0)
+    throw new Error(`conformance lists ${pending.map((l) => `${l.kind} (before ${l.before})`).join(', ')}: not listed`);
+  const after = all.filter((l) => l.before === undefined);
+  return [...ordered, ...after.filter((l) => own.has(l.kind)), ...after.filter((l) => !own.has(l.kind))];
+}
+
+/** A snapshot of a side with nothing in it: every list polled always, empty. */
+export function emptySnapshot(plugins: readonly ConformancePlugin[] = PLUGINS): Snapshot {
+  const fields = Object.fromEntries(pluginLists(new Set(), plugins).flatMap((l) => (l.field ? [[l.field, []]] : [])));
+  return { at: 0, ...fields } as unknown as Snapshot;
 }
 
 export class Side {
@@ -69,34 +100,20 @@ export class Side {
   }
 
   async snapshot(): Promise<Snapshot> {
-    const lists = pluginLists(this.created);
-    const listed = async (ls: readonly PluginList[]): Promise<Array<[PluginList, KubeJson[]]>> => {
-      const out: Array<[PluginList, KubeJson[]]> = [];
-      for (const l of ls) out.push([l, await this.list<KubeJson>(l.kind)]);
-      return out;
-    };
-    const deployments = await this.list<Deployment>('Deployment');
-    const replicaSets = await this.list<ReplicaSet>('ReplicaSet');
-    const early = await listed(lists.filter((l) => l.beforeJobs === true));
-    const jobs = await this.list<Job>('Job');
-    const pods = await this.list<Pod>('Pod');
-    const late = await listed(lists.filter((l) => l.beforeJobs !== true));
     const fields: Record<string, KubeJson[]> = {};
     const custom: Record<string, KubeJson[]> = {};
-    for (const [l, items] of [...early, ...late]) {
+    for (const l of pluginLists(this.created)) {
+      const items = await this.list<KubeJson>(l.kind);
       if (l.field === undefined) custom[l.kind] = items;
       else fields[l.field] = items;
     }
+    // The fields every snapshot carries come from the lists polled always (pluginLists).
     return {
       at: Date.now(),
       namespace: this.namespace,
-      deployments,
-      replicaSets,
-      jobs,
-      pods,
-      ...(fields as Partial<Snapshot>),
+      ...fields,
       ...(Object.keys(custom).length > 0 && { custom }),
-    };
+    } as unknown as Snapshot;
   }
 
   async events(): Promise<KubeEvent[]> {

@@ -1,28 +1,18 @@
 // The conformance plug-ins, one registration line per kind (conformance-plugin.ts says what a plug-in carries).
-// Deployment, ReplicaSet, Job, CronJob and TTLAfterFinished are compared by the base normalizer
-// (conformance-normalize.ts: ReplicaSets named by revision, Jobs by index and by CronJob run); their plug-ins say
-// only what they need. A new kind's plug-in brings its own lists and normalizer instead.
+// The order is the normalized state's (each plug-in's part in turn, then the pods) and the poll's (lists in this
+// order, each `before` one moved ahead of its kind's list): owners first.
+import { cronJobPlugin } from './conformance-cronjob.js';
 import { daemonSetPlugin } from './conformance-daemonset.js';
+import { deploymentPlugin } from './conformance-deployment.js';
+import { jobPlugin } from './conformance-job.js';
 import type { ConformancePlugin } from './conformance-plugin.js';
+import { replicaSetPlugin } from './conformance-replicaset.js';
 import { statefulSetPlugin } from './conformance-statefulset.js';
-
-const replicaSetPlugin: ConformancePlugin = { kind: 'ReplicaSet', needs: ['ReplicaSet'] };
-const deploymentPlugin: ConformancePlugin = { kind: 'Deployment', needs: ['Deployment', 'ReplicaSet'] };
-const jobPlugin: ConformancePlugin = { kind: 'Job', needs: ['Job'] };
-const ttlAfterFinishedPlugin: ConformancePlugin = {
-  kind: 'TTLAfterFinished',
-  needs: ['Job', 'TTLAfterFinished'],
-  eventKinds: [],
-};
-const cronJobPlugin: ConformancePlugin = {
-  kind: 'CronJob',
-  needs: ['CronJob', 'Job'],
-  lists: [{ kind: 'CronJob', field: 'cronJobs', beforeJobs: true }],
-};
+import { ttlAfterFinishedPlugin } from './conformance-ttl-after-finished.js';
 
 export const PLUGINS: readonly ConformancePlugin[] = [
-  replicaSetPlugin,
   deploymentPlugin,
+  replicaSetPlugin,
   jobPlugin,
   ttlAfterFinishedPlugin,
   cronJobPlugin,
@@ -30,8 +20,8 @@ export const PLUGINS: readonly ConformancePlugin[] = [
   statefulSetPlugin,
 ];
 
-export function pluginOf(kind: string): ConformancePlugin {
-  const plugin = PLUGINS.find((p) => p.kind === kind);
+export function pluginOf(kind: string, plugins: readonly ConformancePlugin[] = PLUGINS): ConformancePlugin {
+  const plugin = plugins.find((p) => p.kind === kind);
   if (plugin === undefined)
     throw new Error(`no conformance plug-in for kind ${kind} (test/helpers/conformance-plugins.ts)`);
   return plugin;

@@ -4,7 +4,7 @@
 // (`N passed, M failed`, agreement per kind) and its JSON file.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Side } from './conformance-client.js';
+import { emptySnapshot, Side } from './conformance-client.js';
 import { diff, formatDiff, normalize, type Difference, type NormalizedSide } from './conformance-normalize.js';
 import { stableJson } from './conformance-model.js';
 import { Sampler } from './conformance-sampler.js';
@@ -19,7 +19,7 @@ export type ConformanceOptions = {
   /** Compare raw pod-template-hash values too (only when fleetq computes them as upstream does). */
   readonly exactHashes: boolean;
   /**
-   * The events of each workload (the set of reason + type per Deployment and ReplicaSet) differing fails the
+   * The events of each workload (the set of reason + type per object of a compared kind) differing fails the
    * scenario; default on (CONFORMANCE_STRICT_EVENTS=0 only reports them).
    */
   readonly strictEvents: boolean;
@@ -259,7 +259,7 @@ function result(
 }
 
 function emptySide(recordings: Record<string, unknown>): NormalizedSide {
-  return { state: { deployments: {}, replicaSets: {}, pods: {} }, events: {}, hashes: {}, recordings };
+  return { ...normalize(emptySnapshot(), ''), recordings };
 }
 
 function describeStep(step: Step): string {

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import type { Side } from './conformance-client.js';
 import { COMPLETION_INDEX, controllerOf, isActive, isPodReady, isTerminating } from './conformance-model.js';
 import { daemonPodNode } from './conformance-daemonset.js';
-import { replicaSetKey } from './conformance-normalize.js';
+import { replicaSetKey } from './conformance-replicaset.js';
 import type { Sampler } from './conformance-sampler.js';
 import type {
   Condition,

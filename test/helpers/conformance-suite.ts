@@ -22,7 +22,7 @@ import {
   writeSummary,
   type ScenarioResult,
 } from './conformance-runner.js';
-import { pluginOf } from './conformance-plugins.js';
+import { ownedKinds, pluginOf } from './conformance-plugins.js';
 import type { Scenario } from './conformance-types.js';
 import { sandboxCluster } from './sandbox.js';
 
@@ -51,7 +51,8 @@ export function conformanceSuite(
       if (selected.length === 0) return;
       const b = await sandboxCluster(base.b.cluster);
       const fleetqSide = b.state.mode === 'fleetq';
-      const registered = missingControllers(['Deployment', 'ReplicaSet']).length < 2;
+      // fleetq runs when it has a controller for any kind the plug-ins need (a scenario it lacks one for fails).
+      const registered = missingControllers(ownedKinds()).length < ownedKinds().length;
       if (fleetqSide && registered) fleetq = await startFleetq(base.b.cluster);
       const options = {
         ...base,

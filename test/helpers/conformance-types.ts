@@ -232,8 +232,10 @@ export type KubeEvent = {
 };
 
 /**
- * One poll of a side: listed in this order (Deployments, then ReplicaSets, then Jobs, then Pods); `at` is after
- * the pods. A Job's status is read before its pods, so a pod it counts is already terminal in the same sample.
+ * One poll of a side, listed in the order of the conformance plug-ins' lists (conformance-client.ts pluginLists:
+ * owners before what they own, so a Job's status is read before its pods and a pod it counts is already terminal
+ * in the same sample); `at` is after the last list. The base kinds keep typed fields (filled by their plug-ins'
+ * lists polled always); a kind without one goes to `custom`.
  */
 export type Snapshot = {
   readonly at: number;
