@@ -25,9 +25,9 @@ import { injectFinalizerGapFault, type FinalizerGapFault } from './conformance-f
 import { authorizationDenials, serviceAccountRegistries, type ClusterEntry } from './sandbox-rbac.js';
 
 /**
- * What every conformance plug-in's scenarios need (conformance-plugins.ts). The kinds beyond Deployment and
- * ReplicaSet are opt-in (not default owned kinds): owning them here also binds their role pairs (job-rbac.yaml,
- * statefulset-rbac.yaml, ...). fleetq-1's controller-manager runs none of their controllers.
+ * What every conformance plug-in's scenarios need (conformance-plugins.ts). The kinds beyond the default owned ones
+ * (DEFAULT_OWNED_KINDS, shared/kube/kinds.ts) are opt-in: owning them here also binds their role pairs
+ * (infra/k8s/<kind>-rbac.yaml). fleetq-1's controller-manager runs none of the owned kinds' controllers.
  */
 export const OWNED_KINDS: readonly Kind[] = ownedKinds().filter(isKind);
 
