@@ -79,7 +79,7 @@ const MAX_BLOCK_MS = 200;
  * The ARGV header every queue script starts with (lua/includes/prelude.lua: prefix, lease, signed, backoff,
  * caps).
  */
-export function queueScriptHeader(prefix: string, options: QueueOptions): (string | number)[] {
+function queueScriptHeader(prefix: string, options: QueueOptions): (string | number)[] {
   const o = resolveQueueOptions(options);
   const hasCaps = Number.isFinite(o.clusterConcurrency) || Object.keys(o.clusterConcurrencyOverrides).length > 0;
   const signed = o.signingSecret === undefined ? '0' : '1';
