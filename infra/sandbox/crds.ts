@@ -4,9 +4,10 @@
 // path, a file URL, or a file of a Go module at a pinned version (go-module.ts: upstream's own manifest).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import type { CrdSource } from '../../shared/controllers/descriptor.js';
+import { serverSideApply } from './apply.js';
 import { goModuleFilePath, isGoModuleFile } from './go-module.js';
 import { waitFor } from './process.js';
 
@@ -62,7 +63,8 @@ export async function installCrds(kc: KubeConfig, files: readonly CrdFile[], tim
   if (crds.length === 0) return [];
   const objects = KubernetesObjectApi.makeApiClient(kc);
   for (const crd of crds) {
-    await objects.patch(crd, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+    const name = crd.metadata?.name ?? '';
+    await serverSideApply(kc, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`, crd, FIELD_MANAGER);
   }
   for (const crd of crds) {
     const name = crd.metadata?.name ?? '';
