@@ -40,8 +40,8 @@ function setDefault(root: Json, segments: (string | number)[], value: unknown, p
       patch.push({ op: 'add', path: pointer(segments.slice(0, i + 1)), value: structuredClone(built) });
       return;
     }
-    if (!isObject(next)) return;
-    node = next;
+    if (typeof next !== 'object') return;
+    node = next as Json;
   }
   const last = String(segments[segments.length - 1]);
   const current = node[last];

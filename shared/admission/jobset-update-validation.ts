@@ -18,7 +18,7 @@ const isEmpty = (v: unknown) =>
   v === null ||
   v === '' ||
   (Array.isArray(v) && v.length === 0) ||
-  (isObject(v) && Object.keys(v).length === 0);
+  (isObject(v) && Object.values(v).every((x) => x === undefined));
 
 /** apimachinery's semantic DeepEqual over decoded JSON: nil and empty read the same. */
 export function semanticEqual(a: unknown, b: unknown): boolean {

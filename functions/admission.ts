@@ -1,0 +1,48 @@
+// Long-running admission function for JobSet (defaulting and validation as upstream's webhooks), over HTTPS:
+//   npx tsx functions/admission.ts --port 9443 --cert tls.crt --key tls.key
+// or FLEETQ_ADMISSION_PORT, FLEETQ_ADMISSION_CERT, FLEETQ_ADMISSION_KEY (flags win), and
+// FLEETQ_JOBSET_FEATURE_GATES (upstream's syntax, e.g. RestartJob=true). Paths: /mutate-jobset-x-k8s-io-v1alpha2-jobset
+// and /validate-jobset-x-k8s-io-v1alpha2-jobset; GET /healthz. SIGTERM/SIGINT: stop accepting, finish, exit 0.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parseFeatureGates } from '../shared/admission/feature-gates.js';
+import { startAdmissionServer } from '../shared/admission/server.js';
+import { Logger } from '../shared/runtime/logger.js';
+
+const logger = new Logger('fleetq-admission');
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, host: { type: 'string' }, cert: { type: 'string' }, key: { type: 'string' } },
+});
+const certFile = values.cert ?? process.env.FLEETQ_ADMISSION_CERT;
+const keyFile = values.key ?? process.env.FLEETQ_ADMISSION_KEY;
+const port = Number(values.port ?? process.env.FLEETQ_ADMISSION_PORT ?? 9443);
+if (certFile === undefined || keyFile === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
+  logger.error('Admission function not started: it needs --cert and --key (PEM files) and a valid --port', {
+    cert: certFile ?? null,
+    key: keyFile ?? null,
+    port: values.port ?? process.env.FLEETQ_ADMISSION_PORT ?? null,
+  });
+  process.exit(2);
+}
+const features = parseFeatureGates(process.env.FLEETQ_JOBSET_FEATURE_GATES);
+const running = await startAdmissionServer({
+  port,
+  host: values.host ?? process.env.FLEETQ_ADMISSION_HOST,
+  cert: readFileSync(certFile),
+  key: readFileSync(keyFile),
+  features,
+  log: (message, fields) => logger.info(message, fields),
+});
+logger.info('Admission function started', { port: running.port, features, pid: process.pid });
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info('Admission function stopping', { signal });
+  await running.close();
+  logger.info('Admission function stopped', { signal });
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
