@@ -106,6 +106,17 @@ describe('chaos: failover to a lagging Redis replica', () => {
     console.log(
       `chaos report: failover: lost Deployment rolled out ${converged === undefined ? `not within ${CONVERGE_BOUND_MS}` : converged} ms after; detections ${JSON.stringify(detections.map((l) => l.how))}`,
     );
+    if (converged === undefined) {
+      // What each process logged from just before the failover on (no debug lines), to tell a slow resync, a
+      // refused fenced write or a worker that did not pick the key up apart.
+      const since = failedOverAt - 2_000;
+      for (const [name, proc] of p.procs) {
+        const lines = jsonLines(proc).filter((l) => l.level !== 'debug' && Date.parse(String(l.time)) >= since);
+        console.log(
+          `chaos report: failover: ${name} after the failover:\n${lines.map((l) => JSON.stringify(l)).join('\n')}`,
+        );
+      }
+    }
     expect(detections.map((l) => l.how)).toEqual(['server-changed']);
     expect(converged).toBeDefined();
   });
