@@ -5,7 +5,8 @@
 // answers its readiness URL and the apiserver admits through its webhooks (configurations applied here).
 import { mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
+import { serverSideApply } from './apply.js';
 import { auditFiles, auditFlags } from './audit.js';
 import { installCrds } from './crds.js';
 import type { AddOnCommand, SandboxKindOption } from './kind-options.js';
@@ -266,9 +267,15 @@ async function addOnReady(kc: KubeConfig, cluster: string, name: string, cmd: Ad
       250,
       `${name} of ${cluster} to be ready (log ${log})`,
     );
-  const objects = KubernetesObjectApi.makeApiClient(kc);
-  for (const w of webhooks)
-    await objects.patch(w, undefined, undefined, 'fleetq-sandbox', true, PatchStrategy.ServerSideApply);
+  for (const w of webhooks) {
+    const plural = `${(w.kind ?? '').toLowerCase()}s`; // mutating-, validatingwebhookconfigurations
+    await serverSideApply(
+      kc,
+      `/apis/admissionregistration.k8s.io/v1/${plural}/${w.metadata?.name}`,
+      w,
+      'fleetq-sandbox',
+    );
+  }
   if (admits !== undefined)
     await waitFor(
       () => admits(kc),

@@ -88,13 +88,19 @@ describe('JobSet upstream controller in the sandbox', () => {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'MutatingWebhookConfiguration',
       metadata: { name: 'jobset-mutating-webhook-configuration' },
-    })) as KubernetesObject & { webhooks: Array<{ name: string; clientConfig: { url?: string; caBundle?: string } }> };
+    })) as KubernetesObject & {
+      webhooks: Array<{ name: string; clientConfig: { url?: string; caBundle?: string }; objectSelector?: unknown }>;
+    };
     const ca = readFileSync(ensurePki(root).caCert).toString('base64');
     expect(mutating.webhooks.map((w) => [w.name, w.clientConfig.url?.replace(/:\d+\//, ':<port>/')])).toEqual([
       ['mjobset.kb.io', 'https://127.0.0.1:<port>/mutate-jobset-x-k8s-io-v1alpha2-jobset'],
       ['mpod.kb.io', 'https://127.0.0.1:<port>/mutate--v1-pod'],
     ]);
     expect(mutating.webhooks.every((w) => w.clientConfig.caBundle === ca)).toBe(true);
+    // Upstream's patch keeps the pod webhook to JobSet's pods: no other pod waits on the add-on.
+    expect(mutating.webhooks[1]?.objectSelector).toEqual({
+      matchExpressions: [{ key: 'jobset.sigs.k8s.io/jobset-name', operator: 'Exists' }],
+    });
   });
 
   it('defaults a JobSet (mutating webhook) and creates its child Jobs <js>-<rj>-<idx> with its labels', async () => {
