@@ -1,0 +1,222 @@
+// fleetq's JobSet admission function (shared/admission/) serving a fleetq-mode sandbox cluster: one cluster of its
+// own (its own sandbox root, so nothing collides with the shared sandbox) with JobSet's CRD (resolved from the
+// sigs.k8s.io/jobset module), the admission server run in-process with a serving certificate of the sandbox CA,
+// and Mutating/ValidatingWebhookConfigurations whose clientConfig.url points at it. A JobSet created without
+// defaults comes back defaulted as upstream's webhook defaults it; invalid ones are refused with upstream's
+// messages; exclusive placement is refused as not supported.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { MUTATE_JOBSET_PATH, VALIDATE_JOBSET_PATH } from '../../shared/admission/admission-review.js';
+import { startAdmissionServer, type RunningAdmissionServer } from '../../shared/admission/server.js';
+import type { ClusterState } from '../../infra/sandbox/cluster.js';
+import { JOBSET_CRD } from '../../infra/sandbox/jobset-controller.js';
+import { sandboxKindOptions } from '../../infra/sandbox/kind-options.js';
+import { SandboxMode } from '../../infra/sandbox/modes.js';
+import { ensurePki, issueServingCert } from '../../infra/sandbox/pki.js';
+import { waitFor } from '../../infra/sandbox/process.js';
+import { down, up } from '../../infra/sandbox/sandbox.js';
+import { kwokPodTemplate } from '../helpers/sandbox.js';
+
+const KINDS = sandboxKindOptions({ crds: [{ kind: 'JobSet', file: JOBSET_CRD }], upstreamControllers: [] });
+const NAMESPACE = 'jobset-admission';
+const WEBHOOK_CONFIG = 'fleetq-jobset-admission';
+
+type JobSet = KubernetesObject & { spec: Record<string, unknown> };
+type ApiRefusal = { code?: number; body?: unknown };
+
+function jobSet(name: string, spec: Record<string, unknown> = {}, annotations?: Record<string, string>): JobSet {
+  return {
+    apiVersion: 'jobset.x-k8s.io/v1alpha2',
+    kind: 'JobSet',
+    metadata: { name, namespace: NAMESPACE, ...(annotations && { annotations }) },
+    spec: {
+      replicatedJobs: [
+        { name: 'leader', replicas: 1, template: { spec: { template: kwokPodTemplate({ app: name }) } } },
+        { name: 'workers', replicas: 2, template: { spec: { template: kwokPodTemplate({ app: name }) } } },
+      ],
+      ...spec,
+    },
+  };
+}
+
+describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
+  const root = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-'));
+  let cluster: ClusterState;
+  let kc: KubeConfig;
+  let server: RunningAdmissionServer;
+  const answered: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    [cluster] = (await up({
+      clusters: [{ name: 'jobset-admission', mode: SandboxMode.Fleetq }],
+      nodes: 1,
+      root,
+      kinds: KINDS,
+      log: (m) => process.stderr.write(`sandbox: ${m}\n`),
+    })) as [ClusterState];
+    kc = new KubeConfig();
+    kc.loadFromFile(cluster.kubeconfig);
+    await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+
+    const pki = ensurePki(root);
+    const tls = issueServingCert(pki, join(root, 'fleetq-admission-tls'), 'fleetq-admission');
+    server = await startAdmissionServer({
+      port: 0,
+      host: '127.0.0.1',
+      cert: readFileSync(join(tls, 'tls.crt')),
+      key: readFileSync(join(tls, 'tls.key')),
+      log: (_m, fields) => answered.push(fields),
+    });
+    const caBundle = readFileSync(pki.caCert).toString('base64');
+    const webhook = (name: string, path: string, operations: string[]) => ({
+      name,
+      admissionReviewVersions: ['v1'],
+      sideEffects: 'None',
+      failurePolicy: 'Fail',
+      clientConfig: { url: `https://127.0.0.1:${server.port}${path}`, caBundle },
+      rules: [{ apiGroups: ['jobset.x-k8s.io'], apiVersions: ['v1alpha2'], resources: ['jobsets'], operations }],
+    });
+    const objects = KubernetesObjectApi.makeApiClient(kc);
+    await objects.create({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: WEBHOOK_CONFIG },
+      webhooks: [webhook('mjobset.kb.io', MUTATE_JOBSET_PATH, ['CREATE'])],
+    } as KubernetesObject);
+    await objects.create({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: WEBHOOK_CONFIG },
+      webhooks: [webhook('vjobset.kb.io', VALIDATE_JOBSET_PATH, ['CREATE', 'UPDATE'])],
+    } as KubernetesObject);
+    // The API server picks up new webhook configurations a moment later: wait until a dry-run create is defaulted.
+    await waitFor(
+      async () => {
+        const probe = (await objects.create(jobSet('probe'), undefined, 'All')) as JobSet;
+        return probe.spec.successPolicy !== undefined;
+      },
+      30_000,
+      200,
+      'the webhook configurations to take effect',
+    );
+  }, 15 * 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+    await down(undefined, root);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const refusal = (obj: JobSet): Promise<{ code?: number; message: string }> =>
+    KubernetesObjectApi.makeApiClient(kc)
+      .create(obj)
+      .then(
+        () => ({ message: 'created' }),
+        (err: ApiRefusal) => ({
+          code: err.code,
+          message: (JSON.parse(String(err.body)) as { message: string }).message,
+        }),
+      );
+
+  it('defaults a JobSet created without defaults as upstream Default() does', async () => {
+    const objects = KubernetesObjectApi.makeApiClient(kc);
+    const created = (await objects.create(
+      jobSet('js', { failurePolicy: { maxRestarts: 2, rules: [{ action: 'FailJobSet' }] } }),
+    )) as JobSet;
+    const template = (app: string) => ({
+      spec: {
+        template: {
+          ...kwokPodTemplate({ app }),
+          spec: { ...kwokPodTemplate({ app }).spec, restartPolicy: 'OnFailure' },
+        },
+        completionMode: 'Indexed',
+      },
+    });
+    expect(created.spec).toEqual({
+      replicatedJobs: [
+        { name: 'leader', groupName: 'default', replicas: 1, template: template('js') },
+        { name: 'workers', groupName: 'default', replicas: 2, template: template('js') },
+      ],
+      // CRD schema defaults: groupName, restartStrategy. The webhook's: the rest.
+      failurePolicy: {
+        maxRestarts: 2,
+        restartStrategy: 'Recreate',
+        rules: [{ name: 'failurePolicyRule0', action: 'FailJobSet' }],
+      },
+      successPolicy: { operator: 'All' },
+      startupPolicy: { startupPolicyOrder: 'AnyOrder' },
+      network: { enableDNSHostnames: true, publishNotReadyAddresses: true },
+    });
+    expect(answered).toContainEqual(expect.objectContaining({ webhook: 'mutate', name: 'js', outcome: 'patched' }));
+  });
+
+  it("refuses invalid JobSets with upstream's messages", async () => {
+    const denied = (text: string) => `admission webhook "vjobset.kb.io" denied the request: ${text}`;
+    expect(
+      await refusal(jobSet('bad-target', { successPolicy: { operator: 'All', targetReplicatedJobs: ['missing'] } })),
+    ).toEqual({
+      code: 422,
+      message: denied(
+        `JobSet.jobset.x-k8s.io "bad-target" is invalid: <nil>: Internal error: invalid replicatedJob name 'missing' does not appear in .spec.ReplicatedJobs`,
+      ),
+    });
+    const long = 'a'.repeat(54); // `<long>-leader-0` is 63 characters, `<long>-workers-1` 64
+    expect(await refusal(jobSet(long))).toEqual({
+      code: 422,
+      message: denied(
+        `JobSet.jobset.x-k8s.io "${long}" is invalid: spec.replicatedJobs[1].name: Invalid value: "${long}-workers-1": JobSet name is too long, job names generated for this JobSet will exceed 63 characters`,
+      ),
+    });
+    expect(
+      await refusal(
+        jobSet('bad-rules', {
+          failurePolicy: {
+            rules: [
+              { name: 'same', action: 'FailJobSet' },
+              { name: 'same', action: 'RestartJobSet' },
+            ],
+          },
+        }),
+      ),
+    ).toEqual({
+      code: 422,
+      message: denied(
+        `JobSet.jobset.x-k8s.io "bad-rules" is invalid: <nil>: Internal error: rule names are not unique, rules with indices [0 1] all have the same name 'same'`,
+      ),
+    });
+  });
+
+  it('refuses an update of the immutable replicatedJobs', async () => {
+    const objects = KubernetesObjectApi.makeApiClient(kc);
+    const current = (await objects.read({
+      apiVersion: 'jobset.x-k8s.io/v1alpha2',
+      kind: 'JobSet',
+      metadata: { name: 'js', namespace: NAMESPACE },
+    })) as JobSet;
+    const rJobs = current.spec.replicatedJobs as Array<{ replicas: number }>;
+    rJobs[1]!.replicas = 3;
+    const err = await objects.replace(current).then(
+      () => undefined,
+      (e: ApiRefusal) => e,
+    );
+    expect(err?.code).toBe(422);
+    const message = (JSON.parse(String(err?.body)) as { message: string }).message;
+    expect(message).toMatch(
+      /^admission webhook "vjobset.kb.io" denied the request: JobSet.jobset.x-k8s.io "js" is invalid: spec.replicatedJobs: Invalid value: \[.*\]: field is immutable$/,
+    );
+  });
+
+  it('refuses exclusive placement as not supported, pointing at the upstream controller', async () => {
+    const answer = await refusal(
+      jobSet('exclusive', {}, { 'alpha.jobset.sigs.k8s.io/exclusive-topology': 'topology.kubernetes.io/zone' }),
+    );
+    expect(answer).toEqual({
+      code: 403,
+      message:
+        'admission webhook "vjobset.kb.io" denied the request: exclusive placement (annotation "alpha.jobset.sigs.k8s.io/exclusive-topology" in metadata.annotations) is not supported by fleetq\'s admission function: it needs the pod webhooks of the upstream JobSet controller, which supports it',
+    });
+  });
+});
