@@ -11,7 +11,7 @@
 // Indexes: by namespace (kind + namespace), by controller owner uid (kind + owner uid: the owner's
 // dependents), orphans (kind + namespace: objects with no controller reference, which a selector may adopt)
 // and by node (Pods: spec.nodeName).
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '../kube/api/objects.js';
 import { controllerUidOf } from '../kube/meta/controller-ref.js';
 import { withDroppedAnnotations } from '../kube/meta/dropped-annotations.js';
 

@@ -6,7 +6,7 @@
 // also authenticates what it reads back (a signing secret: entries, watermarks and write records carry a MAC)
 // and refuses a write of a forwarder whose lease was taken over (its fence).
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '../../shared/kube/api/objects.js';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { applyEvent, type CacheEvent } from '../../shared/cache/apply-event.js';

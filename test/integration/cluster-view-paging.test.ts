@@ -2,7 +2,8 @@
 // `metadata.continue` over every page. (The bug this guards: the token was read as `_continue`, client-node's
 // typed-model name, from raw JSON, so every list stopped after its first page.)
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { Pod as V1Pod } from '../../shared/kube/api/objects.js';
 import { LiveClusterView } from '../../shared/kube/cluster-view.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';

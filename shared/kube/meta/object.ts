@@ -1,9 +1,8 @@
-// The one shape every API object has, typed only as far as any reader needs it. The views and the writer
-// speak in ApiObject so that each planner may type what it observes its own way: with client-node's models
-// (the ReplicaSet controller) or with JSON types whose timestamps are strings, as the apiserver sends them
-// (the Deployment controller). Both are ApiObjects, so `view.get<Deployment>(...)` needs no cast, and
-// neither does an action carrying one.
-import type { KubernetesObject } from '@kubernetes/client-node';
+// The one shape every API object has, typed only as far as any reader needs it. The views and the writer speak
+// in ApiObject so that each planner may type what it observes as it needs (kube/api/objects.ts's wire types, or a
+// planner's own narrower JSON types); timestamps are RFC 3339 strings, as the apiserver sends them. Any of those is
+// an ApiObject, so `view.get<Deployment>(...)` needs no cast, and neither does an action carrying one.
+import type { KubernetesObject } from '../api/objects.js';
 import type { OwnerReference } from './controller-ref.js';
 
 export type ApiObjectMeta = {
@@ -13,9 +12,9 @@ export type ApiObjectMeta = {
   readonly uid?: string;
   readonly resourceVersion?: string;
   readonly generation?: number;
-  /** client-node's models say Date; the JSON the views return holds RFC 3339 strings. */
-  readonly creationTimestamp?: Date | string;
-  readonly deletionTimestamp?: Date | string;
+  /** RFC 3339 strings, as on the wire (the views return JSON). */
+  readonly creationTimestamp?: string;
+  readonly deletionTimestamp?: string;
   readonly labels?: Readonly<Record<string, string>>;
   readonly annotations?: Readonly<Record<string, string>>;
   readonly ownerReferences?: readonly OwnerReference[];

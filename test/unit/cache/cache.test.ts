@@ -1,7 +1,7 @@
 // The cache's pure parts and the in-process store: applyEvent over a table of events, the indexes each object
 // is filed under, resourceVersion order, what a reconcile's writes record, and read-your-writes in the view.
 import { describe, expect, it } from '@jest/globals';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '../../../shared/kube/api/objects.js';
 import type { ApiObject } from '../../../shared/kube/meta/object.js';
 import { applyEvent, type CacheEvent } from '../../../shared/cache/apply-event.js';
 import { cacheEntry, index, indexNames, trimForCache } from '../../../shared/cache/cache-entry.js';
