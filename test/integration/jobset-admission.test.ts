@@ -12,7 +12,7 @@ import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } fro
 import { MUTATE_JOBSET_PATH, VALIDATE_JOBSET_PATH } from '../../shared/admission/admission-review.js';
 import { startAdmissionServer, type RunningAdmissionServer } from '../../shared/admission/server.js';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
-import { JOBSET_CRD } from '../../infra/sandbox/jobset-controller.js';
+import { JOBSET_CONTROLLER, JOBSET_CRD } from '../../infra/sandbox/jobset-controller.js';
 import { sandboxKindOptions } from '../../infra/sandbox/kind-options.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { ensurePki, issueServingCert } from '../../infra/sandbox/pki.js';
@@ -21,11 +21,37 @@ import { down, up } from '../../infra/sandbox/sandbox.js';
 import { kwokPodTemplate } from '../helpers/sandbox.js';
 
 const KINDS = sandboxKindOptions({ crds: [{ kind: 'JobSet', file: JOBSET_CRD }], upstreamControllers: [] });
+const UPSTREAM_KINDS = sandboxKindOptions({
+  crds: [{ kind: 'JobSet', file: JOBSET_CRD }],
+  upstreamControllers: [{ kind: 'JobSet', name: JOBSET_CONTROLLER, runs: 'add-on' }],
+});
 const NAMESPACE = 'jobset-admission';
 const WEBHOOK_CONFIG = 'fleetq-jobset-admission';
 
 type JobSet = KubernetesObject & { spec: Record<string, unknown> };
 type ApiRefusal = { code?: number; body?: unknown };
+
+/** The spec without empty values: upstream's webhook re-encodes the Go object, adding `resources: {}` and the like. */
+function withoutEmpty(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutEmpty);
+  if (typeof v !== 'object' || v === null) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const y = withoutEmpty(x);
+    const empty = y === null || (typeof y === 'object' && Object.keys(y as object).length === 0);
+    if (!empty) out[k] = y;
+  }
+  return out;
+}
+
+/** One JobSet with room for every default: a failure policy rule without a name, a volume claim policy. */
+const COMPARED_SPEC = {
+  failurePolicy: {
+    maxRestarts: 1,
+    rules: [{ action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] }, { action: 'RestartJobSet' }],
+  },
+  network: { subdomain: 'compared' },
+};
 
 function jobSet(name: string, spec: Record<string, unknown> = {}, annotations?: Record<string, string>): JobSet {
   return {
@@ -219,4 +245,115 @@ describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
         'admission webhook "vjobset.kb.io" denied the request: exclusive placement (annotation "alpha.jobset.sigs.k8s.io/exclusive-topology" in metadata.annotations) is not supported by fleetq\'s admission function: it needs the pod webhooks of the upstream JobSet controller, which supports it',
     });
   });
+});
+
+// The same JobSet created on an upstream-mode cluster, where upstream's own webhooks (the jobset-controller add-on)
+// default it: the stored spec is the same as fleetq's, apart from the empty values upstream's re-encoding adds.
+describe('fleetq JobSet admission compared with upstream webhook', () => {
+  const fleetqRoot = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-f-'));
+  const upstreamRoot = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-u-'));
+  let server: RunningAdmissionServer | undefined;
+
+  afterAll(async () => {
+    await server?.close();
+    await down(undefined, fleetqRoot);
+    await down(undefined, upstreamRoot);
+    rmSync(fleetqRoot, { recursive: true, force: true });
+    rmSync(upstreamRoot, { recursive: true, force: true });
+  });
+
+  it(
+    'defaults the same JobSet to the same spec',
+    async () => {
+      const log = (m: string) => process.stderr.write(`sandbox: ${m}\n`);
+      const [[fleetq], [upstream]] = (await Promise.all([
+        up({
+          clusters: [{ name: 'jobset-admission-f', mode: SandboxMode.Fleetq }],
+          nodes: 1,
+          root: fleetqRoot,
+          kinds: KINDS,
+          log,
+        }),
+        up({
+          clusters: [{ name: 'jobset-admission-u', mode: SandboxMode.Upstream }],
+          nodes: 1,
+          root: upstreamRoot,
+          kinds: UPSTREAM_KINDS,
+          log,
+        }),
+      ])) as [[ClusterState], [ClusterState]];
+      const client = (c: ClusterState) => {
+        const kc = new KubeConfig();
+        kc.loadFromFile(c.kubeconfig);
+        return kc;
+      };
+      const fkc = client(fleetq);
+      const ukc = client(upstream);
+      for (const kc of [fkc, ukc])
+        await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+
+      const pki = ensurePki(fleetqRoot);
+      const tls = issueServingCert(pki, join(fleetqRoot, 'fleetq-admission-tls'), 'fleetq-admission');
+      server = await startAdmissionServer({
+        port: 0,
+        host: '127.0.0.1',
+        cert: readFileSync(join(tls, 'tls.crt')),
+        key: readFileSync(join(tls, 'tls.key')),
+      });
+      const objects = KubernetesObjectApi.makeApiClient(fkc);
+      await objects.create({
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'MutatingWebhookConfiguration',
+        metadata: { name: WEBHOOK_CONFIG },
+        webhooks: [
+          {
+            name: 'mjobset.kb.io',
+            admissionReviewVersions: ['v1'],
+            sideEffects: 'None',
+            failurePolicy: 'Fail',
+            clientConfig: {
+              url: `https://127.0.0.1:${server.port}${MUTATE_JOBSET_PATH}`,
+              caBundle: readFileSync(pki.caCert).toString('base64'),
+            },
+            rules: [
+              {
+                apiGroups: ['jobset.x-k8s.io'],
+                apiVersions: ['v1alpha2'],
+                resources: ['jobsets'],
+                operations: ['CREATE'],
+              },
+            ],
+          },
+        ],
+      } as KubernetesObject);
+      const created = async (kc: KubeConfig, name: string) =>
+        (await KubernetesObjectApi.makeApiClient(kc).create(jobSet(name, COMPARED_SPEC), undefined, 'All')) as JobSet;
+      let ours: JobSet | undefined;
+      await waitFor(
+        async () => {
+          ours = await created(fkc, 'compared');
+          return ours.spec.successPolicy !== undefined;
+        },
+        30_000,
+        200,
+        "fleetq's webhook configuration to take effect",
+      );
+      let theirs: JobSet | undefined;
+      await waitFor(
+        async () => {
+          theirs = await created(ukc, 'compared').catch(() => undefined);
+          return theirs?.spec.successPolicy !== undefined;
+        },
+        60_000,
+        250,
+        "upstream's webhook to answer",
+      );
+      expect(withoutEmpty(ours!.spec)).toEqual(withoutEmpty(theirs!.spec));
+      expect(ours!.spec).toMatchObject({
+        failurePolicy: { rules: [{ name: 'failurePolicyRule0' }, { name: 'failurePolicyRule1' }] },
+        network: { subdomain: 'compared', enableDNSHostnames: true, publishNotReadyAddresses: true },
+      });
+    },
+    15 * 60_000,
+  );
 });
