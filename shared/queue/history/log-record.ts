@@ -20,9 +20,13 @@
 //   `eventLog: { configMapData: true }`;
 // - every object loses the kubectl last-applied-configuration annotation (it repeats the object: ConfigMap data,
 //   env values), except the ConfigMap of a cluster that opted in;
-// - every pod spec (a Pod's; the pod template of a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob
-//   and of a workload's ControllerRevision data) has each env `value` of its containers, initContainers and
-//   ephemeralContainers replaced by `fleetq-redacted:<digest>`; `name` and `valueFrom` are kept.
+// - every pod spec, wherever it sits in the object (a Pod's spec; a workload's template, a CronJob's job template,
+//   a ControllerRevision's data; a custom resource's templates, e.g. each of a JobSet's replicated Jobs), has each
+//   env `value` of its containers, initContainers and ephemeralContainers replaced by
+//   `fleetq-redacted:<digest>`; `name` and `valueFrom` are kept. A pod spec is found by its shape (an object with
+//   one of those container lists), not by the object's kind, so a kind fleetq has never heard of is redacted too;
+//   the walk stops at a nesting depth no API object reaches (MAX_WALK_DEPTH), so a hostile, deeply nested object
+//   cannot exhaust the stack.
 // The digest (HMAC-SHA256 of cluster and value, 16 hex digits) keeps replay deciding as live did: the planners
 // compare templates (a Deployment's with its ReplicaSets', EqualIgnoreHash; a DaemonSet's or StatefulSet's with
 // its ControllerRevisions' data), and the same value gives the same marker in every object of a cluster, a
@@ -116,13 +120,11 @@ export function redact(event: LoggedEvent, policy: RedactionPolicy = {}): Logged
     dropped.push(`metadata.annotations.${LAST_APPLIED}`);
   }
   const digest = envDigest(event.cluster, policy.envDigestKey);
-  let envRedacted = false;
-  for (const path of podSpecPaths(event)) {
-    const next = updateAt(object, path, (spec) => redactPodSpecEnv(spec, digest));
-    if (next !== object) envRedacted = true;
-    object = next;
+  const walked = redactEnvWithin(object, digest, 0);
+  if (walked !== object) {
+    object = walked as Record<string, unknown>;
+    dropped.push(ENV_VALUES);
   }
-  if (envRedacted) dropped.push(ENV_VALUES);
   if (dropped.length === 0) return event;
   const already = Array.isArray(object.fleetqRedacted) ? (object.fleetqRedacted as unknown[]) : [];
   return { ...event, object: { ...object, fleetqRedacted: [...already, ...dropped] } };
@@ -135,59 +137,37 @@ export const ENV_VALUE_MARKER = 'fleetq-redacted:';
 
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
-/** Where the pod specs of an object are: a Pod's spec, a workload's template, a ControllerRevision's data. */
-function podSpecPaths(event: LoggedEvent): readonly (readonly string[])[] {
-  const kind = kindOf(event) ?? KIND_OF_RESOURCE[event.resource];
-  switch (kind) {
-    case 'Pod':
-      return [['spec']];
-    case 'PodTemplate':
-      return [['template', 'spec']];
-    case 'Deployment':
-    case 'ReplicaSet':
-    case 'StatefulSet':
-    case 'DaemonSet':
-    case 'Job':
-    case 'ReplicationController':
-      return [['spec', 'template', 'spec']];
-    case 'CronJob':
-      return [['spec', 'jobTemplate', 'spec', 'template', 'spec']];
-    case 'ControllerRevision':
-      return [['data', 'spec', 'template', 'spec']];
-    default:
-      return [];
-  }
-}
-
-const KIND_OF_RESOURCE: Readonly<Record<string, string>> = {
-  pods: 'Pod',
-  podtemplates: 'PodTemplate',
-  deployments: 'Deployment',
-  replicasets: 'ReplicaSet',
-  statefulsets: 'StatefulSet',
-  daemonsets: 'DaemonSet',
-  jobs: 'Job',
-  cronjobs: 'CronJob',
-  controllerrevisions: 'ControllerRevision',
-  replicationcontrollers: 'ReplicationController',
-};
-
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** `object` with the record at `path` replaced by change(it); the same object when nothing changed. */
-function updateAt(
-  object: Record<string, unknown>,
-  path: readonly string[],
-  change: (v: Record<string, unknown>) => Record<string, unknown>,
-): Record<string, unknown> {
-  const [head, ...rest] = path;
-  if (head === undefined) return change(object);
-  const child = object[head];
-  if (!isRecord(child)) return object;
-  const next = updateAt(child, rest, change);
-  return next === child ? object : { ...object, [head]: next };
+/** Deeper than any pod spec of an API object (a JobSet's is 6 levels down); a walk does not go past it. */
+export const MAX_WALK_DEPTH = 32;
+
+/**
+ * `value` with the env values of every pod spec within it replaced by digests; the same value (by reference) when
+ * nothing changed. A record holding a container list is a pod spec; the walk goes on into every record and array.
+ */
+function redactEnvWithin(value: unknown, digest: (value: string) => string, depth: number): unknown {
+  if (depth > MAX_WALK_DEPTH) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item: unknown, i) => {
+      const next = redactEnvWithin(item, digest, depth + 1);
+      if (next !== item) (out ??= [...value])[i] = next;
+    });
+    return out ?? value;
+  }
+  if (!isRecord(value)) return value;
+  let out: Record<string, unknown> = CONTAINER_LISTS.some((list) => Array.isArray(value[list]))
+    ? redactPodSpecEnv(value, digest)
+    : value;
+  for (const [key, child] of Object.entries(out)) {
+    if ((CONTAINER_LISTS as readonly string[]).includes(key)) continue;
+    const next = redactEnvWithin(child, digest, depth + 1);
+    if (next !== child) out = { ...out, [key]: next };
+  }
+  return out;
 }
 
 /** The pod spec with every container's env values replaced by digests; the same spec when none has a value. */

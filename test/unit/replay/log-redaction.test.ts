@@ -1,5 +1,5 @@
 // Event-log redaction beyond Secrets and ConfigMaps: env values of every pod spec (Pods, workload templates,
-// ControllerRevision data) become keyed digests, kubectl's last-applied-configuration is dropped from every
+// ControllerRevision data, a custom resource's templates) become keyed digests, kubectl's last-applied-configuration is dropped from every
 // object. The digests keep what the planners compare: a Deployment's template still equals its ReplicaSet's,
 // a DaemonSet's and a StatefulSet's still match their ControllerRevisions, and a changed value still differs.
 import { describe, expect, it } from '@jest/globals';
@@ -10,7 +10,12 @@ import { equalData, newRevision, revisionData } from '../../../shared/controller
 import { redactionPolicy } from '../../../shared/forwarder/forwarder-deps.js';
 import type { LoggedEvent } from '../../../shared/queue/history/event-log.js';
 import { loadConfig } from '../../../shared/runtime/config.js';
-import { encodeRecord, redact, type RedactionPolicy } from '../../../shared/queue/history/log-record.js';
+import {
+  MAX_WALK_DEPTH,
+  encodeRecord,
+  redact,
+  type RedactionPolicy,
+} from '../../../shared/queue/history/log-record.js';
 
 const T = Date.parse('2026-12-03T12:00:00Z');
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -74,6 +79,21 @@ const HOLDERS: { kind: string; resource: string; object: Record<string, unknown>
     spec: (o) => o.spec.jobTemplate.spec.template.spec,
   },
   {
+    // A custom resource fleetq's log knows nothing of: its pod specs are found by their shape.
+    kind: 'JobSet',
+    resource: 'jobsets',
+    object: {
+      metadata: meta('js'),
+      spec: {
+        replicatedJobs: [
+          { name: 'leader', replicas: 1, template: { spec: { template: { spec: { containers: [] } } } } },
+          { name: 'workers', replicas: 2, template: { spec: { template: template() } } },
+        ],
+      },
+    },
+    spec: (o) => o.spec.replicatedJobs[1].template.spec.template.spec,
+  },
+  {
     kind: 'ControllerRevision',
     resource: 'controllerrevisions',
     object: { metadata: meta('cr'), revision: 1, data: { spec: { template: { ...template(), $patch: 'replace' } } } },
@@ -104,6 +124,18 @@ describe('event-log redaction of env values and last-applied', () => {
   it('finds pod specs by resource when the object has no kind (a watch event of a typed list)', () => {
     const logged = redact(event('deployments', HOLDERS[1]!.object))?.object as Loose;
     expect(logged.spec.template.spec.containers[0].env[0].value).toMatch(/^fleetq-redacted:/);
+  });
+
+  it('a hostile, deeply nested object is walked only to MAX_WALK_DEPTH, without exhausting the stack', () => {
+    let deep: Record<string, unknown> = { containers: [{ name: 'a', env: [{ name: 'X', value: 'hunter2' }] }] };
+    for (let i = 0; i < 100_000; i++) deep = { d: deep };
+    const object = { kind: 'Widget', metadata: { name: 'w' }, spec: deep };
+    expect(redact(event('widgets', object))?.object).toBe(object);
+    let shallow: Record<string, unknown> = { containers: [{ name: 'a', env: [{ name: 'X', value: 'hunter2' }] }] };
+    for (let i = 0; i < MAX_WALK_DEPTH - 2; i++) shallow = { d: shallow };
+    const line = encodeRecord(event('widgets', { kind: 'Widget', metadata: { name: 'w' }, spec: shallow }), 0) ?? '';
+    expect(line).not.toContain('hunter2');
+    expect(line).toContain('fleetq-redacted:');
   });
 
   it('keeps an object without env values or last-applied as it is', () => {
