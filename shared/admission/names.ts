@@ -18,7 +18,7 @@ export const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
 /** validation.RegexError: the message, the examples and the pattern. */
 export function regexError(message: string, pattern: string, ...examples: string[]): string {
   if (examples.length === 0) return `${message} (regex used for validation is '${pattern}')`;
-  return `${message} (e.g. ${examples.map((e) => `'${e}', `).join('or ')}regex used for validation is '${pattern}')`;
+  return `${message} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${pattern}')`;
 }
 
 const maxLenCharacters = (n: number) => `must be no more than ${n} characters`;

@@ -1,0 +1,91 @@
+// fleetq's JobSet defaulting and validation against upstream's webhook: every case of jobset-cases.ts (named after
+// jobset v0.12.0's TestJobSetDefaulting, TestValidateCreate and TestValidateUpdate) answered by fleetq as
+// upstream's own code answered it (jobset-golden.json; upstream-golden/README.md says how it is produced).
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { aggregateText, invalidStatus } from '../../../shared/admission/field-errors.js';
+import { defaultJobSet } from '../../../shared/admission/jobset-defaults.js';
+import { validateJobSetUpdate } from '../../../shared/admission/jobset-update-validation.js';
+import { validateJobSetCreate } from '../../../shared/admission/jobset-validation.js';
+import { CREATE_CASES, DEFAULT_CASES, UPDATE_CASES, type GoldenCase } from './jobset-cases.js';
+
+type Golden = { name: string; defaulted?: unknown; message: string; code?: number };
+const golden: Golden[] = JSON.parse(readFileSync(new URL('./jobset-golden.json', import.meta.url), 'utf8'));
+const upstream = (name: string): Golden => {
+  const g = golden.find((x) => x.name === name);
+  if (g === undefined) throw new Error(`no upstream answer for "${name}": regenerate jobset-golden.json`);
+  return g;
+};
+
+/** Go's encoding of the typed spec adds empty fields (`resources: {}`, `creationTimestamp: null`): drop empties. */
+function withoutEmpty(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutEmpty);
+  if (typeof v !== 'object' || v === null) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const y = withoutEmpty(x);
+    const empty =
+      y === null ||
+      y === '' ||
+      (Array.isArray(y) && y.length === 0) ||
+      (typeof y === 'object' && y !== null && Object.keys(y).length === 0);
+    if (!empty) out[k] = y;
+  }
+  return out;
+}
+
+/**
+ * Where upstream prints a whole spec.replicatedJobs as the refused value (immutability, a volume claim without a
+ * mount), it prints Go's struct encoding (`resources: {}`, its field order): compare the path and the reason.
+ */
+const maskReplicatedJobsValue = (message: string) =>
+  message.replace(/spec\.replicatedJobs: Invalid value: \[.*\]: /, 'spec.replicatedJobs: Invalid value: <value>: ');
+
+function fleetqMessage(c: GoldenCase): string {
+  const errors =
+    c.op === 'create'
+      ? validateJobSetCreate(c.object)
+      : c.op === 'update'
+        ? validateJobSetUpdate(c.oldObject, c.object)
+        : [];
+  if (errors.length === 0) return '';
+  return invalidStatus('jobset.x-k8s.io', 'JobSet', c.object.metadata.name ?? '', errors).message;
+}
+
+describe('JobSet defaulting, as upstream Default()', () => {
+  it.each(DEFAULT_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const { jobSet, patch } = defaultJobSet(c.object);
+    expect(withoutEmpty(jobSet.spec)).toEqual(withoutEmpty(upstream(c.name).defaulted));
+    // The patch turns the request's object into the defaulted one.
+    const patched = structuredClone(c.object) as unknown as Record<string, unknown>;
+    for (const op of patch) {
+      const segments = op.path.split('/').slice(1);
+      let node = patched as Record<string, unknown>;
+      for (const s of segments.slice(0, -1)) node = node[s] as Record<string, unknown>;
+      node[segments[segments.length - 1]!] = op.value;
+    }
+    expect(patched).toEqual(jobSet);
+    expect(c.object).not.toBe(jobSet);
+  });
+});
+
+describe('JobSet create validation, as upstream ValidateCreate', () => {
+  it.each(CREATE_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    expect(maskReplicatedJobsValue(fleetqMessage(c))).toBe(maskReplicatedJobsValue(upstream(c.name).message));
+  });
+});
+
+describe('JobSet update validation, as upstream ValidateUpdate', () => {
+  it.each(UPDATE_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    expect(maskReplicatedJobsValue(fleetqMessage(c))).toBe(maskReplicatedJobsValue(upstream(c.name).message));
+  });
+});
+
+describe('the error aggregate', () => {
+  it('prints one error bare and drops repeated texts', () => {
+    const e = { type: 'InternalError' as const, field: '<nil>', detail: 'x' };
+    expect(aggregateText([e])).toBe('<nil>: Internal error: x');
+    expect(aggregateText([e, e])).toBe('<nil>: Internal error: x');
+    expect(aggregateText([e, { ...e, detail: 'y' }])).toBe('[<nil>: Internal error: x, <nil>: Internal error: y]');
+  });
+});
