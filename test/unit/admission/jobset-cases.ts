@@ -4,10 +4,14 @@
 // (see upstream-golden/README.md); jobset-webhook.test.ts checks that fleetq answers the same.
 import type { JobSet, ReplicatedJob } from '../../../shared/controllers/jobset/types.js';
 
-export type GoldenCase =
+import type { JobSetFeatures } from '../../../shared/admission/jobset-validation.js';
+
+/** `features`: the alpha gates turned on for the case (upstream's InPlaceRestart, RestartJob, ElasticJobSet). */
+export type GoldenCase = { features?: JobSetFeatures } & (
   | { name: string; op: 'default'; object: JobSet }
   | { name: string; op: 'create'; object: JobSet }
-  | { name: string; op: 'update'; object: JobSet; oldObject: JobSet };
+  | { name: string; op: 'update'; object: JobSet; oldObject: JobSet }
+);
 
 const MAX_INT32 = 2147483647;
 const podTemplate = { spec: { containers: [{ name: 'test', image: 'bash:latest' }] } };
@@ -492,4 +496,111 @@ export const UPDATE_CASES: GoldenCase[] = [
   },
 ];
 
-export const ALL_CASES: GoldenCase[] = [...DEFAULT_CASES, ...CREATE_CASES, ...UPDATE_CASES];
+const inPlace = { inPlaceRestart: true };
+const elastic = { elasticJobSet: true };
+const completed = (j: JobSet, type: string): JobSet => ({
+  ...j,
+  status: { conditions: [{ type, status: 'True', reason: 'r', message: 'm' }] },
+});
+
+export const GATED_CASES: GoldenCase[] = [
+  {
+    name: 'in-place restart with its gate: backoffLimit, podReplacementPolicy, completions unset',
+    op: 'create',
+    features: inPlace,
+    object: valid('js', { failurePolicy: { restartStrategy: 'InPlaceRestart' } }),
+  },
+  {
+    name: 'in-place restart with its gate: a valid ReplicatedJob',
+    op: 'create',
+    features: inPlace,
+    object: valid('js', {
+      failurePolicy: { restartStrategy: 'InPlaceRestart' },
+      replicatedJobs: [rj('rj', {}, { ...indexed(2), backoffLimit: MAX_INT32, podReplacementPolicy: 'Failed' })],
+    }),
+  },
+  {
+    name: 'in-place restart with its gate: completions differ from parallelism',
+    op: 'create',
+    features: inPlace,
+    object: valid('js', {
+      failurePolicy: { restartStrategy: 'InPlaceRestart' },
+      replicatedJobs: [
+        rj('rj', {}, { ...indexed(2, 3), backoffLimit: 6, podReplacementPolicy: 'TerminatingOrFailed' }),
+      ],
+    }),
+  },
+  {
+    name: 'RestartJob with its gate and more than 1024 replicas',
+    op: 'create',
+    features: { restartJob: true },
+    object: valid('js', {
+      replicatedJobs: [rj('rj', { replicas: 1025 })],
+      failurePolicy: { rules: [{ name: 'r', action: 'RestartJobAndIgnoreMaxRestarts' }] },
+    }),
+  },
+  {
+    name: 'RestartJob with its gate is allowed',
+    op: 'create',
+    features: { restartJob: true },
+    object: valid('js', { failurePolicy: { rules: [{ name: 'r', action: 'RestartJob' }] } }),
+  },
+  {
+    name: 'valid scaling of parallelism and completions',
+    op: 'update',
+    features: elastic,
+    oldObject: valid('js', { replicatedJobs: [rj('rj', {}, indexed(2))] }),
+    object: valid('js', { replicatedJobs: [rj('rj', {}, indexed(4))] }),
+  },
+  {
+    name: 'invalid scaling of parallelism to < 1',
+    op: 'update',
+    features: elastic,
+    oldObject: valid('js', { replicatedJobs: [rj('rj', {}, indexed(2))] }),
+    object: valid('js', { replicatedJobs: [rj('rj', {}, indexed(2, 0))] }),
+  },
+  {
+    name: 'invalid scaling of completions to < 1',
+    op: 'update',
+    features: elastic,
+    oldObject: valid('js', { replicatedJobs: [rj('rj', {}, indexed(2))] }),
+    object: valid('js', { replicatedJobs: [rj('rj', {}, indexed(0))] }),
+  },
+  {
+    name: 'cannot scale parallelism if JobSet is Completed',
+    op: 'update',
+    features: elastic,
+    oldObject: completed(valid('js', { replicatedJobs: [rj('rj', {}, indexed(2))] }), 'Completed'),
+    object: valid('js', { replicatedJobs: [rj('rj', {}, indexed(2, 3))] }),
+  },
+  {
+    name: 'cannot scale completions if JobSet is Failed',
+    op: 'update',
+    features: elastic,
+    oldObject: completed(valid('js', { replicatedJobs: [rj('rj', {}, indexed(2))] }), 'Failed'),
+    object: valid('js', { replicatedJobs: [rj('rj', {}, indexed(3, 2))] }),
+  },
+  {
+    name: 'immutability still enforced for other fields during valid scale',
+    op: 'update',
+    features: elastic,
+    oldObject: valid('js', { replicatedJobs: [rj('rj', {}, indexed(2))] }),
+    object: valid('js', { replicatedJobs: [rj('rj', { replicas: 2 }, indexed(3))] }),
+  },
+  {
+    name: 'reordering ReplicatedJobs evaluates ElasticJobSet scaling correctly by name',
+    op: 'update',
+    features: elastic,
+    oldObject: valid('js', { replicatedJobs: [rj('a', {}, indexed(2)), rj('b', {}, indexed(1))] }),
+    object: valid('js', { replicatedJobs: [rj('b', {}, indexed(1)), rj('a', {}, indexed(3))] }),
+  },
+  {
+    name: 'adding a new ReplicatedJob while suspended does not panic and is rejected',
+    op: 'update',
+    features: elastic,
+    oldObject: suspended({ replicatedJobs: [rj('a')] }),
+    object: suspended({ replicatedJobs: [rj('a'), rj('b')] }),
+  },
+];
+
+export const ALL_CASES: GoldenCase[] = [...DEFAULT_CASES, ...CREATE_CASES, ...UPDATE_CASES, ...GATED_CASES];

@@ -7,7 +7,7 @@ import { aggregateText, invalidStatus } from '../../../shared/admission/field-er
 import { defaultJobSet } from '../../../shared/admission/jobset-defaults.js';
 import { validateJobSetUpdate } from '../../../shared/admission/jobset-update-validation.js';
 import { validateJobSetCreate } from '../../../shared/admission/jobset-validation.js';
-import { CREATE_CASES, DEFAULT_CASES, UPDATE_CASES, type GoldenCase } from './jobset-cases.js';
+import { CREATE_CASES, DEFAULT_CASES, GATED_CASES, UPDATE_CASES, type GoldenCase } from './jobset-cases.js';
 
 type Golden = { name: string; defaulted?: unknown; message: string; code?: number };
 const golden: Golden[] = JSON.parse(readFileSync(new URL('./jobset-golden.json', import.meta.url), 'utf8'));
@@ -44,9 +44,9 @@ const maskReplicatedJobsValue = (message: string) =>
 function fleetqMessage(c: GoldenCase): string {
   const errors =
     c.op === 'create'
-      ? validateJobSetCreate(c.object)
+      ? validateJobSetCreate(c.object, c.features)
       : c.op === 'update'
-        ? validateJobSetUpdate(c.oldObject, c.object)
+        ? validateJobSetUpdate(c.oldObject, c.object, c.features)
         : [];
   if (errors.length === 0) return '';
   return invalidStatus('jobset.x-k8s.io', 'JobSet', c.object.metadata.name ?? '', errors).message;
@@ -77,6 +77,12 @@ describe('JobSet create validation, as upstream ValidateCreate', () => {
 
 describe('JobSet update validation, as upstream ValidateUpdate', () => {
   it.each(UPDATE_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    expect(maskReplicatedJobsValue(fleetqMessage(c))).toBe(maskReplicatedJobsValue(upstream(c.name).message));
+  });
+});
+
+describe('with alpha feature gates on, as upstream with the same gates', () => {
+  it.each(GATED_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     expect(maskReplicatedJobsValue(fleetqMessage(c))).toBe(maskReplicatedJobsValue(upstream(c.name).message));
   });
 });
