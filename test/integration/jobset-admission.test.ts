@@ -69,13 +69,15 @@ function jobSet(name: string, spec: Record<string, unknown> = {}, annotations?: 
 }
 
 describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
-  const root = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-'));
+  // Made when the tests run (a filtered run that skips them leaves nothing behind).
+  let root = '';
   let cluster: ClusterState;
   let kc: KubeConfig;
   let server: RunningAdmissionServer;
   const answered: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-'));
     [cluster] = (await up({
       clusters: [{ name: 'jobset-admission', mode: SandboxMode.Fleetq }],
       nodes: 1,
@@ -132,6 +134,7 @@ describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
 
   afterAll(async () => {
     await server?.close();
+    if (root === '') return;
     await down(undefined, root);
     rmSync(root, { recursive: true, force: true });
   });
@@ -250,12 +253,18 @@ describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
 // The same JobSet created on an upstream-mode cluster, where upstream's own webhooks (the jobset-controller add-on)
 // default it: the stored spec is the same as fleetq's, apart from the empty values upstream's re-encoding adds.
 describe('fleetq JobSet admission compared with upstream webhook', () => {
-  const fleetqRoot = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-f-'));
-  const upstreamRoot = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-u-'));
+  let fleetqRoot = '';
+  let upstreamRoot = '';
   let server: RunningAdmissionServer | undefined;
+
+  beforeAll(() => {
+    fleetqRoot = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-f-'));
+    upstreamRoot = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-u-'));
+  });
 
   afterAll(async () => {
     await server?.close();
+    if (fleetqRoot === '') return;
     await down(undefined, fleetqRoot);
     await down(undefined, upstreamRoot);
     rmSync(fleetqRoot, { recursive: true, force: true });
