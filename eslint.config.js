@@ -5,12 +5,14 @@
 //   3. shared/cache        the cluster caches the forwarder fills and handlers read (its Redis store runs the
 //                          queue's script runner)
 //   4. shared/controllers  the planners: pure, built on kube's types only (no queue, no cache, no I/O)
-//   5. shared/runtime      the reconcile path and what every process shares: logger, settings, secret redaction,
+//   5. shared/admission    admission webhooks fleetq serves for a kind (defaulting, validation): pure, from the
+//                          request alone (no queue, no cache)
+//   6. shared/runtime      the reconcile path and what every process shares: logger, settings, secret redaction,
 //                          reconcile-one, the worker loop, clients, deps of a handler, registry reload
-//   6. shared/forwarder    watches and lists clusters and enqueues keys (runs on runtime's logger and settings)
-//   7. shared/ops          `fleetq status`: reads what runtime and forwarder leave in Redis
-//   8. shared/replay       event-log export, import, requeue, shadow runs
-//   9. functions           entry points: each builds its dependencies in one place (its composition root);
+//   7. shared/forwarder    watches and lists clusters and enqueues keys (runs on runtime's logger and settings)
+//   8. shared/ops          `fleetq status`: reads what runtime and forwarder leave in Redis
+//   9. shared/replay       event-log export, import, requeue, shadow runs
+//  10. functions           entry points: each builds its dependencies in one place (its composition root);
 //                          infra/ (deployment, local sandbox) and test/ sit beside them and are not product code
 //
 // Product code (shared/, functions/) never imports infra/sandbox (a development cluster) or test/; shared/ imports
@@ -34,8 +36,11 @@ export const LAYERS = [
   'functions',
 ];
 
-/** What a layer may not import besides the layers above it: the planners stay pure (no queue, no cache). */
-const ALSO_FORBIDDEN = { controllers: ['queue', 'cache'] };
+/**
+ * What a layer may not import besides the layers above it: the planners stay pure (no queue, no cache), and so
+ * does admission (it answers from the request alone).
+ */
+const ALSO_FORBIDDEN = { controllers: ['queue', 'cache'], admission: ['queue', 'cache'] };
 
 const NOT_PRODUCT = {
   regex: String.raw`^(\.\./)+(infra/sandbox|test)(/|$)`,
