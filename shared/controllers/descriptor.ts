@@ -9,7 +9,7 @@
 // kind-options.ts). So a new kind is its folder (descriptor.ts, planner, crd.yaml for a CRD kind) plus one
 // registration line in controllers/index.ts, then `npm run rbac:render` to write the generated files. What else it
 // brings is optional: a start command for an add-on upstream controller in infra/sandbox/kind-options.ts (to run
-// its upstream side in the sandbox), and a conformance plug-in (test/helpers/conformance-plugins.ts).
+// its upstream side in the sandbox), and a conformance plug-in (test/helpers/conformance/plugins.ts).
 //
 // Mapping functions are pure and take untrusted objects: nothing here may throw on bad data; a key made of
 // bad data is validated and set apart by the forwarder, never here.

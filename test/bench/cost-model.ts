@@ -19,7 +19,7 @@ import {
   type ForwarderBench,
   type Inputs,
   type LambdaBench,
-} from '../helpers/bench-cost-inputs.js';
+} from '../helpers/bench/cost-inputs.js';
 
 const { values } = parseArgs({
   options: {

@@ -4,7 +4,7 @@
 // (bench-up-dsts, kube-controller-manager) and under fleetq (bench-fq-dsts, fleetq in this process), one cluster
 // after the other so both see the same machine. A change has converged when the status says so and every pod is
 // live, Ready and of the new image (the conformance predicates daemonSetRolledOut and statefulSetRolledOut).
-// Requests are counted on the apiserver from its audit log by client (test/helpers/audit-log.ts): the controller
+// Requests are counted on the apiserver from its audit log by client (test/helpers/sandbox/audit-log.ts): the controller
 // side is fleetq's ServiceAccounts against kcm's daemonset-controller and statefulset-controller. Equal qps: kcm
 // gives each controller its own client (qps 20, burst 30 by default; the sandbox passes none) and each phase has
 // one controller in play, so fleetq's one budget for the cluster is the same qps/burst.
@@ -24,12 +24,12 @@ import {
   withBenchSides,
   type Side,
   type Sides,
-} from '../helpers/bench-sides.js';
-import { phaseLines, phaseTotals } from '../helpers/bench-phases.js';
-import { PodTimeline, timelineLine } from '../helpers/bench-pod-timeline.js';
-import { daemonSetRolledOut } from '../helpers/conformance-daemonset.js';
-import { statefulSetRolledOut } from '../helpers/conformance-statefulset.js';
-import type { Check, DaemonSet, Pod, PodTemplate, Snapshot, StatefulSet } from '../helpers/conformance-types.js';
+} from '../helpers/bench/sides.js';
+import { phaseLines, phaseTotals } from '../helpers/bench/phases.js';
+import { PodTimeline, timelineLine } from '../helpers/bench/pod-timeline.js';
+import { daemonSetRolledOut } from '../helpers/conformance/daemonset.js';
+import { statefulSetRolledOut } from '../helpers/conformance/statefulset.js';
+import type { Check, DaemonSet, Pod, PodTemplate, Snapshot, StatefulSet } from '../helpers/conformance/types.js';
 import { image, podTemplate } from '../conformance/scenarios/builders.js';
 import { printComparison, printSummary, type Comparison } from './read-path-report.js';
 
@@ -115,7 +115,7 @@ async function snapshot(side: Side, ns: string): Promise<Snapshot> {
   };
 }
 
-/** A comparison, with each side's pod timeline line (test/helpers/bench-pod-timeline.ts). */
+/** A comparison, with each side's pod timeline line (test/helpers/bench/pod-timeline.ts). */
 type Compared = Comparison & { readonly timelines: string[] };
 
 type Change = {

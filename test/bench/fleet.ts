@@ -13,9 +13,9 @@ import { freemem, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
-import { printFleet, type NotStarted, type SizeResult } from '../helpers/bench-fleet-report.js';
-import { storm } from '../helpers/bench-fleet-storm.js';
-import { startOwnRedis } from '../helpers/redis.js';
+import { printFleet, type NotStarted, type SizeResult } from '../helpers/bench/fleet-report.js';
+import { storm } from '../helpers/bench/fleet-storm.js';
+import { startOwnRedis } from '../helpers/queue/redis.js';
 import {
   commandCalls,
   deleteByPrefix,
@@ -30,7 +30,7 @@ import {
   startFleetClusters,
   stopFleetClusters,
   type RolloutTimes,
-} from '../helpers/fleet-pipeline.js';
+} from '../helpers/pipeline/fleet-pipeline.js';
 import { max, median, min } from '../helpers/stats.js';
 
 const { values } = parseArgs({

@@ -32,7 +32,7 @@ import { Redis } from 'ioredis';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { readsMode } from '../../shared/runtime/config.js';
-import { BenchClient } from '../helpers/bench-client.js';
+import { BenchClient } from '../helpers/bench/client.js';
 import {
   countObjects,
   metricSum,
@@ -44,15 +44,15 @@ import {
   untilQuiet,
   untilSynced,
   type RunningForwarder,
-} from '../helpers/bench-forwarder.js';
-import { MiB, reportForwarderMemory, type Restart, type Step } from '../helpers/bench-memory-report.js';
+} from '../helpers/bench/forwarder.js';
+import { MiB, reportForwarderMemory, type Restart, type Step } from '../helpers/bench/memory-report.js';
 import {
   createWorkload,
   createWorkloadNamespace,
   meanPodJsonBytes,
   nodeNamesOf,
   untilPodsRunning,
-} from '../helpers/bench-workloads.js';
+} from '../helpers/bench/workloads.js';
 import {
   deleteByPrefix,
   FLEET_REDIS_URL,
@@ -60,7 +60,7 @@ import {
   RssSampler,
   startFleetClusters,
   stopFleetClusters,
-} from '../helpers/fleet-pipeline.js';
+} from '../helpers/pipeline/fleet-pipeline.js';
 import type { Proc } from '../helpers/processes.js';
 import { ascending } from '../helpers/stats.js';
 

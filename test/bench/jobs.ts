@@ -4,7 +4,7 @@
 // its template (the sandbox's kwok outcome stage: annotation fleetq.dev/sandbox-outcome=Succeeded, so it
 // succeeds as soon as kwok runs it). Done when every Job has its Complete condition (which upstream sets only
 // once no pod is running and every tracking finalizer is gone).
-// Requests are counted on the apiserver from its audit log by client (test/helpers/audit-log.ts): the
+// Requests are counted on the apiserver from its audit log by client (test/helpers/sandbox/audit-log.ts): the
 // controller side is fleetq's ServiceAccounts against kcm's job-controller. Equal qps: kcm gives each controller
 // its own client (qps 20, burst 30 by default; the sandbox passes none), and only the Job controller is in play,
 // so fleetq's one budget for the cluster is the same qps/burst.
@@ -13,7 +13,7 @@
 //   npx tsx test/bench/jobs.ts [--jobs 1000] [--qps 20 --burst 30] [--timeout-s 1800]
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { RunningWatch } from '../helpers/bench-client.js';
+import type { RunningWatch } from '../helpers/bench/client.js';
 import {
   benchLog,
   benchNamespace,
@@ -27,9 +27,9 @@ import {
   withBenchSides,
   type Side,
   type Sides,
-} from '../helpers/bench-sides.js';
-import { phaseLines, phaseTotals } from '../helpers/bench-phases.js';
-import type { Job } from '../helpers/conformance-types.js';
+} from '../helpers/bench/sides.js';
+import { phaseLines, phaseTotals } from '../helpers/bench/phases.js';
+import type { Job } from '../helpers/conformance/types.js';
 import { job } from '../conformance/scenarios/job.js';
 import { max, median, min, percentile } from '../helpers/stats.js';
 import { printComparison, printSummary, type Comparison, type Step } from './read-path-report.js';

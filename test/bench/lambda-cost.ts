@@ -1,6 +1,6 @@
 // What a reconcile costs on Lambda + SQS, measured on the real pipeline of the Lambda deployment: the stack's
 // queues (the packaged template's, created in fauxqs), the forwarder on the SQS driver (long-running, as the
-// pipeline-lambda-sqs e2e test runs it), the event source mapping of both queues as test/helpers/lambda-sqs.ts
+// pipeline-lambda-sqs e2e test runs it), the event source mapping of both queues as test/helpers/lambda/sqs.ts
 // simulates it (receive, invoke, delete what was not reported failed), the delay function, and the reconcile
 // function's packaged zip on Node 22 in a child process: one warm container, invoked over IPC, one invocation
 // at a time, reading its credentials from its secret (a local Secrets Manager) like the deployed function.
@@ -27,7 +27,7 @@ import { MemoryCheckpointStore } from '../../shared/queue/history/checkpoint-sto
 import { SqsQueue } from '../../shared/queue/sqs/sqs-queue.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { Container, NODE22, type InvocationStat } from '../helpers/bench-lambda-container.js';
+import { Container, NODE22, type InvocationStat } from '../helpers/bench/lambda-container.js';
 import {
   envOf,
   EventSourceMappings,
@@ -37,16 +37,16 @@ import {
   lambdaEnv,
   messagesIn,
   rollDeployment,
-} from '../helpers/bench-lambda-pipeline.js';
-import { COMPONENTS, reportLambdaCost, type Component } from '../helpers/bench-lambda-report.js';
-import { writeRegistry } from '../helpers/fleet.js';
-import { createTemplateQueues, packageStack, type CfnResource } from '../helpers/lambda-package.js';
-import type { BatchHandler } from '../helpers/lambda-sqs.js';
-import { REDIS_URL, redisClient } from '../helpers/redis.js';
-import { sandboxCluster, testNamespace } from '../helpers/sandbox.js';
-import { startSecretsServer } from '../helpers/secrets-manager-server.js';
-import { startSqsCountingProxy, type CountingProxy } from '../helpers/sqs-counting-proxy.js';
-import { sqsClient, startSqsEmulator } from '../helpers/sqs.js';
+} from '../helpers/bench/lambda-pipeline.js';
+import { COMPONENTS, reportLambdaCost, type Component } from '../helpers/bench/lambda-report.js';
+import { writeRegistry } from '../helpers/pipeline/fleet.js';
+import { createTemplateQueues, packageStack, type CfnResource } from '../helpers/lambda/package.js';
+import type { BatchHandler } from '../helpers/lambda/sqs.js';
+import { REDIS_URL, redisClient } from '../helpers/queue/redis.js';
+import { sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
+import { startSecretsServer } from '../helpers/lambda/secrets-manager-server.js';
+import { startSqsCountingProxy, type CountingProxy } from '../helpers/queue/sqs-counting-proxy.js';
+import { sqsClient, startSqsEmulator } from '../helpers/queue/sqs.js';
 
 const { values } = parseArgs({
   options: {

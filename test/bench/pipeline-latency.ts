@@ -17,8 +17,8 @@ import { clusterClients } from '../../shared/runtime/clients.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { WorkerLoop } from '../../shared/runtime/loop.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { sandboxCluster } from '../helpers/sandbox.js';
-import { startSqsEmulator } from '../helpers/sqs.js';
+import { sandboxCluster } from '../helpers/sandbox/clusters.js';
+import { startSqsEmulator } from '../helpers/queue/sqs.js';
 import { max, percentile } from '../helpers/stats.js';
 
 const { values } = parseArgs({

@@ -22,9 +22,9 @@ import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { deleteQueueKeys, redisKeyPrefix } from '../../shared/queue/redis/redis-keys.js';
 import { ensureSqsQueues, sqsQueueNames, deleteSqsQueues } from '../../shared/queue/sqs/sqs-setup.js';
 import type { WorkQueue } from '../../shared/queue/work-queue.js';
-import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
-import { sqsClient, startSqsEmulator } from '../helpers/sqs.js';
-import { spawnBullmqWorkers, spawnWorkers, type Workers } from '../helpers/queue-workers.js';
+import { redisClient, REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
+import { sqsClient, startSqsEmulator } from '../helpers/queue/sqs.js';
+import { spawnBullmqWorkers, spawnWorkers, type Workers } from '../helpers/queue/workers.js';
 import { median, percentile } from '../helpers/stats.js';
 
 const { values } = parseArgs({

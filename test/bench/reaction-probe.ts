@@ -14,14 +14,14 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { readState } from '../../infra/sandbox/sandbox.js';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
-import { BenchClient } from '../helpers/bench-client.js';
-import { benchLog, benchNamespace, until, type Side } from '../helpers/bench-sides.js';
-import { AuditLog } from '../helpers/audit-log.js';
-import { fmt, isController, reactions, requestsOf, type Trigger } from '../helpers/bench-reactions.js';
-import { startFleetq, type RunningFleetq } from '../helpers/conformance-fleetq.js';
-import { deploymentComplete } from '../helpers/conformance-predicates.js';
-import { statefulSetRolledOut } from '../helpers/conformance-statefulset.js';
-import type { Check, Deployment, Pod, ReplicaSet, Snapshot, StatefulSet } from '../helpers/conformance-types.js';
+import { BenchClient } from '../helpers/bench/client.js';
+import { benchLog, benchNamespace, until, type Side } from '../helpers/bench/sides.js';
+import { AuditLog } from '../helpers/sandbox/audit-log.js';
+import { fmt, isController, reactions, requestsOf, type Trigger } from '../helpers/bench/reactions.js';
+import { startFleetq, type RunningFleetq } from '../helpers/conformance/fleetq.js';
+import { deploymentComplete } from '../helpers/conformance/predicates.js';
+import { statefulSetRolledOut } from '../helpers/conformance/statefulset.js';
+import type { Check, Deployment, Pod, ReplicaSet, Snapshot, StatefulSet } from '../helpers/conformance/types.js';
 import { deployment, image, podTemplate, setImage } from '../conformance/scenarios/builders.js';
 
 const { values } = parseArgs({

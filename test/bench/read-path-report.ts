@@ -1,7 +1,7 @@
 // The tables test/bench/read-path.ts prints: per phase, upstream and fleetq side by side (convergence, the
 // controller side's API requests by verb + resource as the apiserver's audit log counted them, the clients not
 // counted), and one summary line per phase with the fleetq/upstream ratios.
-import { controllerSide, isControllerSide, type Tally } from '../helpers/audit-log.js';
+import { controllerSide, isControllerSide, type Tally } from '../helpers/sandbox/audit-log.js';
 import { median } from '../helpers/stats.js';
 
 export type CacheFigures = {

@@ -1,7 +1,7 @@
 // The read path's figures, counted on the apiserver side: API requests per converged change and convergence
 // time under the upstream controllers (bench-upstream) and under fleetq (bench-fleetq, fleetq in this process),
 // both sandbox clusters of this bench's own, started with an audit log (infra/sandbox/audit.ts) and stopped at
-// the end, failure or not. Requests are counted from the audit log by client (test/helpers/audit-log.ts): the
+// the end, failure or not. Requests are counted from the audit log by client (test/helpers/sandbox/audit-log.ts): the
 // controller side is fleetq's ServiceAccounts against kube-controller-manager's workload controllers; kwok,
 // kube-scheduler, the other kcm controllers and the bench itself are listed apart, not counted.
 // Both sides get the same total client budget: kube-controller-manager's default per controller client (qps 20,
@@ -11,12 +11,12 @@
 //   rolling  a rolling update of a --rolling-replicas (10) Deployment, --runs (3) times: median
 //   rollout  create --replicas (300), rolling update, scale to a tenth
 //   big      one namespace, --big-deployments (100) × --big-replicas (50) pods created at once; also fleetq's
-//            cache memory per object and event → visible-in-cache lag (test/helpers/cache-probe.ts)
+//            cache memory per object and event → visible-in-cache lag (test/helpers/pipeline/cache-probe.ts)
 // Prints; asserts nothing.
 //   npx tsx test/bench/read-path.ts [--phases rolling,rollout,big] [--big-deployments 20 --big-replicas 10]
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type RunningWatch } from '../helpers/bench-client.js';
+import { type RunningWatch } from '../helpers/bench/client.js';
 import {
   benchLog,
   benchNamespace,
@@ -28,11 +28,11 @@ import {
   withBenchSides,
   type Side,
   type Sides,
-} from '../helpers/bench-sides.js';
-import { phaseLines, phaseTotals } from '../helpers/bench-phases.js';
-import { CacheLagProbe, cachedObjects, heapAfterGc } from '../helpers/cache-probe.js';
-import { deploymentComplete } from '../helpers/conformance-predicates.js';
-import type { Check, Deployment } from '../helpers/conformance-types.js';
+} from '../helpers/bench/sides.js';
+import { phaseLines, phaseTotals } from '../helpers/bench/phases.js';
+import { CacheLagProbe, cachedObjects, heapAfterGc } from '../helpers/pipeline/cache-probe.js';
+import { deploymentComplete } from '../helpers/conformance/predicates.js';
+import type { Check, Deployment } from '../helpers/conformance/types.js';
 import { deployment, setImage } from '../conformance/scenarios/builders.js';
 import { printComparison, printSummary, type CacheFigures, type Comparison, type Step } from './read-path-report.js';
 
@@ -77,7 +77,7 @@ const apps = (ns: string, name?: string): string =>
   `/apis/apps/v1/namespaces/${ns}/deployments${name ? `/${name}` : ''}`;
 const namespace = (side: Side, prefix: string): Promise<string> => benchNamespace(side, `rp-${prefix}`);
 
-/** fleetq's per-phase reconcile times of the phases that collect them (test/helpers/bench-phases.ts). */
+/** fleetq's per-phase reconcile times of the phases that collect them (test/helpers/bench/phases.ts). */
 const PHASE_NOTES: string[] = [];
 
 const pollFor = (pods: number): number => (pods <= 50 ? 200 : pods <= 1000 ? 500 : 2_000);

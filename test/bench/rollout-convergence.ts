@@ -6,11 +6,11 @@
 import { parseArgs } from 'node:util';
 import type { Registry } from 'prom-client';
 import { TimeoutError, waitFor } from '../../infra/sandbox/process.js';
-import { Side } from '../helpers/conformance-client.js';
-import { missingControllers, startFleetq, type RunningFleetq } from '../helpers/conformance-fleetq.js';
-import { deploymentComplete } from '../helpers/conformance-predicates.js';
-import type { Check, Deployment, ReplicaSet, Snapshot } from '../helpers/conformance-types.js';
-import { sandboxCluster } from '../helpers/sandbox.js';
+import { Side } from '../helpers/conformance/client.js';
+import { missingControllers, startFleetq, type RunningFleetq } from '../helpers/conformance/fleetq.js';
+import { deploymentComplete } from '../helpers/conformance/predicates.js';
+import type { Check, Deployment, ReplicaSet, Snapshot } from '../helpers/conformance/types.js';
+import { sandboxCluster } from '../helpers/sandbox/clusters.js';
 import { deployment, setImage } from '../conformance/scenarios/builders.js';
 
 const { values } = parseArgs({

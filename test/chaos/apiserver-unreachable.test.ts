@@ -39,8 +39,8 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { apiserverFault, type ApiserverFault } from '../helpers/chaos-apiserver.js';
-import { concurrentRuns, failureLines } from '../helpers/chaos-failures.js';
+import { apiserverFault, type ApiserverFault } from '../helpers/chaos/apiserver.js';
+import { concurrentRuns, failureLines } from '../helpers/chaos/failures.js';
 import {
   NamespaceWatcher,
   Pipeline,
@@ -52,10 +52,10 @@ import {
   removeNamespace,
   spineReport,
   type ChaosCluster,
-} from '../helpers/chaos-harness.js';
-import { createDeployments, deployment, rolledOut, waitRolledOut } from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/harness.js';
+import { createDeployments, deployment, rolledOut, waitRolledOut } from '../helpers/chaos/workloads.js';
 import { jsonLines } from '../helpers/processes.js';
-import { REDIS_URL } from '../helpers/redis.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
 
 const PAUSED_MS = 90_000;
 const KILLED_MS = 90_000;

@@ -6,7 +6,7 @@
 // the test). A watch resumed from such a checkpoint is answered with silence, so only the 5-minute resync
 // would move anything. The forwarder starts again on the kept checkpoints: it must log that it discarded
 // them, and Deployments created on the new cluster must converge within seconds. The registry names a stable
-// endpoint (test/helpers/chaos-endpoint.ts) moved to the new apiserver, as a fleet's DNS name would be, so
+// endpoint (test/helpers/chaos/endpoint.ts) moved to the new apiserver, as a fleet's DNS name would be, so
 // the workers keep running across the recreation.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -26,9 +26,9 @@ import {
   spineReport,
   type ChaosCluster,
   type OwnRedis,
-} from '../helpers/chaos-harness.js';
-import { kubeconfigAccess, kubeconfigVia, stableEndpoint, type StableEndpoint } from '../helpers/chaos-endpoint.js';
-import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/harness.js';
+import { kubeconfigAccess, kubeconfigVia, stableEndpoint, type StableEndpoint } from '../helpers/chaos/endpoint.js';
+import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos/workloads.js';
 
 const CLUSTER = 'chaos-3';
 /** Deployments created on the new cluster converge this soon (the periodic resync is 5 minutes away). */

@@ -23,7 +23,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { competingStatusWriter, type Competitor } from '../helpers/chaos-competitor.js';
+import { competingStatusWriter, type Competitor } from '../helpers/chaos/competitor.js';
 import {
   NamespaceWatcher,
   Pipeline,
@@ -35,10 +35,10 @@ import {
   spineReport,
   waitFollowed,
   type ChaosCluster,
-} from '../helpers/chaos-harness.js';
-import { createDeployments, deployment, rolledOut, waitRolledOut } from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/harness.js';
+import { createDeployments, deployment, rolledOut, waitRolledOut } from '../helpers/chaos/workloads.js';
 import { jsonLines } from '../helpers/processes.js';
-import { REDIS_URL } from '../helpers/redis.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
 
 /**
  * Not the shared chaos-1: a pipeline reconciles every namespace of the clusters it registers, so there every

@@ -14,11 +14,11 @@ import { waitFor } from '../../infra/sandbox/process.js';
 import { queuePrefixOf } from '../../shared/forwarder/forwarder-lease.js';
 import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
-import { chaosNamespace, removeNamespace } from '../helpers/chaos-harness.js';
-import { writeRegistry } from '../helpers/fleet.js';
+import { chaosNamespace, removeNamespace } from '../helpers/chaos/harness.js';
+import { writeRegistry } from '../helpers/pipeline/fleet.js';
 import { spawnTsx, type Proc } from '../helpers/processes.js';
-import { REDIS_URL } from '../helpers/redis.js';
-import { sandboxCluster } from '../helpers/sandbox.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
+import { sandboxCluster } from '../helpers/sandbox/clusters.js';
 
 /** Big Deployments and the heap of each forwarder: 400 × 250 KiB is ~100 MiB of list, parsed twice over. */
 const BIG = 400;

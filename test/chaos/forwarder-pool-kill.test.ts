@@ -16,11 +16,11 @@ import { waitFor } from '../../infra/sandbox/process.js';
 import { readLeaseHolders, readWriterTokens, queuePrefixOf } from '../../shared/forwarder/forwarder-lease.js';
 import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
-import { NamespaceWatcher, chaosCluster, chaosNamespace, removeNamespace } from '../helpers/chaos-harness.js';
-import { writeRegistry } from '../helpers/fleet.js';
+import { NamespaceWatcher, chaosCluster, chaosNamespace, removeNamespace } from '../helpers/chaos/harness.js';
+import { writeRegistry } from '../helpers/pipeline/fleet.js';
 import { jsonLines, spawnTsx, type Proc } from '../helpers/processes.js';
-import { REDIS_URL } from '../helpers/redis.js';
-import { sandboxCluster } from '../helpers/sandbox.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
+import { sandboxCluster } from '../helpers/sandbox/clusters.js';
 
 const LEASE_MS = 6_000;
 const BOUND_MS = 30_000;

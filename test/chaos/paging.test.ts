@@ -2,7 +2,7 @@
 // namespace is 550 pods, more than the 500-item page a live list reads at a time: a view that reads only the
 // first page sees too few pods for some ReplicaSets and creates more, without end.
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { REDIS_URL } from '../helpers/redis.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
 import {
   NamespaceWatcher,
   Pipeline,
@@ -11,14 +11,14 @@ import {
   removeNamespace,
   spineReport,
   type ChaosCluster,
-} from '../helpers/chaos-harness.js';
+} from '../helpers/chaos/harness.js';
 import {
   activePodsByReplicaSet,
   createDeployments,
   deployment,
   rolledOut,
   waitRolledOut,
-} from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/workloads.js';
 
 const DEPLOYMENTS = 11;
 const REPLICAS = 50;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { REDIS_URL } from '../helpers/redis.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
 import { Redis } from 'ioredis';
 import {
   NamespaceWatcher,
@@ -19,9 +19,9 @@ import {
   removeNamespace,
   spineReport,
   type ChaosCluster,
-} from '../helpers/chaos-harness.js';
-import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos-workloads.js';
-import { KWOK_TOLERATION } from '../helpers/sandbox.js';
+} from '../helpers/chaos/harness.js';
+import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos/workloads.js';
+import { KWOK_TOLERATION } from '../helpers/sandbox/clusters.js';
 
 const HOLD_FINALIZER = 'fleetq.dev/chaos-hold';
 

@@ -23,8 +23,8 @@ import {
   workloadKeys,
   type ChaosCluster,
   type OwnRedis,
-} from '../helpers/chaos-harness.js';
-import { createDeployments, deployment, rolledOut, waitRolledOut } from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/harness.js';
+import { createDeployments, deployment, rolledOut, waitRolledOut } from '../helpers/chaos/workloads.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 
 const OUTAGE_MS = 90_000;

@@ -21,9 +21,9 @@ import {
   removeNamespace,
   type ChaosCluster,
   type OwnRedis,
-} from '../helpers/chaos-harness.js';
-import { stableEndpoint, type StableEndpoint } from '../helpers/chaos-endpoint.js';
-import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/harness.js';
+import { stableEndpoint, type StableEndpoint } from '../helpers/chaos/endpoint.js';
+import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos/workloads.js';
 import { jsonLines } from '../helpers/processes.js';
 
 /** The lost key's Deployment must be rolled out this soon after the failover (the periodic resync is 5 min). */

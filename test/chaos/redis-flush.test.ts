@@ -17,14 +17,14 @@ import {
   workloadKeys,
   type ChaosCluster,
   type OwnRedis,
-} from '../helpers/chaos-harness.js';
+} from '../helpers/chaos/harness.js';
 import {
   activePodsByReplicaSet,
   createDeployments,
   deployment,
   setImage,
   waitRolledOut,
-} from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/workloads.js';
 
 /** Keys must run again this soon after the flush. */
 const REENQUEUE_BOUND_MS = 20_000;

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
-import { REDIS_URL } from '../helpers/redis.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
 import {
   NamespaceWatcher,
   Pipeline,
@@ -13,8 +13,8 @@ import {
   removeNamespace,
   spineReport,
   type ChaosCluster,
-} from '../helpers/chaos-harness.js';
-import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/harness.js';
+import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos/workloads.js';
 
 describe('chaos: rotation structures deleted', () => {
   let c: ChaosCluster;

@@ -15,7 +15,7 @@ import { ForwarderLease } from '../../shared/forwarder/forwarder-lease.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { spawnTsx, type Proc } from '../helpers/processes.js';
-import { REDIS_URL, redisClient } from '../helpers/redis.js';
+import { REDIS_URL, redisClient } from '../helpers/queue/redis.js';
 
 const redis = redisClient();
 const id = randomUUID().slice(0, 8);
@@ -43,7 +43,7 @@ const pod = (name: string, rv: number, phase = 'Running') =>
 
 it("a paused holder that resumes after a takeover leaves the newer holder's cache as it was", async () => {
   const a = spawnTsx(
-    'test/helpers/relist-holder.ts',
+    'test/helpers/pipeline/relist-holder.ts',
     {
       REDIS_URL,
       RELIST_CLUSTER: 'c1',

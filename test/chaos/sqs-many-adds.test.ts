@@ -6,11 +6,11 @@
 //
 // Where each SQS behaviour comes from:
 //   1. The process-level test runs the real pipeline processes (forwarder + 2 worker processes, FLEETQ_DRIVER=sqs)
-//      against fauxqs, the SQS emulator (test/helpers/sqs.ts), on a free loopback port. fauxqs returns at most
+//      against fauxqs, the SQS emulator (test/helpers/queue/sqs.ts), on a free loopback port. fauxqs returns at most
 //      one message per FIFO group per receive, so it shows the cross-process side: the group lock, coalescing
 //      of messages sent before a run, nothing counted as a failure.
 //   2. Real SQS returns as many messages of one group as it can in one receive; fauxqs cannot show that. The
-//      same 50 adds then run against the FIFO TEST DOUBLE (test/helpers/sqs-fifo-double.ts, which follows the
+//      same 50 adds then run against the FIFO TEST DOUBLE (test/helpers/queue/sqs-fifo-double.ts, which follows the
 //      AWS docs for exactly this), in-process: the same runtime as functions/worker.ts (makeDeps + WorkerLoop),
 //      two workers (one SqsQueue each, as two processes would have) of 4 slots each, and the forwarder, on
 //      the real chaos-1 apiserver. The double is used for that path only.
@@ -26,10 +26,10 @@ import { SqsQueue } from '../../shared/queue/sqs/sqs-queue.js';
 import { ensureSqsQueues, sqsQueueNames } from '../../shared/queue/sqs/sqs-setup.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { REDIS_URL } from '../helpers/redis.js';
-import { writeRegistry } from '../helpers/fleet.js';
-import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/sqs.js';
-import { SqsFifoDouble } from '../helpers/sqs-fifo-double.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
+import { writeRegistry } from '../helpers/pipeline/fleet.js';
+import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/queue/sqs.js';
+import { SqsFifoDouble } from '../helpers/queue/sqs-fifo-double.js';
 import {
   NamespaceWatcher,
   Pipeline,
@@ -42,9 +42,9 @@ import {
   spineReport,
   type ChaosCluster,
   type Run,
-} from '../helpers/chaos-harness.js';
-import { runOverlaps, sqsDeadLetters, sqsMessages, startInProcessWorkers } from '../helpers/chaos-sqs.js';
-import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/harness.js';
+import { runOverlaps, sqsDeadLetters, sqsMessages, startInProcessWorkers } from '../helpers/chaos/sqs.js';
+import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos/workloads.js';
 
 const ADDS = 50;
 /** "Far below 50": at most a fifth of the adds run. */

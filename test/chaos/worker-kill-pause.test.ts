@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api } from '@kubernetes/client-node';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { REDIS_URL } from '../helpers/redis.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
 import { Redis } from 'ioredis';
 import {
   NamespaceWatcher,
@@ -19,8 +19,8 @@ import {
   type ChaosCluster,
   type Run,
   WATCH_SKEW_MS,
-} from '../helpers/chaos-harness.js';
-import { activePodsByReplicaSet, createDeployments, deployment, waitRolledOut } from '../helpers/chaos-workloads.js';
+} from '../helpers/chaos/harness.js';
+import { activePodsByReplicaSet, createDeployments, deployment, waitRolledOut } from '../helpers/chaos/workloads.js';
 
 const LEASE_MS = 4_000;
 const TARGET = 12;

@@ -28,8 +28,8 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { startFleetq, type RunningFleetq } from '../helpers/conformance-fleetq.js';
-import { kubectl, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { startFleetq, type RunningFleetq } from '../helpers/conformance/fleetq.js';
+import { kubectl, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const A = process.env.CONFORMANCE_A ?? 'upstream-1';
 const B = process.env.CONFORMANCE_B ?? 'fleetq-1';

@@ -2,11 +2,11 @@
 // run whose sides really differ (an extra step on one side, a broken invariant) is reported as failing.
 // Both live sides run on upstream-1, whatever CONFORMANCE_B says.
 import { describe, expect, it } from '@jest/globals';
-import { diff, normalize } from '../helpers/conformance-normalize.js';
-import { runScenario, type ConformanceOptions } from '../helpers/conformance-runner.js';
-import { replicaSetSettled } from '../helpers/conformance-predicates.js';
-import { jobKeptForTtl, jobParallelismBound, jobSucceededCountedOnce } from '../helpers/conformance-invariants.js';
-import type { Invariant, Job, KubeEvent, Pod, ReplicaSet, Snapshot } from '../helpers/conformance-types.js';
+import { diff, normalize } from '../helpers/conformance/normalize.js';
+import { runScenario, type ConformanceOptions } from '../helpers/conformance/runner.js';
+import { replicaSetSettled } from '../helpers/conformance/predicates.js';
+import { jobKeptForTtl, jobParallelismBound, jobSucceededCountedOnce } from '../helpers/conformance/invariants.js';
+import type { Invariant, Job, KubeEvent, Pod, ReplicaSet, Snapshot } from '../helpers/conformance/types.js';
 import { replicaSet } from './scenarios/builders.js';
 
 const OPTIONS: ConformanceOptions = {

@@ -3,7 +3,7 @@
 // Deployment created and then rolled to a new image, all clusters at once, and no key waited in the queue
 // longer than 10 s (workqueue_queue_duration_seconds over both workers). The clusters are stopped at the end.
 // FLEET_CI_CLUSTERS changes the count.
-// The clusters start two at a time (startFleetClusters in test/helpers/fleet-pipeline.ts).
+// The clusters start two at a time (startFleetClusters in test/helpers/pipeline/fleet-pipeline.ts).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
@@ -14,7 +14,7 @@ import {
   rollout,
   startFleetClusters,
   stopFleetClusters,
-} from '../helpers/fleet-pipeline.js';
+} from '../helpers/pipeline/fleet-pipeline.js';
 
 const CLUSTERS = Number(process.env.FLEET_CI_CLUSTERS ?? 5);
 const WAIT_BOUND_S = 10;

@@ -13,9 +13,9 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { MIRROR_TO } from '../../shared/controllers/configmap-mirror/types.js';
 import { freePort, waitFor } from '../../infra/sandbox/process.js';
 import { down } from '../../infra/sandbox/sandbox.js';
-import { readConfigMap, writeRegistry } from '../helpers/fleet.js';
+import { readConfigMap, writeRegistry } from '../helpers/pipeline/fleet.js';
 import { spawnTsx, type Proc } from '../helpers/processes.js';
-import { kubectlPath, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { kubectlPath, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const execFileP = promisify(execFile);
 

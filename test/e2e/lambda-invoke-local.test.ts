@@ -17,10 +17,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageStack } from '../helpers/lambda-package.js';
-import { redisClient } from '../helpers/redis.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
-import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/sqs.js';
+import { packageStack } from '../helpers/lambda/package.js';
+import { redisClient } from '../helpers/queue/redis.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
+import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/queue/sqs.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const CLUSTER = 'fleetq-2';

@@ -16,12 +16,12 @@ import { parseKey } from '../../shared/kube/key.js';
 import type * as Delay from '../../functions/delay.js';
 import type * as Forwarder from '../../functions/forwarder.js';
 import type * as Reconcile from '../../functions/reconcile.js';
-import { createTemplateQueues, packageStack } from '../helpers/lambda-package.js';
-import { lambdaContext, pollOnce, type BatchHandler } from '../helpers/lambda-sqs.js';
-import { REDIS_URL, redisClient } from '../helpers/redis.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
-import { startSecretsServer, type SecretsServer } from '../helpers/secrets-manager-server.js';
-import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/sqs.js';
+import { createTemplateQueues, packageStack } from '../helpers/lambda/package.js';
+import { lambdaContext, pollOnce, type BatchHandler } from '../helpers/lambda/sqs.js';
+import { REDIS_URL, redisClient } from '../helpers/queue/redis.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
+import { startSecretsServer, type SecretsServer } from '../helpers/lambda/secrets-manager-server.js';
+import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/queue/sqs.js';
 
 const CLUSTER = 'fleetq-2';
 const ARN = (fn: string) => `arn:aws:secretsmanager:us-east-1:123456789012:secret:fleetq-e2e/${fn}-AbCdEf`;

@@ -15,10 +15,10 @@ import { ensureSqsQueues, sqsQueueNames, type SqsQueueUrls } from '../../shared/
 import { waitFor } from '../../infra/sandbox/process.js';
 import type * as Reconcile from '../../functions/reconcile.js';
 import type * as Delay from '../../functions/delay.js';
-import { readConfigMap, unreachableCluster, updateConfigMap, writeRegistry } from '../helpers/fleet.js';
-import { startMapping } from '../helpers/lambda-sqs.js';
-import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
-import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/sqs.js';
+import { readConfigMap, unreachableCluster, updateConfigMap, writeRegistry } from '../helpers/pipeline/fleet.js';
+import { startMapping } from '../helpers/lambda/sqs.js';
+import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
+import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/queue/sqs.js';
 
 const CLUSTER = 'fleetq-2';
 const SECRET = 'e2e-lambda-secret';

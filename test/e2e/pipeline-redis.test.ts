@@ -13,9 +13,9 @@ import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import { MemoryCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
 import { MIRROR_TO } from '../../shared/controllers/configmap-mirror/types.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { readConfigMap, unreachableCluster, updateConfigMap, writeRegistry } from '../helpers/fleet.js';
+import { readConfigMap, unreachableCluster, updateConfigMap, writeRegistry } from '../helpers/pipeline/fleet.js';
 import { jsonLines, spawnTsx, type Proc } from '../helpers/processes.js';
-import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CLUSTER = 'fleetq-2';

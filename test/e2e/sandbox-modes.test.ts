@@ -2,7 +2,7 @@
 // the controller-manager without them (garbage collector and the rest still on).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, CoreV1Api, Watch, type V1Deployment } from '@kubernetes/client-node';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 
 function deployment(name: string, replicas: number): V1Deployment {

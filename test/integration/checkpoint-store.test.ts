@@ -11,7 +11,7 @@ import {
   RedisCheckpointStore,
   type CheckpointStore,
 } from '../../shared/queue/history/checkpoint-store.js';
-import { redisClient } from '../helpers/redis.js';
+import { redisClient } from '../helpers/queue/redis.js';
 
 const redis = redisClient();
 afterAll(async () => redis.quit());

@@ -7,7 +7,7 @@ import type { Pod as V1Pod } from '../../shared/kube/api/objects.js';
 import { LiveClusterView } from '../../shared/kube/cluster-view.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';
-import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const PODS = 12;
 const PAGE = 5;

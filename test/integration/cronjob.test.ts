@@ -16,9 +16,15 @@ import type { ObservedCronJob } from '../../shared/controllers/cronjob/types.js'
 import { plannedEvents } from '../../shared/kube/actions.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
-import { RecordingJobController, runJobToComplete, settleJob, type JobDriver } from '../helpers/job-settle.js';
-import { inProcessDeps } from '../helpers/runtime.js';
-import { kubectlPath, kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { RecordingJobController, runJobToComplete, settleJob, type JobDriver } from '../helpers/pipeline/job-settle.js';
+import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import {
+  kubectlPath,
+  kwokPodTemplate,
+  sandboxCluster,
+  testNamespace,
+  type TestCluster,
+} from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-2';
 const CRONJOB = 'nightly';

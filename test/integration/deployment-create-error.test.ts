@@ -8,8 +8,8 @@ import type { Controller } from '../../shared/controllers/controller.js';
 import { deploymentController } from '../../shared/controllers/deployment/index.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
-import { inProcessDeps } from '../helpers/runtime.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-1';
 const LABELS = { app: 'quota' };

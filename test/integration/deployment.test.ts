@@ -13,8 +13,8 @@ import type { ReconcileKey } from '../../shared/kube/key.js';
 import type { PodTemplateSpec } from '../../shared/kube/api/objects.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
-import { inProcessDeps } from '../helpers/runtime.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 /** The hash of a template client-node read (its Dates as the JSON the apiserver sent). */
 const computeHash = (t: unknown): string => computeHashOfWire(JSON.parse(JSON.stringify(t ?? {})) as PodTemplateSpec);

@@ -8,8 +8,8 @@ import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import type { Lease, WorkQueue } from '../../shared/queue/work-queue.js';
 import { formatDeadLetters, listDeadLetters, redriveDeadLetters } from '../../shared/replay/dead-letters.js';
-import { allDrivers, type TestQueue } from '../helpers/queue-drivers.js';
-import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
+import { allDrivers, type TestQueue } from '../helpers/queue/drivers.js';
+import { redisClient, REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
 import '../helpers/long-timeout.js';
 
 const execFileP = promisify(execFile);

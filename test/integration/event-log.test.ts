@@ -8,7 +8,7 @@ import { trimObject, type EventLog, type LoggedEvent } from '../../shared/queue/
 import { JsonlEventLog, segmentName } from '../../shared/queue/history/jsonl-event-log.js';
 import { RedisStreamEventLog } from '../../shared/queue/history/redis-stream-event-log.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { redisClient } from '../helpers/redis.js';
+import { redisClient } from '../helpers/queue/redis.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1, 0, 0, 0);

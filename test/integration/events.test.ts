@@ -16,8 +16,14 @@ import type { ResolvedEvent } from '../../shared/kube/events/types.js';
 import type { ReconcileKey } from '../../shared/kube/key.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
-import { inProcessDeps } from '../helpers/runtime.js';
-import { kubectl, kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import {
+  kubectl,
+  kwokPodTemplate,
+  sandboxCluster,
+  testNamespace,
+  type TestCluster,
+} from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-1';
 

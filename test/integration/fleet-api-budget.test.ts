@@ -30,10 +30,10 @@ import { freePort, waitFor } from '../../infra/sandbox/process.js';
 import { readState, sandboxRoot, up } from '../../infra/sandbox/sandbox.js';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { deleteQueueKeys, redisKeyPrefix } from '../../shared/queue/redis/redis-keys.js';
-import { Pipeline } from '../helpers/chaos-harness.js';
-import { deployment } from '../helpers/chaos-workloads.js';
+import { Pipeline } from '../helpers/chaos/harness.js';
+import { deployment } from '../helpers/chaos/workloads.js';
 import type { Proc } from '../helpers/processes.js';
-import { REDIS_URL } from '../helpers/redis.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
 
 const CLUSTER = 'budget-1';
 const QPS = 10;

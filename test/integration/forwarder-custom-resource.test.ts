@@ -23,7 +23,7 @@ import type { ResourceInfo } from '../../shared/kube/resources.js';
 import { KubeRest, NO_RATE_LIMIT } from '../../shared/kube/rest.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import '../helpers/long-timeout.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-1';
 /** A group of this run's own: another run's widgets (or a CRD left behind) cannot be listed here. */

@@ -16,8 +16,8 @@ import { RedisStreamEventLog } from '../../shared/queue/history/redis-stream-eve
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
-import { redisClient } from '../helpers/redis.js';
-import { kubectl, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { redisClient } from '../helpers/queue/redis.js';
+import { kubectl, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-1';
 

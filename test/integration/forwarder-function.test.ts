@@ -9,8 +9,8 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
 import { closeTickDeps, tick } from '../../functions/forwarder.js';
 import '../helpers/long-timeout.js';
-import { redisClient } from '../helpers/redis.js';
-import { sandboxCluster } from '../helpers/sandbox.js';
+import { redisClient } from '../helpers/queue/redis.js';
+import { sandboxCluster } from '../helpers/sandbox/clusters.js';
 
 describe('forwarder tick (scheduled Lambda)', () => {
   const redis = redisClient();

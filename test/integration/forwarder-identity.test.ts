@@ -12,9 +12,9 @@ import { keyString } from '../../shared/kube/key.js';
 import { RedisCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
-import { redisClient } from '../helpers/redis.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
-import { RecordingQueue } from '../helpers/recording-queue.js';
+import { redisClient } from '../helpers/queue/redis.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
+import { RecordingQueue } from '../helpers/queue/recording-queue.js';
 
 const CLUSTER = 'fleetq-1';
 /** The checkpoint entry naming the cluster's identity (the uid of kube-system). */

@@ -13,7 +13,7 @@ import {
 } from '../../shared/forwarder/forwarder-lease.js';
 import { FencedCheckpoints, FencedQueue } from '../../shared/forwarder/fenced-writes.js';
 import type { QueueOptions } from '../../shared/queue/work-queue.js';
-import { redisClient, testQueueName } from '../helpers/redis.js';
+import { redisClient, testQueueName } from '../helpers/queue/redis.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 
 const redis = redisClient();

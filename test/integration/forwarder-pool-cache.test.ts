@@ -19,8 +19,8 @@ import { RegistryReload } from '../../shared/runtime/registry-reload.js';
 import { ClusterCaches } from '../../shared/runtime/cluster-caches.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { redisClient, testQueueName } from '../helpers/redis.js';
-import { KWOK_TOLERATION, sandboxCluster, testNamespace } from '../helpers/sandbox.js';
+import { redisClient, testQueueName } from '../helpers/queue/redis.js';
+import { KWOK_TOLERATION, sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
 
 const redis = redisClient();
 const cleanups: Array<() => Promise<unknown>> = [];

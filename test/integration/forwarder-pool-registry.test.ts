@@ -20,7 +20,7 @@ import { RegistryReload, registryDigest } from '../../shared/runtime/registry-re
 import { forwarderMembers } from '../../shared/ops/forwarder-status.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { redisClient, testQueueName } from '../helpers/redis.js';
+import { redisClient, testQueueName } from '../helpers/queue/redis.js';
 
 const redis = redisClient();
 const cleanups: Array<() => Promise<unknown>> = [];

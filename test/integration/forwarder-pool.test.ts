@@ -17,7 +17,7 @@ import { readLeaseHolders } from '../../shared/forwarder/forwarder-lease.js';
 import { RegistryReload } from '../../shared/runtime/registry-reload.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { redisClient, testQueueName } from '../helpers/redis.js';
+import { redisClient, testQueueName } from '../helpers/queue/redis.js';
 
 const redis = redisClient();
 const cleanups: Array<() => Promise<unknown>> = [];

@@ -10,7 +10,7 @@ import { liftQuarantine, readDeathRecords } from '../../shared/forwarder/cluster
 import { forwarderDeathsKey, forwarderSyncingKey, queuePrefixOf } from '../../shared/forwarder/forwarder-keys.js';
 import { ForwarderLease } from '../../shared/forwarder/forwarder-lease.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
-import { redisClient, testQueueName } from '../helpers/redis.js';
+import { redisClient, testQueueName } from '../helpers/queue/redis.js';
 
 const redis = redisClient();
 const prefixes: string[] = [];

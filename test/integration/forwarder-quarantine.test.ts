@@ -21,9 +21,9 @@ import { forwarderDeathsKey, forwarderMembersKey, queuePrefixOf } from '../../sh
 import { readLeaseHolders } from '../../shared/forwarder/forwarder-lease.js';
 import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
-import { writeRegistry, type RegistryEntry } from '../helpers/fleet.js';
+import { writeRegistry, type RegistryEntry } from '../helpers/pipeline/fleet.js';
 import { jsonLines, spawnTsx, type Proc } from '../helpers/processes.js';
-import { REDIS_URL } from '../helpers/redis.js';
+import { REDIS_URL } from '../helpers/queue/redis.js';
 
 const LEASE_MS = 3_000;
 const DEATHS = 3;

@@ -12,10 +12,10 @@ import { connectRedis } from '../../shared/queue/redis/redis-connection.js';
 import { redisKeyPrefix, redisKeys } from '../../shared/queue/redis/redis-keys.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
-import { writeRegistry } from '../helpers/fleet.js';
+import { writeRegistry } from '../helpers/pipeline/fleet.js';
 import { spawnTsx, type Proc } from '../helpers/processes.js';
-import { startOwnRedis, type OwnRedis } from '../helpers/redis.js';
-import { sandboxCluster, testNamespace } from '../helpers/sandbox.js';
+import { startOwnRedis, type OwnRedis } from '../helpers/queue/redis.js';
+import { sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-1';
 const CHECK_MS = 500;

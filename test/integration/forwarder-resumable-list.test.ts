@@ -12,9 +12,9 @@ import { Forwarder, LIST_PROGRESS_SUFFIX } from '../../shared/forwarder/forwarde
 import { makeLister, type Lister, type PageRequest, type Resource } from '../../shared/forwarder/resources.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { RedisCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
-import { redisClient } from '../helpers/redis.js';
-import { RecordingQueue } from '../helpers/recording-queue.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { redisClient } from '../helpers/queue/redis.js';
+import { RecordingQueue } from '../helpers/queue/recording-queue.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-1';
 const NAMES = Array.from({ length: 12 }, (_, i) => `r${i}`);

@@ -7,8 +7,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ForwarderTickError, closeTickDeps, tick } from '../../functions/forwarder.js';
-import { startOwnRedis, type OwnRedis } from '../helpers/redis.js';
-import { sandboxCluster } from '../helpers/sandbox.js';
+import { startOwnRedis, type OwnRedis } from '../helpers/queue/redis.js';
+import { sandboxCluster } from '../helpers/sandbox/clusters.js';
 
 describe('forwarder tick with its store down', () => {
   let redis: OwnRedis;

@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
 import { ForwarderTickError, closeTickDeps, tick } from '../../functions/forwarder.js';
-import { unreachableCluster, writeRegistry } from '../helpers/fleet.js';
-import { REDIS_URL, redisClient } from '../helpers/redis.js';
-import { sandboxCluster } from '../helpers/sandbox.js';
+import { unreachableCluster, writeRegistry } from '../helpers/pipeline/fleet.js';
+import { REDIS_URL, redisClient } from '../helpers/queue/redis.js';
+import { sandboxCluster } from '../helpers/sandbox/clusters.js';
 
 describe('forwarder tick with a cluster it cannot reach', () => {
   const prefix = `test-${randomUUID()}`;

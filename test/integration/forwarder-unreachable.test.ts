@@ -15,7 +15,7 @@ import { MemoryCheckpointStore } from '../../shared/queue/history/checkpoint-sto
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { freePort, waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
-import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const HEALTHY = 'fleetq-2';
 const BROKEN = 'broken-1';

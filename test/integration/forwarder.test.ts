@@ -12,9 +12,15 @@ import { ALL_KINDS } from '../../shared/kube/kinds.js';
 import { RedisCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
-import { redisClient } from '../helpers/redis.js';
-import { kubectl, kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
-import { RecordingQueue } from '../helpers/recording-queue.js';
+import { redisClient } from '../helpers/queue/redis.js';
+import {
+  kubectl,
+  kwokPodTemplate,
+  sandboxCluster,
+  testNamespace,
+  type TestCluster,
+} from '../helpers/sandbox/clusters.js';
+import { RecordingQueue } from '../helpers/queue/recording-queue.js';
 
 const CLUSTER = 'fleetq-1';
 

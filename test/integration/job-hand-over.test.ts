@@ -14,7 +14,7 @@ import { FLEETQ_MANAGER } from '../../shared/controllers/job/types.js';
 import { ClusterRegistry } from '../../shared/kube/registry.js';
 import { startAllInOne, type AllInOne } from '../../functions/all-in-one.js';
 import { loadConfig } from '../../shared/runtime/config.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'upstream-1';
 const KCM = 'kube-controller-manager';

@@ -11,8 +11,8 @@ import { RULE_NAMES_ANNOTATION } from '../../shared/controllers/job/rule-names.j
 import { EventRecorders } from '../../shared/kube/events/recorders.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
-import { inProcessDeps } from '../helpers/runtime.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-2';
 const OUTCOME = 'fleetq.dev/sandbox-outcome';

@@ -10,8 +10,8 @@ import { jobController } from '../../shared/controllers/job/index.js';
 import type { ObservedJob } from '../../shared/controllers/job/types.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
-import { inProcessDeps } from '../helpers/runtime.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-2';
 const FINALIZER = 'batch.kubernetes.io/job-tracking';

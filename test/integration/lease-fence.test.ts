@@ -12,8 +12,8 @@ import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import type { Lease } from '../../shared/queue/work-queue.js';
 import { LeaseFence } from '../../shared/runtime/lease-fence.js';
 import '../helpers/long-timeout.js';
-import { REDIS_URL, redisClient, testQueueName } from '../helpers/redis.js';
-import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { REDIS_URL, redisClient, testQueueName } from '../helpers/queue/redis.js';
+import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-1';
 const LEASE_MS = 1_000;

@@ -16,7 +16,7 @@ import { loadConfig } from '../../shared/runtime/config.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
-import { kubectl, sandboxCluster, testNamespace } from '../helpers/sandbox.js';
+import { kubectl, sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
 
 // The logged JSON, walked loosely.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,5 +1,5 @@
 // Property test of the queue contract under real concurrency. For the redis and sqs drivers, 3 worker child processes
-// (test/helpers/queue-property-worker.ts) loop get → record start → random work (≤ 5 ms) → record end → done,
+// (test/helpers/queue/property-worker.ts) loop get → record start → random work (≤ 5 ms) → record end → done,
 // while this process adds 2000 overlapping adds over 20 keys and records when each add was called.
 // The memory driver cannot be shared between processes, so it runs 3 concurrent async workers in this one.
 // All processes share one machine clock (Date.now()), so intervals and add times are comparable.
@@ -15,9 +15,9 @@ import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { deleteQueueKeys, redisKeyPrefix } from '../../shared/queue/redis/redis-keys.js';
 import { deleteSqsQueues, ensureSqsQueues, sqsQueueNames } from '../../shared/queue/sqs/sqs-setup.js';
 import type { WorkQueue } from '../../shared/queue/work-queue.js';
-import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
-import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/sqs.js';
-import { spawnWorkers } from '../helpers/queue-workers.js';
+import { redisClient, REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
+import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/queue/sqs.js';
+import { spawnWorkers } from '../helpers/queue/workers.js';
 
 jest.setTimeout(120_000);
 

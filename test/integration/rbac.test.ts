@@ -17,8 +17,8 @@ import { TokenBucket } from '../../shared/kube/token-bucket.js';
 import { ensureFleetqRbac } from '../../infra/sandbox/rbac.js';
 import { NAMESPACE } from '../../infra/k8s/manifests.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
-import { serviceAccountRegistries, type ServiceAccountRegistries } from '../helpers/sandbox-rbac.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
+import { serviceAccountRegistries, type ServiceAccountRegistries } from '../helpers/sandbox/rbac.js';
 
 const CLUSTER = 'fleetq-2';
 

@@ -21,8 +21,8 @@ import { MemoryCheckpointStore } from '../../shared/queue/history/checkpoint-sto
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { reconcileOne, type Outcome, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
-import { inProcessDeps } from '../helpers/runtime.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-2';
 const REPLICAS = 3;

@@ -21,8 +21,8 @@ import { Logger } from '../../shared/runtime/logger.js';
 import { resyncOnRedisLoss } from '../../shared/runtime/redis-loss-resync.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
-import { REDIS_URL, redisClient, startOwnRedis, testQueueName, type OwnRedis } from '../helpers/redis.js';
-import { sandboxCluster, testNamespace } from '../helpers/sandbox.js';
+import { REDIS_URL, redisClient, startOwnRedis, testQueueName, type OwnRedis } from '../helpers/queue/redis.js';
+import { sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
 
 const quiet = () => new Logger('test', 'error', () => undefined);
 const key = (cluster: string, name: string) => ({ cluster, kind: 'Deployment', namespace: 'default', name });

@@ -8,7 +8,7 @@ import { BAD_SIGNATURE, signKey } from '../../shared/queue/message-signing.js';
 import { RedisQueue, type RedisQueueOptions } from '../../shared/queue/redis/redis-queue.js';
 import { deleteQueueKeys, redisKeys } from '../../shared/queue/redis/redis-keys.js';
 import type { Lease } from '../../shared/queue/work-queue.js';
-import { REDIS_URL, testQueueName } from '../helpers/redis.js';
+import { REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
 
 jest.setTimeout(30_000);
 

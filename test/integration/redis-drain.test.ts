@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { ReconcileKey } from '../../shared/kube/key.js';
 import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import { deleteQueueKeys, redisKeys } from '../../shared/queue/redis/redis-keys.js';
-import { REDIS_URL, testQueueName } from '../helpers/redis.js';
+import { REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
 
 jest.setTimeout(30_000);
 

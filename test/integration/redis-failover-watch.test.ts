@@ -11,8 +11,8 @@ import { waitFor } from '../../infra/sandbox/process.js';
 import { epochKey, type RedisLoss } from '../../shared/queue/redis/redis-loss.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { resyncOnRedisLoss, type RedisLossResync } from '../../shared/runtime/redis-loss-resync.js';
-import { stableEndpoint, type StableEndpoint } from '../helpers/chaos-endpoint.js';
-import { startOwnRedis, type OwnRedis } from '../helpers/redis.js';
+import { stableEndpoint, type StableEndpoint } from '../helpers/chaos/endpoint.js';
+import { startOwnRedis, type OwnRedis } from '../helpers/queue/redis.js';
 
 const quiet = () => new Logger('test', 'error', () => undefined);
 

@@ -10,7 +10,7 @@ import { redisApiBudget, type ApiBudget } from '../../shared/runtime/clients.js'
 import { loadConfig } from '../../shared/runtime/config.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { freePort, waitFor } from '../../infra/sandbox/process.js';
-import { REDIS_URL, testQueueName } from '../helpers/redis.js';
+import { REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
 
 const CLUSTER = 'c1';
 

@@ -17,7 +17,7 @@ import { logStats } from '../../shared/replay/log-stats.js';
 import { windowKeys } from '../../shared/replay/requeue.js';
 import { loadControllers, shadow } from '../../shared/replay/shadow.js';
 import '../helpers/long-timeout.js';
-import { redisClient, testQueueName } from '../helpers/redis.js';
+import { redisClient, testQueueName } from '../helpers/queue/redis.js';
 
 const execFileP = promisify(execFile);
 const ROLLOUT = 'events/logs/rollout-scale.jsonl';

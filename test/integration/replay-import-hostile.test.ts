@@ -13,7 +13,7 @@ import type { LogRecord } from '../../shared/queue/history/log-record.js';
 import { RedisStreamEventLog } from '../../shared/queue/history/redis-stream-event-log.js';
 import { readLogFile } from '../../shared/replay/log-file.js';
 import { importLogFile } from '../../shared/replay/log-import.js';
-import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
+import { redisClient, REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
 import '../helpers/long-timeout.js';
 
 const execFileP = promisify(execFile);

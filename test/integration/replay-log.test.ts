@@ -23,8 +23,8 @@ import { loadConfig } from '../../shared/runtime/config.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import '../helpers/long-timeout.js';
-import { redisClient } from '../helpers/redis.js';
-import { kubectl, sandboxCluster, testNamespace } from '../helpers/sandbox.js';
+import { redisClient } from '../helpers/queue/redis.js';
+import { kubectl, sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
 
 const T0 = Date.UTC(2026, 11, 3, 12, 0, 0);
 const obj = (kind: string, name: string, rv: string): unknown => ({

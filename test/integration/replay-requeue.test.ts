@@ -16,7 +16,7 @@ import { openLogStore, type LogStore } from '../../shared/replay/log-store.js';
 import { requeue, windowKeys } from '../../shared/replay/requeue.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import '../helpers/long-timeout.js';
-import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
+import { redisClient, REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
 
 const execFileP = promisify(execFile);
 const T0 = Date.UTC(2026, 11, 3, 10, 0, 0);

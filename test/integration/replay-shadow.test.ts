@@ -13,7 +13,7 @@ import { importLog } from '../../shared/replay/log-import.js';
 import { openLogStore } from '../../shared/replay/log-store.js';
 import { loadControllers, shadow, type ShadowReport } from '../../shared/replay/shadow.js';
 import '../helpers/long-timeout.js';
-import { redisClient, testQueueName } from '../helpers/redis.js';
+import { redisClient, testQueueName } from '../helpers/queue/redis.js';
 
 const execFileP = promisify(execFile);
 const LOGS = 'events/logs';

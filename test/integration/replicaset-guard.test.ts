@@ -16,8 +16,8 @@ import type { ListOptions } from '../../shared/kube/view.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type Outcome, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
 import { Logger } from '../../shared/runtime/logger.js';
-import { inProcessDeps } from '../helpers/runtime.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-1';
 const PAGE = 5;

@@ -9,7 +9,7 @@ import {
   sandboxCluster,
   testNamespace,
   type TestCluster,
-} from '../helpers/sandbox.js';
+} from '../helpers/sandbox/clusters.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 
 describe('sandbox kube-apiserver', () => {

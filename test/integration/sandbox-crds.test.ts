@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { installCrds, readCrds } from '../../infra/sandbox/crds.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { sandboxCluster, testNamespace } from '../helpers/sandbox.js';
+import { sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
 
 const CRD_FILE = new URL('./fixtures/sandbox-gadget-crd.yaml', import.meta.url);
 const CRD_NAME = 'gadgets.sandbox-test.fleetq.dev';

@@ -23,7 +23,7 @@ import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { ensurePki } from '../../infra/sandbox/pki.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { down, up } from '../../infra/sandbox/sandbox.js';
-import { kwokPodTemplate } from '../helpers/sandbox.js';
+import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
 
 const KINDS = sandboxKindOptions({
   crds: [{ kind: 'JobSet', file: JOBSET_CRD }],

@@ -3,7 +3,7 @@
 // other command keeps running. Standalone pods, so either cluster mode would do.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, type V1Container, type V1ContainerStatus, type V1Pod } from '@kubernetes/client-node';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 
 const BUSYBOX = 'registry.k8s.io/e2e-test-images/busybox:1.37.0-1';

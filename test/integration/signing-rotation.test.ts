@@ -15,8 +15,8 @@ import {
 } from '../../shared/queue/sqs/sqs-setup.js';
 import type { Lease, QueueOptions, WorkQueue } from '../../shared/queue/work-queue.js';
 import { redriveDeadLetters, refusedMessage } from '../../shared/replay/dead-letters.js';
-import { redisClient, REDIS_URL, testQueueName } from '../helpers/redis.js';
-import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/sqs.js';
+import { redisClient, REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
+import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/queue/sqs.js';
 import '../helpers/long-timeout.js';
 
 const OLD = 'old-secret-0123456789';

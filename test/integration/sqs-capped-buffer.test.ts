@@ -7,7 +7,7 @@ import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { SqsQueue } from '../../shared/queue/sqs/sqs-queue.js';
 import { deleteSqsQueues, ensureSqsQueues, sqsQueueNames } from '../../shared/queue/sqs/sqs-setup.js';
 import type { Lease } from '../../shared/queue/work-queue.js';
-import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/sqs.js';
+import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/queue/sqs.js';
 
 describe('SQS driver: buffered messages of a capped cluster (fauxqs)', () => {
   let sqs: SqsEmulator;

@@ -8,7 +8,7 @@ import { createQueue } from '../../shared/queue/index.js';
 import type { WorkQueue } from '../../shared/queue/work-queue.js';
 import { ALL_CLUSTERS, collectStatus } from '../../shared/ops/status.js';
 import { loadConfig } from '../../shared/runtime/config.js';
-import { startSqsEmulator, type SqsEmulator } from '../helpers/sqs.js';
+import { startSqsEmulator, type SqsEmulator } from '../helpers/queue/sqs.js';
 
 const key = (name: string): ReconcileKey => ({ cluster: 'c1', kind: 'ConfigMap', namespace: 'default', name });
 

@@ -23,9 +23,9 @@ import type { Lease } from '../../shared/queue/work-queue.js';
 import { collectStatus, type ClusterStatus, type FleetStatus } from '../../shared/ops/status.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { unreachableCluster, writeRegistry } from '../helpers/fleet.js';
+import { unreachableCluster, writeRegistry } from '../helpers/pipeline/fleet.js';
 import { jsonLines, spawnTsx, type Proc } from '../helpers/processes.js';
-import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CLUSTER = 'fleetq-2';

@@ -15,7 +15,7 @@ import { waitFor } from '../../infra/sandbox/process.js';
 import { ClusterRegistry, parseRegistry } from '../../shared/kube/registry.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { clusterClients } from '../../shared/runtime/clients.js';
-import { makeTestPki } from '../helpers/test-pki.js';
+import { makeTestPki } from '../helpers/sandbox/test-pki.js';
 
 type Pki = { ca: Buffer; serverCert: Buffer; serverKey: Buffer; clientCert: Buffer; clientKey: Buffer };
 

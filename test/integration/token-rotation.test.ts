@@ -11,7 +11,7 @@ import { ApiError } from '../../shared/kube/errors.js';
 import { ClusterRegistry, parseRegistry } from '../../shared/kube/registry.js';
 import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';
-import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 type SelfSubjectReview = { status?: { userInfo?: { username?: string } } };
 

@@ -15,7 +15,7 @@ import { KubeRest } from '../../shared/kube/rest.js';
 import { TokenBucket } from '../../shared/kube/token-bucket.js';
 import { applyActions, type Fence } from '../../shared/kube/writer.js';
 import '../helpers/long-timeout.js';
-import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-1';
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

@@ -12,9 +12,9 @@ import { ttlAfterFinishedController } from '../../shared/controllers/ttl-after-f
 import type { ObservedTtlJob } from '../../shared/controllers/ttl-after-finished/types.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne, type ReconcileDeps } from '../../shared/runtime/reconcile-one.js';
-import { RecordingJobController, runJobToComplete, type JobDriver } from '../helpers/job-settle.js';
-import { inProcessDeps } from '../helpers/runtime.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox.js';
+import { RecordingJobController, runJobToComplete, type JobDriver } from '../helpers/pipeline/job-settle.js';
+import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-2';
 

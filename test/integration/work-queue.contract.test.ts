@@ -13,7 +13,7 @@ import {
   type RetryOutcome,
   type WorkQueue,
 } from '../../shared/queue/work-queue.js';
-import { allDrivers, type TestQueue } from '../helpers/queue-drivers.js';
+import { allDrivers, type TestQueue } from '../helpers/queue/drivers.js';
 
 jest.setTimeout(60_000);
 

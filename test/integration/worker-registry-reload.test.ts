@@ -15,8 +15,8 @@ import type { WorkQueue } from '../../shared/queue/work-queue.js';
 import { loadConfig } from '../../shared/runtime/config.js';
 import { closeDeps, makeDeps, type Deps } from '../../shared/runtime/deps.js';
 import { WorkerLoop } from '../../shared/runtime/loop.js';
-import { REDIS_URL, redisClient, testQueueName } from '../helpers/redis.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace } from '../helpers/sandbox.js';
+import { REDIS_URL, redisClient, testQueueName } from '../helpers/queue/redis.js';
+import { kwokPodTemplate, sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
 
 const redis = redisClient();
 const cleanups: Array<() => Promise<unknown>> = [];

@@ -11,8 +11,8 @@ import type {
   ReplicaSet,
   Snapshot,
   Step,
-} from '../../helpers/conformance-types.js';
-import { kwokPodTemplate } from '../../helpers/sandbox.js';
+} from '../../helpers/conformance/types.js';
+import { kwokPodTemplate } from '../../helpers/sandbox/clusters.js';
 
 export const image = (v: number): string => `registry.example/app:${v}`;
 

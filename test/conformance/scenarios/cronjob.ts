@@ -5,7 +5,7 @@
 // after the CronJob's creation (`nightly-+2`). Pods end only when a step says so (kwok's outcome stages). Waits
 // for a run carry deadlines past the minute, never sleeps. Invariants: never two unfinished Jobs under Forbid or
 // Replace; never more Jobs than the scenario can have (no run created twice, history limits).
-import { cronJobJobsBound, cronJobOneActiveJob } from '../../helpers/conformance-invariants.js';
+import { cronJobJobsBound, cronJobOneActiveJob } from '../../helpers/conformance/invariants.js';
 import {
   all,
   cronJobActive,
@@ -14,8 +14,8 @@ import {
   cronJobLastRun,
   midMinute,
   pastRun,
-} from '../../helpers/conformance-predicates.js';
-import type { CronJob, Invariant, Scenario, Step } from '../../helpers/conformance-types.js';
+} from '../../helpers/conformance/predicates.js';
+import type { CronJob, Invariant, Scenario, Step } from '../../helpers/conformance/types.js';
 import { compare, wait } from './builders.js';
 import { job } from './job.js';
 

@@ -7,8 +7,8 @@ import {
   daemonSetPodsWithImage,
   daemonSetRolledOut,
   daemonSetUnavailableBound,
-} from '../../helpers/conformance-daemonset.js';
-import type { DaemonSet, Invariant, IntOrString, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
+} from '../../helpers/conformance/daemonset.js';
+import type { DaemonSet, Invariant, IntOrString, Scenario, Snapshot, Step } from '../../helpers/conformance/types.js';
 import { compare, image, orphanPod, podTemplate, wait } from './builders.js';
 
 const DS = 'agent';

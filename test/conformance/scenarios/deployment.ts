@@ -1,8 +1,8 @@
 // Deployment scenarios: each runs on both sides and compares the normalized state at its checkpoints.
-import { availabilityFloor, deploymentInvariants } from '../../helpers/conformance-invariants.js';
-import { replicaSetsOf, findDeployment } from '../../helpers/conformance-model.js';
-import { deploymentComplete, deploymentCondition, deploymentPods, gone } from '../../helpers/conformance-predicates.js';
-import type { Check, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
+import { availabilityFloor, deploymentInvariants } from '../../helpers/conformance/invariants.js';
+import { replicaSetsOf, findDeployment } from '../../helpers/conformance/model.js';
+import { deploymentComplete, deploymentCondition, deploymentPods, gone } from '../../helpers/conformance/predicates.js';
+import type { Check, Scenario, Snapshot, Step } from '../../helpers/conformance/types.js';
 import { compare, deployment, image, replicaSet, setImage, setStuckImage, type DeploymentOptions } from './builders.js';
 
 const D = 'web';

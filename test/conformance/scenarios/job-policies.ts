@@ -5,10 +5,10 @@
 // Pods end through kwok's outcome stages (`endPods`, with an exit code) or, when a pod condition matters
 // (DisruptionTarget), through a kubelet-like status write (`failPods`). Waits carry deadlines; a failed pod's
 // replacement comes after the 10 s re-creation backoff (per index with backoffLimitPerIndex).
-import { jobInvariants } from '../../helpers/conformance-invariants.js';
-import { findJob, isActive, isTerminating, podsOwnedBy } from '../../helpers/conformance-model.js';
-import { all, jobCondition, jobRunning, jobStatus } from '../../helpers/conformance-predicates.js';
-import type { Check, Condition, Invariant, Job, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
+import { jobInvariants } from '../../helpers/conformance/invariants.js';
+import { findJob, isActive, isTerminating, podsOwnedBy } from '../../helpers/conformance/model.js';
+import { all, jobCondition, jobRunning, jobStatus } from '../../helpers/conformance/predicates.js';
+import type { Check, Condition, Invariant, Job, Scenario, Snapshot, Step } from '../../helpers/conformance/types.js';
 import { compare, wait } from './builders.js';
 import { job, type JobOptions } from './job.js';
 

@@ -3,17 +3,17 @@
 // Upstream (trackJobStatusAndRemoveFinalizers) records a terminated pod's uid in status.uncountedTerminatedPods,
 // then removes its finalizer, then moves the uid to succeeded/failed; fleetq does the same over passes
 // (shared/controllers/job/tracking.ts). The Job carries the annotation that arms the fault of the conformance
-// runner's fleetq (test/helpers/conformance-faults.ts): the run that removes the finalizer dies before its status
+// runner's fleetq (test/helpers/conformance/faults.ts): the run that removes the finalizer dies before its status
 // write, without telling the queue, so the key comes back only when its lease expires (30 s) and a new run
 // finishes the move. A step on the fleetq side waits for that gap's visible state (a recorded uid whose pod has no
 // finalizer left), so the scenario shows the kill happened; the upstream side ignores the annotation. The counts
 // must then equal upstream's, and the sampler's invariant (status.succeeded never exceeds the succeeded pods seen)
 // holds throughout. A controller that counted a pod without recording it first would lose the count at the kill
 // (the finalizer gone, the status never written) and never reach the third success.
-import { jobInvariants } from '../../helpers/conformance-invariants.js';
-import { DIE_AFTER_FINALIZER_REMOVAL, FAULT_ANNOTATION } from '../../helpers/conformance-faults.js';
-import { all, jobCondition, jobRunning, jobStatus } from '../../helpers/conformance-predicates.js';
-import type { Check, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
+import { jobInvariants } from '../../helpers/conformance/invariants.js';
+import { DIE_AFTER_FINALIZER_REMOVAL, FAULT_ANNOTATION } from '../../helpers/conformance/faults.js';
+import { all, jobCondition, jobRunning, jobStatus } from '../../helpers/conformance/predicates.js';
+import type { Check, Scenario, Snapshot, Step } from '../../helpers/conformance/types.js';
 import { compare, wait } from './builders.js';
 import { job } from './job.js';
 

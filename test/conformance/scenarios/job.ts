@@ -2,9 +2,9 @@
 // compares the normalized state at every `compare` step. Pods end only when a step says so, through the
 // sandbox's kwok outcome stages (`endPods`), so both sides see the same pods succeed or fail in the same order;
 // waits carry deadlines, never sleeps (a failed pod's replacement comes after the 10 s re-creation backoff).
-import { jobInvariants } from '../../helpers/conformance-invariants.js';
-import { all, jobCondition, jobRunning, jobStatus } from '../../helpers/conformance-predicates.js';
-import type { Check, Job, Labels, PodFilter, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
+import { jobInvariants } from '../../helpers/conformance/invariants.js';
+import { all, jobCondition, jobRunning, jobStatus } from '../../helpers/conformance/predicates.js';
+import type { Check, Job, Labels, PodFilter, Scenario, Snapshot, Step } from '../../helpers/conformance/types.js';
 import { compare, orphanPod, podTemplate, wait } from './builders.js';
 
 const NAME = 'work';

@@ -1,9 +1,9 @@
 // kubectl workflows against Deployments: each runs on both sides; the exit code and final output of every
 // recorded kubectl command, and the normalized states at the checkpoints, must agree.
-import { deploymentInvariants } from '../../helpers/conformance-invariants.js';
-import { findDeployment, replicaSetsOf, revisionOf } from '../../helpers/conformance-model.js';
-import { deploymentComplete, deploymentCondition } from '../../helpers/conformance-predicates.js';
-import type { Check, Scenario, Snapshot, Step } from '../../helpers/conformance-types.js';
+import { deploymentInvariants } from '../../helpers/conformance/invariants.js';
+import { findDeployment, replicaSetsOf, revisionOf } from '../../helpers/conformance/model.js';
+import { deploymentComplete, deploymentCondition } from '../../helpers/conformance/predicates.js';
+import type { Check, Scenario, Snapshot, Step } from '../../helpers/conformance/types.js';
 import { compare, deployment, image, setImage, setStuckImage, type DeploymentOptions } from './builders.js';
 
 const D = 'web';

@@ -4,9 +4,9 @@ import {
   replicaSetInvariants,
   replicaSetPodBound,
   statusOrdered,
-} from '../../helpers/conformance-invariants.js';
-import { all, gone, podsReady, replicaSetSettled, replicaSetStatus } from '../../helpers/conformance-predicates.js';
-import type { Scenario, Step } from '../../helpers/conformance-types.js';
+} from '../../helpers/conformance/invariants.js';
+import { all, gone, podsReady, replicaSetSettled, replicaSetStatus } from '../../helpers/conformance/predicates.js';
+import type { Scenario, Step } from '../../helpers/conformance/types.js';
 import { compare, orphanPod, replicaSet } from './builders.js';
 
 const RS = 'frontend';

@@ -17,8 +17,8 @@ import {
   statefulSetGone,
   statefulSetRolledOut,
   statefulSetStatusIs,
-} from '../../helpers/conformance-statefulset.js';
-import type { Check, Invariant, Pod, Scenario, Snapshot, StatefulSet, Step } from '../../helpers/conformance-types.js';
+} from '../../helpers/conformance/statefulset.js';
+import type { Check, Invariant, Pod, Scenario, Snapshot, StatefulSet, Step } from '../../helpers/conformance/types.js';
 import { compare, image, orphanPod, podTemplate, wait } from './builders.js';
 
 const STS = 'web';

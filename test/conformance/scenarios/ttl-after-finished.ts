@@ -3,9 +3,9 @@
 // every `compare` step. The deletion is the garbage collector's on both sides (Foreground: the Job goes after its
 // pods). Besides the Job invariants, every sample checks that no Job is marked for deletion or gone before its
 // finish time + TTL (jobKeptForTtl). Waits carry deadlines, never sleeps.
-import { jobInvariants, jobKeptForTtl } from '../../helpers/conformance-invariants.js';
-import { jobCondition, jobRunning } from '../../helpers/conformance-predicates.js';
-import type { Job, Scenario, Step } from '../../helpers/conformance-types.js';
+import { jobInvariants, jobKeptForTtl } from '../../helpers/conformance/invariants.js';
+import { jobCondition, jobRunning } from '../../helpers/conformance/predicates.js';
+import type { Job, Scenario, Step } from '../../helpers/conformance/types.js';
 import { compare, wait } from './builders.js';
 import { job, type JobOptions } from './job.js';
 

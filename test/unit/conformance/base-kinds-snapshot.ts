@@ -3,7 +3,7 @@
 // scheduled Jobs and a Job created from it by hand, a DaemonSet and a StatefulSet with their revisions) and the
 // corner cases the normalizer names: pods of every owner (terminating, hash ≠ owner, a kept Job tracking
 // finalizer, orphans), messages naming pods, the namespace and ReplicaSets, and Events of objects gone since.
-import type { KubeEvent, OwnerRef, Pod, Snapshot } from '../../helpers/conformance-types.js';
+import type { KubeEvent, OwnerRef, Pod, Snapshot } from '../../helpers/conformance/types.js';
 
 export const NS = 'conf-base-kinds-1a2b3c';
 

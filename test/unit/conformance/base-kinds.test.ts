@@ -4,10 +4,10 @@
 // base-kinds-snapshot.ts) before the move. A kind no plug-in lists is refused.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { emptySnapshot, pluginLists } from '../../helpers/conformance-client.js';
-import { normalize, type NormalizedSide } from '../../helpers/conformance-normalize.js';
-import { PLUGINS, pluginOf } from '../../helpers/conformance-plugins.js';
-import type { Snapshot } from '../../helpers/conformance-types.js';
+import { emptySnapshot, pluginLists } from '../../helpers/conformance/client.js';
+import { normalize, type NormalizedSide } from '../../helpers/conformance/normalize.js';
+import { PLUGINS, pluginOf } from '../../helpers/conformance/plugins.js';
+import type { Snapshot } from '../../helpers/conformance/types.js';
 import { BASE_KINDS_EVENTS, baseKindsSnapshot, deploymentsOnlySnapshot, NS } from './base-kinds-snapshot.js';
 
 const captured = JSON.parse(
@@ -55,7 +55,7 @@ describe('base kinds as conformance plug-ins', () => {
     const widget = { metadata: { name: 'w', uid: 'w1' } };
     expect(() => normalize({ ...empty, custom: { Widget: [widget] } }, NS)).toThrow(
       'snapshot holds objects no conformance plug-in lists (kind Widget): register a plug-in for the kind in ' +
-        'test/helpers/conformance-plugins.ts',
+        'test/helpers/conformance/plugins.ts',
     );
     const withoutJob = PLUGINS.filter((p) => p.kind !== 'Job');
     expect(() => normalize(baseKindsSnapshot(), NS, [], withoutJob)).toThrow(
@@ -68,7 +68,7 @@ describe('base kinds as conformance plug-ins', () => {
       pods: {},
     });
     expect(() => pluginOf('Widget')).toThrow(
-      'no conformance plug-in for kind Widget (test/helpers/conformance-plugins.ts)',
+      'no conformance plug-in for kind Widget (test/helpers/conformance/plugins.ts)',
     );
   });
 

@@ -1,11 +1,11 @@
-// The conformance harness reads what is per kind from its plug-ins (test/helpers/conformance-plugins.ts): what a
+// The conformance harness reads what is per kind from its plug-ins (test/helpers/conformance/plugins.ts): what a
 // snapshot lists once a scenario created an object of a kind, what fleetq owns, whose Events are compared, and
 // each kind's part of the normalized state (a CRD kind's lists land in Snapshot.custom).
 import { describe, expect, it } from '@jest/globals';
-import { pluginLists } from '../../../test/helpers/conformance-client.js';
-import { normalize } from '../../../test/helpers/conformance-normalize.js';
-import { comparedEventKinds, ownedKinds, pluginOf } from '../../../test/helpers/conformance-plugins.js';
-import type { Snapshot } from '../../../test/helpers/conformance-types.js';
+import { pluginLists } from '../../helpers/conformance/client.js';
+import { normalize } from '../../helpers/conformance/normalize.js';
+import { comparedEventKinds, ownedKinds, pluginOf } from '../../helpers/conformance/plugins.js';
+import type { Snapshot } from '../../helpers/conformance/types.js';
 
 const base: Snapshot = { at: 0, deployments: [], replicaSets: [], jobs: [], pods: [] };
 

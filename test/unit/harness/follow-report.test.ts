@@ -1,7 +1,7 @@
 // The chaos suite's follow check (every watched event followed by a successful run of its key): a run that
 // started before the test's own watch saw an event still follows it when the forwarder saw the event first.
 import { describe, expect, it } from '@jest/globals';
-import { followReport, WATCH_SKEW_MS, type Run, type WatchedEvent } from '../../helpers/chaos-harness.js';
+import { followReport, WATCH_SKEW_MS, type Run, type WatchedEvent } from '../../helpers/chaos/harness.js';
 
 const KEY = 'c1/ReplicaSet/ns/web-1';
 const event: WatchedEvent = { at: 10_000, type: 'MODIFIED', kind: 'Pod', name: 'web-1-abc', keys: [KEY], rv: '42' };

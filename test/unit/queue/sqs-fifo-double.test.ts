@@ -1,4 +1,4 @@
-// The SQS driver against a TEST DOUBLE of documented AWS behaviour (test/helpers/sqs-fifo-double.ts: see its
+// The SQS driver against a TEST DOUBLE of documented AWS behaviour (test/helpers/queue/sqs-fifo-double.ts: see its
 // header for the AWS docs it follows). A double is used here, and only here, because fauxqs — the real
 // emulator every other SQS test runs against — returns one message per FIFO group per receive, while real
 // SQS returns as many messages of one group as it can; the scenarios below depend on exactly that.
@@ -8,8 +8,8 @@ import { signKey } from '../../../shared/queue/message-signing.js';
 import { messageGroupId } from '../../../shared/queue/sqs/sqs-message.js';
 import { SqsQueue, type RecordPlan } from '../../../shared/queue/sqs/sqs-queue.js';
 import type { Lease, QueueOptions } from '../../../shared/queue/work-queue.js';
-import { toRecord } from '../../helpers/lambda-sqs.js';
-import { SqsFifoDouble } from '../../helpers/sqs-fifo-double.js';
+import { toRecord } from '../../helpers/lambda/sqs.js';
+import { SqsFifoDouble } from '../../helpers/queue/sqs-fifo-double.js';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 
 jest.setTimeout(60_000);

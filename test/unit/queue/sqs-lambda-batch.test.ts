@@ -1,5 +1,5 @@
 // The Lambda handler path (shared/runtime/sqs-batch.ts) against the SQS TEST DOUBLE of documented AWS
-// behaviour (test/helpers/sqs-fifo-double.ts; see its header): fauxqs never puts two messages of one FIFO
+// behaviour (test/helpers/queue/sqs-fifo-double.ts; see its header): fauxqs never puts two messages of one FIFO
 // group in one batch, real SQS does, so this path is shown on the double. The controller is a stand-in
 // that records runs; the queue, its messages and the batch handling are the real code.
 import { describe, expect, it } from '@jest/globals';
@@ -13,8 +13,8 @@ import { SqsQueue } from '../../../shared/queue/sqs/sqs-queue.js';
 import { Logger } from '../../../shared/runtime/logger.js';
 import type { ClusterClients } from '../../../shared/runtime/reconcile-one.js';
 import { processWorkBatch } from '../../../shared/runtime/sqs-batch.js';
-import { toRecord } from '../../helpers/lambda-sqs.js';
-import { SqsFifoDouble } from '../../helpers/sqs-fifo-double.js';
+import { toRecord } from '../../helpers/lambda/sqs.js';
+import { SqsFifoDouble } from '../../helpers/queue/sqs-fifo-double.js';
 
 const key = (name: string): ReconcileKey => ({ cluster: 'a', kind: 'Deployment', namespace: 'default', name });
 

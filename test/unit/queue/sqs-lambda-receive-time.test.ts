@@ -1,6 +1,6 @@
 // The Lambda path's local deadline counts from each record's receive, not from the invocation: the event source
 // mapping received the batch with the queue's visibility timeout, and the invocation may start well after that
-// (a throttled function). On the SQS test double (test/helpers/sqs-fifo-double.ts); the queue and the fence are
+// (a throttled function). On the SQS test double (test/helpers/queue/sqs-fifo-double.ts); the queue and the fence are
 // the real code.
 import { describe, expect, it } from '@jest/globals';
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
@@ -8,8 +8,8 @@ import type { ReconcileKey } from '../../../shared/kube/key.js';
 import { SqsQueue, receivedAtOf } from '../../../shared/queue/sqs/sqs-queue.js';
 import type { SqsRecordLike } from '../../../shared/queue/sqs/sqs-record-lease.js';
 import { LeaseFence } from '../../../shared/runtime/lease-fence.js';
-import { toRecord } from '../../helpers/lambda-sqs.js';
-import { SqsFifoDouble } from '../../helpers/sqs-fifo-double.js';
+import { toRecord } from '../../helpers/lambda/sqs.js';
+import { SqsFifoDouble } from '../../helpers/queue/sqs-fifo-double.js';
 
 const key = (name: string): ReconcileKey => ({ cluster: 'a', kind: 'Deployment', namespace: 'default', name });
 const VISIBILITY_MS = 30_000;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../../shared/runtime/config.js';
 import { LambdaDeps } from '../../../shared/runtime/lambda-deps.js';
 import { SecretEnvLoader, secretEnvLoader } from '../../../shared/runtime/lambda-secrets.js';
-import { startSecretsServer, type SecretsServer } from '../../helpers/secrets-manager-server.js';
+import { startSecretsServer, type SecretsServer } from '../../helpers/lambda/secrets-manager-server.js';
 
 const ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:fleetq/handler-AbCdEf';
 const secret = (redis: string) =>
