@@ -7,8 +7,9 @@
 //   - 90 s SIGSTOP: the port stays open, so connections are accepted and then hang; every request runs into
 //     the client's 30 s timeout. This is what stresses isolation: a hung request holds a worker slot.
 //   - 90 s SIGKILL: connections are refused at once, so failures come fast and the per-key backoff climbs
-//     (to about a dozen failures a key; that no number of failures parks a key as a dead letter is the queue
-//     contract's own test, test/integration/work-queue.contract.test.ts, 20 failures on each driver).
+//     (with the circuit breaker failing them at once, a key passes the 15 failures at which the old code parked
+//     it as a dead letter; that no number of failures does is also the queue contract's own test,
+//     test/integration/work-queue.contract.test.ts, 20 failures on each driver).
 //   - then the apiserver is started again with the same arguments on the same port and etcd (the cluster's
 //     state is kept; helpers/chaos-apiserver.ts), and the outage ends when its /readyz answers.
 // SIGSTOP alone would not exercise the backoff (a key fails only once per 30 s request timeout);
