@@ -89,14 +89,13 @@ else
   echo "run-all: Node 24 not found at $node24 (bash .ci/run installs it)"; failed_steps+=("node24-missing")
 fi
 # Two test files at a time: most of an integration test's time is waiting on an apiserver, Redis or a child
-# process, and each file works in namespaces, queues and clusters of its own (on 2 cores: 639 s instead of the
-# files' 1,269 s end to end, all passing).
+# process, and each file works in namespaces, queues and clusters of its own.
 jest_step integration 1800 node --selectProjects integration --maxWorkers=2
 jest_step e2e 1200 node --selectProjects e2e --runInBand
 # Conformance in both read modes: from the cache (the default), every suite; live (the fallback path), the
-# workloads suite (ReplicaSet, Deployment, Job, TTL) and the kubectl workflows. CronJob and DaemonSet were seen
-# to agree in live mode too (6/6, 15/15 on 2026-12-03); they run once here to keep CI within its time, one
-# conformance run at a time (two at once on 2 cores broke timing-sensitive invariants at load 13).
+# workloads suite (ReplicaSet, Deployment, Job, TTL) and the kubectl workflows; CronJob, DaemonSet and StatefulSet
+# run in cache mode only, to keep CI within its time. One conformance run at a time: two at once on 2 cores broke
+# timing-sensitive invariants.
 jest_step conformance 2400 node --selectProjects conformance --runInBand
 FLEETQ_READS=live jest_step conformance-live 1800 node --selectProjects conformance --runInBand \
   --testPathIgnorePatterns 'cronjob|daemonset|statefulset'
