@@ -18,18 +18,11 @@
 // not parse, has no counterpart: fleetq has no update handler, and the reconcile that follows records
 // UnparseableSchedule, as upstream's does.)
 import type { WriteEvents } from '../../kube/actions.js';
-import { EventType, type EventSpec, type InvolvedObject } from '../../kube/events/types.js';
+import { EventType, type EventSpec, regardingObject, type InvolvedObject } from '../../kube/events/types.js';
 import { CRONJOB_API_VERSION, CRONJOB_EVENT_SOURCE, CRONJOB_KIND, Reason, type CronJob } from './types.js';
 
 export function regardingCronJob(cj: CronJob): InvolvedObject {
-  return {
-    kind: CRONJOB_KIND,
-    apiVersion: CRONJOB_API_VERSION,
-    namespace: cj.metadata.namespace ?? '',
-    name: cj.metadata.name ?? '',
-    uid: cj.metadata.uid ?? '',
-    ...(cj.metadata.resourceVersion !== undefined && { resourceVersion: cj.metadata.resourceVersion }),
-  };
+  return regardingObject(CRONJOB_KIND, CRONJOB_API_VERSION, cj.metadata);
 }
 
 export function cronJobEvent(cj: CronJob, type: EventType, reason: string, message: string): EventSpec {

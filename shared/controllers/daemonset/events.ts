@@ -9,18 +9,11 @@
 // Revision writes, adoption and release record nothing.
 import type { DaemonSet } from '../../kube/api/objects.js';
 import type { WriteEvents } from '../../kube/actions.js';
-import { EventType, type EventSpec, type InvolvedObject } from '../../kube/events/types.js';
+import { EventType, type EventSpec, regardingObject, type InvolvedObject } from '../../kube/events/types.js';
 import { DS_API_VERSION, DS_EVENT_SOURCE, DS_KIND, Reason } from './types.js';
 
 export function regardingDaemonSet(ds: DaemonSet): InvolvedObject {
-  return {
-    kind: DS_KIND,
-    apiVersion: DS_API_VERSION,
-    namespace: ds.metadata?.namespace ?? '',
-    name: ds.metadata?.name ?? '',
-    uid: ds.metadata?.uid ?? '',
-    ...(ds.metadata?.resourceVersion !== undefined && { resourceVersion: ds.metadata.resourceVersion }),
-  };
+  return regardingObject(DS_KIND, DS_API_VERSION, ds.metadata);
 }
 
 export function dsEvent(ds: DaemonSet, type: EventType, reason: string, message: string): EventSpec {

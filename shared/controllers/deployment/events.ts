@@ -9,7 +9,7 @@
 //   DeploymentRollbackTemplateUnchanged  Warning  "The rollback revision contains the same template as current deployment \"<d>\""
 // Cleanup deletes, adoption and release of ReplicaSets record nothing.
 import type { WriteEvents } from '../../kube/actions.js';
-import { EventType, type EventSpec, type InvolvedObject } from '../../kube/events/types.js';
+import { EventType, type EventSpec, regardingObject, type InvolvedObject } from '../../kube/events/types.js';
 import { Reason, type Deployment } from './types.js';
 
 export const DEPLOYMENT_EVENT_SOURCE = 'deployment-controller';
@@ -23,14 +23,7 @@ export const EventReason = {
 } as const;
 
 export function regardingDeployment(d: Deployment): InvolvedObject {
-  return {
-    kind: 'Deployment',
-    apiVersion: 'apps/v1',
-    namespace: d.metadata.namespace ?? '',
-    name: d.metadata.name ?? '',
-    uid: d.metadata.uid ?? '',
-    ...(d.metadata.resourceVersion !== undefined && { resourceVersion: d.metadata.resourceVersion }),
-  };
+  return regardingObject('Deployment', 'apps/v1', d.metadata);
 }
 
 export function deploymentEvent(d: Deployment, type: EventType, reason: string, message: string): EventSpec {

@@ -11,18 +11,11 @@
 //   UnknownCompletionMode  Warning  "Skipped Job sync because completion mode is unknown"
 // Adoption, release and finalizer removal (pod patches) record nothing.
 import type { WriteEvents } from '../../kube/actions.js';
-import { EventType, type EventSpec, type InvolvedObject } from '../../kube/events/types.js';
+import { EventType, type EventSpec, regardingObject, type InvolvedObject } from '../../kube/events/types.js';
 import { JOB_API_VERSION, JOB_EVENT_SOURCE, JOB_KIND, Reason, type Job } from './types.js';
 
 export function regardingJob(job: Job): InvolvedObject {
-  return {
-    kind: JOB_KIND,
-    apiVersion: JOB_API_VERSION,
-    namespace: job.metadata.namespace ?? '',
-    name: job.metadata.name ?? '',
-    uid: job.metadata.uid ?? '',
-    ...(job.metadata.resourceVersion !== undefined && { resourceVersion: job.metadata.resourceVersion }),
-  };
+  return regardingObject(JOB_KIND, JOB_API_VERSION, job.metadata);
 }
 
 export function jobEvent(job: Job, type: EventType, reason: string, message: string): EventSpec {

@@ -5,7 +5,7 @@
 // status write at the end succeeded.
 import { isDeepStrictEqual } from 'node:util';
 import type { Action } from '../../kube/actions.js';
-import { EventType, type EventSpec, type InvolvedObject } from '../../kube/events/types.js';
+import { EventType, type EventSpec, regardingObject, type InvolvedObject } from '../../kube/events/types.js';
 import { jsonCopy } from '../common/json-copy.js';
 import { wireTime } from '../common/wire-time.js';
 import type { ChildJobs } from './child-jobs.js';
@@ -42,14 +42,7 @@ export function startPass(observed: JobSet, now: Date, options: PlanOptions): Pa
 }
 
 export function regardingJobSet(js: JobSet): InvolvedObject {
-  return {
-    kind: JOBSET_KIND,
-    apiVersion: JOBSET_API_VERSION,
-    namespace: js.metadata.namespace ?? '',
-    name: js.metadata.name ?? '',
-    uid: js.metadata.uid ?? '',
-    ...(js.metadata.resourceVersion !== undefined && { resourceVersion: js.metadata.resourceVersion }),
-  };
+  return regardingObject(JOBSET_KIND, JOBSET_API_VERSION, js.metadata);
 }
 
 export function jobSetEvent(js: JobSet, type: EventType, reason: string, message: string): EventSpec {

@@ -7,20 +7,13 @@
 // Adoption and release (pod patches) record nothing. The writer appends the created name and the error.
 import type { ReplicaSet } from '../../kube/api/objects.js';
 import type { WriteEvents } from '../../kube/actions.js';
-import { EventType, type EventSpec, type InvolvedObject } from '../../kube/events/types.js';
+import { EventType, type EventSpec, regardingObject, type InvolvedObject } from '../../kube/events/types.js';
 import { RS_API_VERSION, RS_KIND, Reason } from './types.js';
 
 export const RS_EVENT_SOURCE = 'replicaset-controller';
 
 export function regardingReplicaSet(rs: ReplicaSet): InvolvedObject {
-  return {
-    kind: RS_KIND,
-    apiVersion: RS_API_VERSION,
-    namespace: rs.metadata?.namespace ?? '',
-    name: rs.metadata?.name ?? '',
-    uid: rs.metadata?.uid ?? '',
-    ...(rs.metadata?.resourceVersion !== undefined && { resourceVersion: rs.metadata.resourceVersion }),
-  };
+  return regardingObject(RS_KIND, RS_API_VERSION, rs.metadata);
 }
 
 function event(rs: ReplicaSet, type: EventType, reason: string, message: string): EventSpec {

@@ -14,19 +14,12 @@
 // Revision writes, claim ownerReference updates, adoption and release record nothing.
 import type { StatefulSet } from '../../kube/api/objects.js';
 import type { WriteEvents } from '../../kube/actions.js';
-import { EventType, type EventSpec } from '../../kube/events/types.js';
+import { EventType, regardingObject, type EventSpec } from '../../kube/events/types.js';
 import { Reason, STS_API_VERSION, STS_EVENT_SOURCE, STS_KIND } from './types.js';
 
 export function stsEvent(set: StatefulSet, type: EventType, reason: string, message: string): EventSpec {
   return {
-    regarding: {
-      kind: STS_KIND,
-      apiVersion: STS_API_VERSION,
-      namespace: set.metadata?.namespace ?? '',
-      name: set.metadata?.name ?? '',
-      uid: set.metadata?.uid ?? '',
-      ...(set.metadata?.resourceVersion !== undefined && { resourceVersion: set.metadata.resourceVersion }),
-    },
+    regarding: regardingObject(STS_KIND, STS_API_VERSION, set.metadata),
     source: STS_EVENT_SOURCE,
     type,
     reason,

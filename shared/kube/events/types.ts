@@ -18,6 +18,22 @@ export type InvolvedObject = {
   readonly resourceVersion?: string;
 };
 
+/** The InvolvedObject of an object of `kind`: its namespace, name and uid ('' when absent), and its resourceVersion. */
+export function regardingObject(
+  kind: string,
+  apiVersion: string,
+  metadata: { namespace?: string; name?: string; uid?: string; resourceVersion?: string } | undefined,
+): InvolvedObject {
+  return {
+    kind,
+    apiVersion,
+    namespace: metadata?.namespace ?? '',
+    name: metadata?.name ?? '',
+    uid: metadata?.uid ?? '',
+    ...(metadata?.resourceVersion !== undefined && { resourceVersion: metadata.resourceVersion }),
+  };
+}
+
 /**
  * What the writer appends to an event's message once the write is done: the name the apiserver gave the
  * created object (pods are created with generateName, so `Created pod: <name>` is known only from the
