@@ -3,7 +3,7 @@
 // Two sources: the resource each registered watch descriptor declares for its own kind (a CRD kind's the same
 // way as a built-in one), which this layer reads from kinds-generated.ts (rendered from the descriptors by
 // `npm run rbac:render`: kube/ imports nothing above it), and the built-in resources fleetq reads besides its
-// kinds (pods, revisions, claims, nodes, events, namespaces: DEPENDENT_RESOURCES below).
+// kinds (pods, revisions, claims, services, nodes, events, namespaces: DEPENDENT_RESOURCES below).
 import { TerminalError } from './errors.js';
 import { REGISTERED_RESOURCES } from './kinds-generated.js';
 import { isDnsLabel, isDnsSubdomain } from './names.js';
@@ -43,6 +43,7 @@ export const DEPENDENT_RESOURCES: readonly ResourceInfo[] = [
   apiResource('Pod', '', 'v1', 'pods'),
   apiResource('ControllerRevision', 'apps', 'v1', 'controllerrevisions'),
   apiResource('PersistentVolumeClaim', '', 'v1', 'persistentvolumeclaims'),
+  apiResource('Service', '', 'v1', 'services'),
   apiResource('Node', '', 'v1', 'nodes', { namespaced: false }),
   apiResource('ConfigMap', '', 'v1', 'configmaps'),
   apiResource('Event', '', 'v1', 'events'),

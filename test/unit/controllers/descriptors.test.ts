@@ -169,6 +169,7 @@ describe('the shipped descriptors', () => {
       'Pod',
       'ControllerRevision',
       'PersistentVolumeClaim',
+      'Service',
       'Node',
       'ConfigMap',
       'Event',
