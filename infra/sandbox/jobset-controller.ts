@@ -9,18 +9,22 @@ import { join } from 'node:path';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
 import type { GoModuleFile } from '../../shared/controllers/descriptor.js';
+import { jobSetDescriptor } from '../../shared/controllers/jobset/descriptor.js';
 import { goModuleDir } from './go-module.js';
 import type { AddOnCommand, AddOnContext } from './kind-options.js';
 import { issueServingCert } from './pki.js';
 
-/** The module and version build-addons.sh builds (JOBSET_VERSION there): manifests and binary agree. */
-export const JOBSET_MODULE = { module: 'sigs.k8s.io/jobset', version: 'v0.12.0' } as const;
+/** Upstream's CRD of JobSet, as JobSet's descriptor names it. */
+export const JOBSET_CRD: GoModuleFile = jobSetCrd();
 
-/** Upstream's CRD of JobSet, as a descriptor names it. */
-export const JOBSET_CRD: GoModuleFile = {
-  ...JOBSET_MODULE,
-  path: 'config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml',
-};
+/** The module and version of that CRD, which build-addons.sh builds too (JOBSET_VERSION there): all three agree. */
+export const JOBSET_MODULE = { module: JOBSET_CRD.module, version: JOBSET_CRD.version } as const;
+
+function jobSetCrd(): GoModuleFile {
+  const crd = jobSetDescriptor.crd;
+  if (crd === undefined || crd instanceof URL) throw new Error("JobSet's descriptor must name upstream's CRD file");
+  return crd;
+}
 
 /** The name of the add-on (ADD_ON_COMMANDS, build-addons.sh). */
 export const JOBSET_CONTROLLER = 'jobset-controller';

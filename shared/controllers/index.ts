@@ -11,6 +11,7 @@ import { daemonSetDescriptor } from './daemonset/descriptor.js';
 import { deploymentDescriptor } from './deployment/descriptor.js';
 import { DescriptorRegistry } from './descriptor-registry.js';
 import { jobDescriptor } from './job/descriptor.js';
+import { jobSetDescriptor } from './jobset/descriptor.js';
 import { replicaSetDescriptor } from './replicaset/descriptor.js';
 import { statefulSetDescriptor } from './statefulset/descriptor.js';
 import { ttlAfterFinishedDescriptor } from './ttl-after-finished/descriptor.js';
@@ -24,6 +25,7 @@ export const DESCRIPTORS = new DescriptorRegistry([
   cronJobDescriptor,
   ttlAfterFinishedDescriptor,
   configMapMirrorDescriptor,
+  jobSetDescriptor,
 ]);
 
 /** The controllers bound to a registry (the ConfigMap mirror writes only where each cluster's entry allows). */

@@ -12,7 +12,8 @@ export const REGISTERED_KINDS = {
     "Job",
     "CronJob",
     "TTLAfterFinished",
-    "ConfigMap"
+    "ConfigMap",
+    "JobSet"
   ],
   "defaultOwned": [
     "Deployment",
@@ -84,6 +85,15 @@ export const REGISTERED_RESOURCES = [
     "group": "batch",
     "version": "v1",
     "plural": "cronjobs",
+    "namespaced": true,
+    "status": true
+  },
+  {
+    "kind": "JobSet",
+    "apiVersion": "jobset.x-k8s.io/v1alpha2",
+    "group": "jobset.x-k8s.io",
+    "version": "v1alpha2",
+    "plural": "jobsets",
     "namespaced": true,
     "status": true
   }

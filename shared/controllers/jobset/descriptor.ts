@@ -1,7 +1,7 @@
 // The JobSet controller's watch descriptor (upstream's SetupWithManager: For JobSet, Owns Job and Service; the
-// Pod watch of the InPlaceRestart gate is not taken). NOT registered in controllers/index.ts: registering it also
-// needs the CRD (crd: new URL('./crd.yaml', import.meta.url)), `npm run rbac:render`, and the sandbox's add-on
-// upstream controller; until then nothing reads this.
+// Pod watch of the InPlaceRestart gate is not taken). The CRD is upstream's own file of the sigs.k8s.io/jobset
+// module at the version the sandbox builds its manager from (infra/sandbox/build-addons.sh); the sandbox installs
+// it on every cluster and runs that manager on its upstream clusters as an add-on.
 import { apiResource } from '../../kube/resources.js';
 import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
 import { jobSetController } from './index.js';
@@ -9,6 +9,11 @@ import { jobSetController } from './index.js';
 export const jobSetDescriptor: WatchDescriptor = {
   kind: 'JobSet',
   resource: apiResource('JobSet', 'jobset.x-k8s.io', 'v1alpha2', 'jobsets', { status: true }),
+  crd: {
+    module: 'sigs.k8s.io/jobset',
+    version: 'v0.12.0',
+    path: 'config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml',
+  },
   upstream: { name: 'jobset-controller', runs: 'add-on' },
   for: { kind: 'JobSet' },
   // Its Jobs and its headless Service name it as controller; upstream adopts no orphan.

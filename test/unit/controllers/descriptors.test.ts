@@ -199,6 +199,7 @@ describe('the shipped descriptors', () => {
       'DaemonSet',
       'Deployment',
       'Job',
+      'JobSet',
       'ReplicaSet',
       'StatefulSet',
       'TTLAfterFinished',

@@ -30,6 +30,7 @@ import * as cronjob from './cronjob/builders.js';
 import * as daemonset from './daemonset/builders.js';
 import * as deployment from './deployment/builders.js';
 import * as job from './job/builders.js';
+import * as jobset from './jobset/builders.js';
 import * as replicaset from './replicaset/builders.js';
 import * as statefulset from './statefulset/builders.js';
 import * as ttl from './ttl-after-finished/builders.js';
@@ -163,6 +164,26 @@ const WORLDS: Readonly<Record<string, () => World>> = {
       now: ttl.NOW,
       objects: [served('Job', { ...j, status: { ...j.status, startTime: ttl.at(-120), completionTime: ttl.at(-60) } })],
       expectPlan: (plan) => expect(types(plan)).toEqual(['delete']),
+    };
+  },
+  JobSet: () => {
+    const js = jobset.aJobSet(
+      { replicatedJobs: [jobset.aReplicatedJob('leader'), jobset.aReplicatedJob('workers', 2)] },
+      { restarts: 0, conditions: [jobset.cond('StartupPolicyCompleted', 'True', 'AllReplicatedJobsStarted')] },
+      { creationTimestamp: jobset.at(-120) },
+    );
+    const running = jobset.aChildJob('workers', 0, { kind: 'active', active: 1, startTime: jobset.at(-60) });
+    return {
+      key: { namespace: jobset.NS, name: jobset.JS },
+      now: jobset.NOW,
+      objects: [served('JobSet', js), served('Job', running)],
+      expectPlan: (plan) => {
+        const created = ofType(plan, 'create').filter((a) => a.object.kind === 'Job');
+        expect(created.map((a) => a.object.metadata?.name).sort()).toEqual([
+          `${jobset.JS}-leader-0`,
+          `${jobset.JS}-workers-1`,
+        ]);
+      },
     };
   },
   ConfigMap: () => {

@@ -2,6 +2,7 @@
 // add-on upstream controller (refused, naming the file to edit, when the sandbox does not know how to start it).
 import { describe, expect, it } from '@jest/globals';
 import { isGoModuleFile, goModuleFilePath } from '../../../infra/sandbox/go-module.js';
+import { JOBSET_CONTROLLER, JOBSET_CRD } from '../../../infra/sandbox/jobset-controller.js';
 import { ADD_ON_COMMANDS, sandboxKindOptions, type AddOnContext } from '../../../infra/sandbox/kind-options.js';
 import type { Pki } from '../../../infra/sandbox/pki.js';
 
@@ -28,7 +29,14 @@ const ctx: AddOnContext = {
 };
 
 describe('sandbox kind options', () => {
-  it('the shipped kinds ask for no CRD and no add-on controller', () => expect(sandboxKindOptions()).toEqual([]));
+  it("the shipped kinds: JobSet's CRD from its Go module, and its upstream manager as an add-on", () =>
+    expect(sandboxKindOptions()).toEqual([
+      {
+        kind: 'JobSet',
+        crds: [JOBSET_CRD],
+        upstreamController: { name: JOBSET_CONTROLLER, start: ADD_ON_COMMANDS[JOBSET_CONTROLLER] },
+      },
+    ]));
 
   it("a CRD kind with an add-on controller: its CRD file, and the add-on's command on the upstream side", async () => {
     const start = async (c: AddOnContext) => ({
