@@ -4,21 +4,19 @@
 // and Mutating/ValidatingWebhookConfigurations whose clientConfig.url points at it. A JobSet created without
 // defaults comes back defaulted as upstream's webhook defaults it; invalid ones are refused with upstream's
 // messages; exclusive placement is refused as not supported.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
-import { MUTATE_JOBSET_PATH, VALIDATE_JOBSET_PATH } from '../../shared/admission/admission-review.js';
-import { startAdmissionServer, type RunningAdmissionServer } from '../../shared/admission/server.js';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { JOBSET_CONTROLLER, JOBSET_CRD } from '../../infra/sandbox/jobset-controller.js';
 import { sandboxKindOptions } from '../../infra/sandbox/kind-options.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
-import { ensurePki, issueServingCert } from '../../infra/sandbox/pki.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { down, up } from '../../infra/sandbox/sandbox.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
+import { startJobSetAdmission, type RunningJobSetAdmission } from '../helpers/sandbox/jobset-admission.js';
 
 const KINDS = sandboxKindOptions({ crds: [{ kind: 'JobSet', file: JOBSET_CRD }], upstreamControllers: [] });
 const UPSTREAM_KINDS = sandboxKindOptions({
@@ -26,7 +24,6 @@ const UPSTREAM_KINDS = sandboxKindOptions({
   upstreamControllers: [{ kind: 'JobSet', name: JOBSET_CONTROLLER, runs: 'add-on' }],
 });
 const NAMESPACE = 'jobset-admission';
-const WEBHOOK_CONFIG = 'fleetq-jobset-admission';
 
 type JobSet = KubernetesObject & { spec: Record<string, unknown> };
 type ApiRefusal = { code?: number; body?: unknown };
@@ -73,7 +70,7 @@ describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
   let root = '';
   let cluster: ClusterState;
   let kc: KubeConfig;
-  let server: RunningAdmissionServer;
+  let admission: RunningJobSetAdmission | undefined;
   const answered: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
@@ -89,51 +86,16 @@ describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
     kc.loadFromFile(cluster.kubeconfig);
     await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
 
-    const pki = ensurePki(root);
-    const tls = issueServingCert(pki, join(root, 'fleetq-admission-tls'), 'fleetq-admission');
-    server = await startAdmissionServer({
-      port: 0,
-      host: '127.0.0.1',
-      cert: readFileSync(join(tls, 'tls.crt')),
-      key: readFileSync(join(tls, 'tls.key')),
+    admission = await startJobSetAdmission({
+      root,
+      kc,
       log: (_m, fields) => answered.push(fields),
+      probeNamespace: NAMESPACE,
     });
-    const caBundle = readFileSync(pki.caCert).toString('base64');
-    const webhook = (name: string, path: string, operations: string[]) => ({
-      name,
-      admissionReviewVersions: ['v1'],
-      sideEffects: 'None',
-      failurePolicy: 'Fail',
-      clientConfig: { url: `https://127.0.0.1:${server.port}${path}`, caBundle },
-      rules: [{ apiGroups: ['jobset.x-k8s.io'], apiVersions: ['v1alpha2'], resources: ['jobsets'], operations }],
-    });
-    const objects = KubernetesObjectApi.makeApiClient(kc);
-    await objects.create({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingWebhookConfiguration',
-      metadata: { name: WEBHOOK_CONFIG },
-      webhooks: [webhook('mjobset.kb.io', MUTATE_JOBSET_PATH, ['CREATE'])],
-    } as KubernetesObject);
-    await objects.create({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      metadata: { name: WEBHOOK_CONFIG },
-      webhooks: [webhook('vjobset.kb.io', VALIDATE_JOBSET_PATH, ['CREATE', 'UPDATE'])],
-    } as KubernetesObject);
-    // The API server picks up new webhook configurations a moment later: wait until a dry-run create is defaulted.
-    await waitFor(
-      async () => {
-        const probe = (await objects.create(jobSet('probe'), undefined, 'All')) as JobSet;
-        return probe.spec.successPolicy !== undefined;
-      },
-      30_000,
-      200,
-      'the webhook configurations to take effect',
-    );
   }, 15 * 60_000);
 
   afterAll(async () => {
-    await server?.close();
+    await admission?.stop();
     if (root === '') return;
     await down(undefined, root);
     rmSync(root, { recursive: true, force: true });
@@ -255,7 +217,7 @@ describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
 describe('fleetq JobSet admission compared with upstream webhook', () => {
   let fleetqRoot = '';
   let upstreamRoot = '';
-  let server: RunningAdmissionServer | undefined;
+  let admission: RunningJobSetAdmission | undefined;
 
   beforeAll(() => {
     fleetqRoot = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-f-'));
@@ -263,7 +225,7 @@ describe('fleetq JobSet admission compared with upstream webhook', () => {
   });
 
   afterAll(async () => {
-    await server?.close();
+    await admission?.stop();
     if (fleetqRoot === '') return;
     await down(undefined, fleetqRoot);
     await down(undefined, upstreamRoot);
@@ -301,40 +263,7 @@ describe('fleetq JobSet admission compared with upstream webhook', () => {
       for (const kc of [fkc, ukc])
         await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
 
-      const pki = ensurePki(fleetqRoot);
-      const tls = issueServingCert(pki, join(fleetqRoot, 'fleetq-admission-tls'), 'fleetq-admission');
-      server = await startAdmissionServer({
-        port: 0,
-        host: '127.0.0.1',
-        cert: readFileSync(join(tls, 'tls.crt')),
-        key: readFileSync(join(tls, 'tls.key')),
-      });
-      const objects = KubernetesObjectApi.makeApiClient(fkc);
-      await objects.create({
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'MutatingWebhookConfiguration',
-        metadata: { name: WEBHOOK_CONFIG },
-        webhooks: [
-          {
-            name: 'mjobset.kb.io',
-            admissionReviewVersions: ['v1'],
-            sideEffects: 'None',
-            failurePolicy: 'Fail',
-            clientConfig: {
-              url: `https://127.0.0.1:${server.port}${MUTATE_JOBSET_PATH}`,
-              caBundle: readFileSync(pki.caCert).toString('base64'),
-            },
-            rules: [
-              {
-                apiGroups: ['jobset.x-k8s.io'],
-                apiVersions: ['v1alpha2'],
-                resources: ['jobsets'],
-                operations: ['CREATE'],
-              },
-            ],
-          },
-        ],
-      } as KubernetesObject);
+      admission = await startJobSetAdmission({ root: fleetqRoot, kc: fkc, webhooks: ['mutate'] });
       const created = async (kc: KubeConfig, name: string) =>
         (await KubernetesObjectApi.makeApiClient(kc).create(jobSet(name, COMPARED_SPEC), undefined, 'All')) as JobSet;
       let ours: JobSet | undefined;

@@ -5,6 +5,7 @@ import { cronJobPlugin } from './cronjob.js';
 import { daemonSetPlugin } from './daemonset.js';
 import { deploymentPlugin } from './deployment.js';
 import { jobPlugin } from './job.js';
+import { jobSetPlugin } from './jobset.js';
 import type { ConformancePlugin } from './plugin.js';
 import { replicaSetPlugin } from './replicaset.js';
 import { statefulSetPlugin } from './statefulset.js';
@@ -18,6 +19,7 @@ export const PLUGINS: readonly ConformancePlugin[] = [
   cronJobPlugin,
   daemonSetPlugin,
   statefulSetPlugin,
+  jobSetPlugin,
 ];
 
 export function pluginOf(kind: string, plugins: readonly ConformancePlugin[] = PLUGINS): ConformancePlugin {

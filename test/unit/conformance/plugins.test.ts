@@ -18,14 +18,18 @@ describe('conformance plug-ins', () => {
     expect(created(['Deployment'])).toEqual([]);
     expect(pluginLists(new Set(['CronJob']))).toContainEqual({ kind: 'CronJob', field: 'cronJobs', before: 'Job' });
     expect(created(['DaemonSet', 'StatefulSet'])).toEqual(['DaemonSet', 'StatefulSet', 'ControllerRevision']);
+    // A CRD kind (no Snapshot field: into custom) before the Jobs it owns, its Service after.
+    const jobSetLists = pluginLists(new Set(['JobSet'])).map((l) => l.kind);
+    expect(jobSetLists.indexOf('JobSet')).toBeLessThan(jobSetLists.indexOf('Job'));
+    expect(created(['JobSet'])).toEqual(['JobSet', 'Service']);
   });
 
   it('say what fleetq owns and whose Events are compared', () => {
     expect(ownedKinds().sort()).toEqual(
-      ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'ReplicaSet', 'StatefulSet', 'TTLAfterFinished'].sort(),
+      ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'JobSet', 'ReplicaSet', 'StatefulSet', 'TTLAfterFinished'].sort(),
     );
     expect([...comparedEventKinds()].sort()).toEqual(
-      ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'ReplicaSet', 'StatefulSet'].sort(),
+      ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'JobSet', 'ReplicaSet', 'StatefulSet'].sort(),
     );
     expect(pluginOf('Deployment').needs).toEqual(['Deployment', 'ReplicaSet']);
     expect(() => pluginOf('Widget')).toThrow('no conformance plug-in for kind Widget');
@@ -48,5 +52,15 @@ describe('conformance plug-ins', () => {
       'statefulSets',
     ]);
     expect(withSets.statefulSets?.web).toMatchObject({ status: { observedCurrent: true, replicas: 0 } });
+    const jobSet = {
+      metadata: { name: 'train', uid: 'j1' },
+      spec: { replicatedJobs: [{ name: 'w', replicas: 1, template: { spec: { resources: {} } } }] },
+      status: { restarts: 1, replicatedJobsStatus: [{ name: 'w', active: 1, ready: 1 }] },
+    };
+    const withJobSets = normalize({ ...base, custom: { JobSet: [jobSet], Service: [] } }, 'ns').state;
+    expect(withJobSets.jobSets?.train).toMatchObject({
+      spec: { replicatedJobs: [{ name: 'w', replicas: 1 }] },
+      status: { restarts: 1, replicatedJobsStatus: { w: { active: 1, ready: 1 } } },
+    });
   });
 });
