@@ -1,6 +1,6 @@
 // The JobSet controller (sigs.k8s.io/jobset v0.12.0's JobSetReconciler) as observe + pure plan, with upstream's
-// feature gates at their defaults (RestartJob, ElasticJobSet, InPlaceRestart off). Not registered in
-// controllers/index.ts yet: it has no descriptor, CRD or RBAC wiring.
+// feature gates at their defaults (RestartJob, ElasticJobSet, InPlaceRestart off). Registered by its descriptor
+// (descriptor.ts) in controllers/index.ts.
 import type { Controller } from '../controller.js';
 import { observeJobSet } from './observe.js';
 import { planJobSet } from './plan.js';

@@ -23,6 +23,8 @@
 //    resourceVersion, so upstream's status write after it is refused with a conflict, and the next pass skips a
 //    JobSet being deleted.
 //  - A started Job to resume gets its startTime cleared in one pass and its update in the next (suspend.ts).
+// Beyond upstream, opt-in per JobSet (early-failure.ts): with fleetq.dev/jobset-restart-on-failure-target, a child
+// Job's FailureTarget condition counts as its failure in step 1, so a restart need not wait for its pods to end.
 // Not implemented (refused, or left as upstream leaves them with their feature gates off): volumeClaimPolicies
 // (refused: a TerminalError), the ElasticJobSet gate (scaling active Jobs in place), the InPlaceRestart gate (its
 // restart strategy then behaves as upstream's does without the gate: a failed Job restarts the JobSet).
@@ -38,6 +40,7 @@ import {
   jobsToCreate,
   type ChildJobs,
 } from './child-jobs.js';
+import { withEarlyFailures } from './early-failure.js';
 import { executeFailurePolicy } from './failure-policy.js';
 import { JOBSET_NAME_KEY, subdomainOf } from './labels.js';
 import { allReplicasStarted, dependencyReachedStatus, isInOrderStartup } from './startup-policy.js';
@@ -89,7 +92,7 @@ export function planJobSet(o: ObservedJobSet, now: Date, options: PlanOptions = 
   }
 
   const pass = startPass(observed, now, options);
-  const owned = classifyChildJobs(pass.js, o.jobs, options);
+  const owned = classifyChildJobs(pass.js, withEarlyFailures(pass.js, o.jobs), options);
   const statuses = replicatedJobStatuses(pass.js, owned, options);
   updateReplicatedJobsStatuses(pass, statuses);
 
