@@ -23,6 +23,8 @@ export const LAMBDA_FUNCTIONS = {
   reconcile: { entry: 'functions/reconcile.ts', out: 'reconcile' },
   delay: { entry: 'functions/delay.ts', out: 'delay' },
   forwarder: { entry: 'functions/forwarder.ts', out: 'forwarder' },
+  // JobSet admission behind a function URL: no queue, no Redis, no cluster (so no Lua files either).
+  admission: { entry: 'functions/admission-lambda.ts', out: 'admission' },
 } as const;
 
 export type LambdaFunctionName = keyof typeof LAMBDA_FUNCTIONS;

@@ -15,6 +15,10 @@
 //                       role may then kms:Decrypt with that key (only through Secrets Manager). None: AWS's own
 //                       key, which needs no grant
 //   alarmTopicArn       optional: the SNS topic the stack's CloudWatch alarms notify (none: alarms only show)
+//   admissionConcurrency optional, default 10: the admission function's reserved concurrency (1 to 1000), the most
+//                       of the account's concurrency that requests to its public URL can take
+//   jobsetFeatureGates  optional: JobSet's alpha feature gates for the admission function, upstream's syntax
+//                       (RestartJob=true,InPlaceRestart=true,ElasticJobSet=true); all off when not given
 // The `local` stage needs none of them: it runs against the SQS emulator (fauxqs on 127.0.0.1:$FAUXQS_PORT, default
 // 4566, queues made by `npx tsx infra/lambda/local-queues.ts`), a local Redis (REDIS_URL) and a registry file
 // (FLEETQ_REGISTRY), with no AWS credentials; its URLs replace the stack's !Refs, which `osls invoke local` could
@@ -25,6 +29,8 @@ const SECURITY_GROUP = /^sg-[0-9a-f]{8,17}$/;
 const KMS_KEY_ARN =
   /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$|^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/mrk-[0-9a-f]{32}$/;
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
+// The gates shared/admission/feature-gates.ts knows (a unit test holds the two lists equal).
+const FEATURE_GATES = /^(InPlaceRestart|RestartJob|ElasticJobSet)=(true|false)$/;
 const LOG_RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ];
@@ -77,6 +83,12 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
   if (!LOG_RETENTION_DAYS.includes(logRetentionDays)) {
     problems.push(`logRetentionDays: ${logRetentionDays} is not one of CloudWatch's values (${LOG_RETENTION_DAYS})`);
   }
+  const admissionConcurrency = Number((await param('admissionConcurrency')) ?? 10);
+  if (!Number.isInteger(admissionConcurrency) || admissionConcurrency < 1 || admissionConcurrency > 1000) {
+    problems.push(`admissionConcurrency: ${admissionConcurrency} is not an integer from 1 to 1000`);
+  }
+  const gates = await param('jobsetFeatureGates');
+  const jobsetFeatureGates = gates ? await required('jobsetFeatureGates', FEATURE_GATES, true) : [];
   if (problems.length > 0) {
     throw new Error(`stage ${stage}: invalid stack parameters\n  ${problems.join('\n  ')}`);
   }
@@ -84,6 +96,9 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
     stage,
     logRetentionDays,
     forwarderRunMs: '55000',
+    admissionConcurrency,
+    // Left out when not given: the admission function's environment then has no FLEETQ_JOBSET_FEATURE_GATES.
+    ...(jobsetFeatureGates.length > 0 ? { jobsetFeatureGates: jobsetFeatureGates.join(',') } : {}),
     queues: {
       SQS_WORK_URL: { Ref: 'WorkQueue' },
       SQS_DELAY_URL: { Ref: 'DelayQueue' },
@@ -114,6 +129,8 @@ function local(service, stage) {
     stage,
     logRetentionDays: 1,
     forwarderRunMs: process.env.FORWARDER_RUN_MS ?? '10000',
+    admissionConcurrency: 1,
+    ...(process.env.FLEETQ_JOBSET_FEATURE_GATES ? { jobsetFeatureGates: process.env.FLEETQ_JOBSET_FEATURE_GATES } : {}),
     queues: { SQS_WORK_URL: url('work.fifo'), SQS_DELAY_URL: url('delay'), SQS_DEAD_URL: url('dead') },
     // Plain variables are fine here: a local stage is never deployed, and holds no real credentials.
     local: {

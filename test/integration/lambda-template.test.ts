@@ -11,6 +11,9 @@ import {
 
 const KMS_KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const ALARM_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:fleetq-alarms';
+const FEATURE_GATES = 'RestartJob=true,InPlaceRestart=false';
+/** The functions fed by the stack's queues; the admission function has none. */
+const QUEUE_FUNCTIONS = ['ReconcileLambdaFunction', 'DelayLambdaFunction', 'ForwarderLambdaFunction'];
 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 const arr = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
@@ -24,21 +27,29 @@ const whenPresent = (s: Statement): Statement =>
   ((s as { 'Fn::If'?: [string, Statement, unknown] })['Fn::If']?.[1] ?? s) as Statement;
 
 describe('Lambda stack template', () => {
-  let t: Packaged['template'] & { Conditions?: Record<string, unknown> };
+  let t: Packaged['template'] & { Conditions?: Record<string, unknown>; Outputs?: Record<string, unknown> };
   let of: (type: string) => Array<[string, CfnResource]>;
   let functions: Array<[string, Record<string, unknown>]>;
 
   beforeAll(async () => {
-    t = (await packageStack({ ...EXAMPLE_PARAMS, secretsKmsKeyArn: KMS_KEY, alarmTopicArn: ALARM_TOPIC })).template;
+    t = (
+      await packageStack({
+        ...EXAMPLE_PARAMS,
+        secretsKmsKeyArn: KMS_KEY,
+        alarmTopicArn: ALARM_TOPIC,
+        jobsetFeatureGates: FEATURE_GATES,
+      })
+    ).template;
     of = (type) => Object.entries(t.Resources).filter(([, r]) => r.Type === type);
     functions = of('AWS::Lambda::Function').map(([id, r]) => [id, r.Properties ?? {}]);
   });
 
-  it('has the three functions, each its own zip with its own bundle as handler', () => {
+  it('has the four functions, each its own zip with its own bundle as handler', () => {
     expect(Object.fromEntries(functions.map(([id, p]) => [id, p.Handler]))).toEqual({
       ReconcileLambdaFunction: 'dist/lambda/reconcile/reconcile.handler',
       DelayLambdaFunction: 'dist/lambda/delay/delay.delay',
       ForwarderLambdaFunction: 'dist/lambda/forwarder/forwarder.tick',
+      AdmissionLambdaFunction: 'dist/lambda/admission/admission.handler',
     });
     for (const [, p] of functions) expect(p.Runtime).toBe('nodejs22.x');
     for (const [, p] of functions) expect(p.Architectures).toEqual(['arm64']);
@@ -115,7 +126,7 @@ describe('Lambda stack template', () => {
 
   it('puts no secret in an environment variable: only the ARN of each function’s secret', () => {
     for (const [id, p] of functions) {
-      const vars = (p.Environment as { Variables: Record<string, unknown> }).Variables;
+      const vars = (p.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
       for (const [name, value] of Object.entries(vars)) {
         expect({
           id,
@@ -128,8 +139,10 @@ describe('Lambda stack template', () => {
         });
         if (typeof value === 'string') expect(value).not.toMatch(/:\/\/[^/@]*:[^/@]*@/); // a URL with a password
       }
-      // The delay function has no secret unless it is given its own (delaySecretArn, the signing secret only).
-      if (id === 'DelayLambdaFunction') expect(vars.FLEETQ_SECRET_ID).toBeUndefined();
+      // The delay function has no secret unless it is given its own (delaySecretArn, the signing secret only);
+      // the admission function has none at all.
+      if (id === 'DelayLambdaFunction' || id === 'AdmissionLambdaFunction')
+        expect(vars.FLEETQ_SECRET_ID).toBeUndefined();
       else expect(String(vars.FLEETQ_SECRET_ID)).toMatch(/^arn:aws:secretsmanager:/);
       expect(vars.FLEETQ_REGISTRY).toBeUndefined();
     }
@@ -193,6 +206,7 @@ describe('Lambda stack template', () => {
       'ForwarderRole',
       'ReconcileRole',
     ]);
+    expect(JSON.stringify(p.Roles)).not.toMatch(/AdmissionRole/);
     expect(p.PolicyDocument.Statement).toEqual([
       {
         Effect: 'Allow',
@@ -206,7 +220,7 @@ describe('Lambda stack template', () => {
       expect({ id, kms: JSON.stringify(role).includes('kms:') }).toEqual({ id, kms: false });
   });
 
-  it('alarms on failing forwarder ticks, dead-lettered and backstopped messages, reconcile errors and throttles', () => {
+  it('alarms on failing forwarder ticks, dead-lettered and backstopped messages, reconcile and admission errors and throttles', () => {
     const alarms = Object.fromEntries(
       of('AWS::CloudWatch::Alarm').map(([id, r]) => {
         const p = r.Properties ?? {};
@@ -228,6 +242,8 @@ describe('Lambda stack template', () => {
       DelayBackstopQueueAlarm: ['AWS/SQS/ApproximateNumberOfMessagesVisible', 'QueueName', 'DelayBackstopQueue'],
       ReconcileErrorsAlarm: ['AWS/Lambda/Errors', 'FunctionName', 'ReconcileLambdaFunction'],
       ReconcileThrottlesAlarm: ['AWS/Lambda/Throttles', 'FunctionName', 'ReconcileLambdaFunction'],
+      AdmissionErrorsAlarm: ['AWS/Lambda/Errors', 'FunctionName', 'AdmissionLambdaFunction'],
+      AdmissionThrottlesAlarm: ['AWS/Lambda/Throttles', 'FunctionName', 'AdmissionLambdaFunction'],
     });
     for (const [id, { dims, p }] of Object.entries(alarms)) {
       // Each names a resource of this stack (a Ref to the function, the queue's QueueName attribute).
@@ -250,5 +266,67 @@ describe('Lambda stack template', () => {
         op: 'GreaterThanOrEqualToThreshold',
       });
     }
+  });
+
+  it('serves admission behind a public function URL: no queue, no secret, no VPC, its logs only, bounded concurrency', () => {
+    const admission = functions.find(([id]) => id === 'AdmissionLambdaFunction')?.[1] ?? {};
+    // An API server cannot sign SigV4: AuthType NONE, and the two grants a public URL needs (the URL invoke, and
+    // the function invoke through that URL only); nothing else may invoke it.
+    const url = t.Resources.AdmissionLambdaFunctionUrl;
+    expect(url).toMatchObject({ Type: 'AWS::Lambda::Url', Properties: { AuthType: 'NONE' } });
+    expect(ref(url?.Properties?.TargetFunctionArn)).toBe('AdmissionLambdaFunction');
+    expect(url?.Properties?.Cors).toBeUndefined();
+    const grants = of('AWS::Lambda::Permission')
+      .filter(([, r]) => ref(r.Properties?.FunctionName) === 'AdmissionLambdaFunction')
+      .map(([, r]) => {
+        const { FunctionName: _, ...rest } = r.Properties ?? {};
+        return rest;
+      });
+    expect(grants).toEqual(
+      expect.arrayContaining([
+        { Action: 'lambda:InvokeFunctionUrl', Principal: '*', FunctionUrlAuthType: 'NONE' },
+        { Action: 'lambda:InvokeFunction', Principal: '*', InvokedViaFunctionUrl: true },
+      ]),
+    );
+    expect(grants).toHaveLength(2);
+    expect(t.Outputs?.AdmissionLambdaFunctionUrl).toMatchObject({
+      Value: { 'Fn::GetAtt': ['AdmissionLambdaFunctionUrl', 'FunctionUrl'] },
+    });
+    // Nothing of the queues', the clusters' or Redis's: only the feature gates it was given.
+    const vars = (admission.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    expect(vars).toEqual({ FLEETQ_JOBSET_FEATURE_GATES: FEATURE_GATES });
+    for (const [id, p] of functions.filter(([f]) => QUEUE_FUNCTIONS.includes(f))) {
+      const env = (p.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect({
+        id,
+        queues: Object.keys(env)
+          .filter((k) => /^SQS_|^FLEETQ_DRIVER$/.test(k))
+          .sort(),
+      }).toEqual({
+        id,
+        queues: ['FLEETQ_DRIVER', 'SQS_DEAD_URL', 'SQS_DELAY_URL', 'SQS_VISIBILITY_MS', 'SQS_WORK_URL'],
+      });
+    }
+    expect(admission.VpcConfig).toBeUndefined();
+    expect(
+      of('AWS::Lambda::EventSourceMapping').filter(
+        ([, r]) => ref(r.Properties?.FunctionName) === 'AdmissionLambdaFunction',
+      ),
+    ).toEqual([]);
+    // Its role writes its own log group and nothing else.
+    const role = t.Resources[ref(admission.Role) ?? '']?.Properties?.Policies as Array<{
+      PolicyDocument: { Statement: Statement[] };
+    }>;
+    expect(role.flatMap((p) => p.PolicyDocument.Statement)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: { 'Fn::GetAtt': ['AdmissionLogGroup', 'Arn'] },
+      },
+    ]);
+    // A flood of requests to the public URL takes at most its reserved concurrency; it answers within the API
+    // server's default webhook timeout (10 s).
+    expect(admission.ReservedConcurrentExecutions).toBe(10);
+    expect(Number(admission.Timeout)).toBeLessThanOrEqual(10);
   });
 });

@@ -2,6 +2,7 @@
 // required and validated; the local stage replaces the !Refs with the emulator's URLs.
 import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
+import { parseFeatureGates } from '../../../shared/admission/feature-gates.js';
 
 type Resolver = (a: {
   options: { stage?: string; param?: string[] };
@@ -94,6 +95,45 @@ describe('stack parameters', () => {
       await expect(stack(other)).rejects.toThrow(
         /delaySecretArn: the delay function's secret must be its own \(FLEETQ_SIGNING_SECRET only\)/,
       );
+    }
+  });
+
+  it('gives the admission function its reserved concurrency and, when given, feature gates the function reads', async () => {
+    const arn = (n: string) => `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${n}-AbC`;
+    const stack = (...more: string[]) =>
+      resolve({
+        options: {
+          stage: 'prod',
+          param: [
+            `handlerSecretArn=${arn('h')}`,
+            `forwarderSecretArn=${arn('f')}`,
+            'subnetIds=subnet-0123456789abcdef0',
+            'securityGroupIds=sg-0123456789abcdef0',
+            ...more,
+          ],
+        },
+        resolveConfigurationProperty: config(),
+      });
+    const plain = await stack();
+    expect(plain.admissionConcurrency).toBe(10);
+    // Not given: no variable at all (serverless.yml's `, null` fallback drops it).
+    expect(plain).not.toHaveProperty('jobsetFeatureGates');
+    // Every gate the admission function knows is accepted, and parses there to the same settings.
+    const gates = 'InPlaceRestart=true,RestartJob=false,ElasticJobSet=true';
+    const withGates = await stack(`jobsetFeatureGates=${gates}`, 'admissionConcurrency=50');
+    expect(withGates).toMatchObject({ jobsetFeatureGates: gates, admissionConcurrency: 50 });
+    expect(parseFeatureGates(String(withGates.jobsetFeatureGates))).toEqual({
+      inPlaceRestart: true,
+      restartJob: false,
+      elasticJobSet: true,
+    });
+    // What the function would refuse at its cold start (then every JobSet write fails) is refused at packaging.
+    for (const bad of ['Bogus=true', 'RestartJob=yes', 'RestartJob']) {
+      expect(() => parseFeatureGates(bad)).toThrow(/feature gate/);
+      await expect(stack(`jobsetFeatureGates=${bad}`)).rejects.toThrow(/jobsetFeatureGates: "[^"]*" is not/);
+    }
+    for (const bad of ['0', '1001', '2.5', 'many']) {
+      await expect(stack(`admissionConcurrency=${bad}`)).rejects.toThrow(/admissionConcurrency: .* is not an integer/);
     }
   });
 
