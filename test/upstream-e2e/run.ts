@@ -153,6 +153,18 @@ function spawnLogged(bin: string, args: readonly string[], logFile: string, env:
   return { child, exited };
 }
 
+/** The gate failed on fleetq: its warnings and errors (the last ones), so a CI log alone says what fleetq saw. */
+function printFleetqWarnings(logFile: string, last = 40): void {
+  if (!existsSync(logFile)) return;
+  const lines = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((l) => /"level":"(warn|error)"/.test(l));
+  console.log(
+    `fleetq logged ${lines.length} warning(s) and error(s) during the run${lines.length > last ? `; the last ${last}` : ''}:`,
+  );
+  for (const l of lines.slice(-last)) console.log(`  ${l.length > 400 ? `${l.slice(0, 400)}…` : l}`);
+}
+
 /** `fleetq run` against e2e-fleetq, owning the gate's kinds, on the in-memory queue. */
 async function startFleetq(c: ClusterState, reports: string, owns: readonly Kind[]): Promise<Child> {
   const registry = join(reports, 'fleetq-registry.yaml');
@@ -295,6 +307,7 @@ async function main(argv: string[]): Promise<number> {
     const text = formatReport(v);
     writeFileSync(join(o.reports, 'summary.txt'), text + '\n');
     console.log(text);
+    if (v.problems.length > 0) printFleetqWarnings(join(o.reports, 'fleetq.log'));
     log(`reports in ${o.reports}; took ${((Date.now() - started) / 1000).toFixed(0)}s`);
     return v.problems.length > 0 ? 1 : 0;
   } finally {
