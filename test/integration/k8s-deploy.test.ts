@@ -3,17 +3,23 @@
 // every object (server-side apply, strict field validation; the ServiceMonitor against the minimal CRD of
 // overlays/sandbox/crd), and a misspelt field or a bad ServiceMonitor is refused, so the check can fail. kwok runs
 // no containers: the test checks that each Deployment's pods are created and scheduled onto a kwok node (kwok then
-// marks them Running), not that fleetq starts in them.
+// marks them Running), not that fleetq starts in them. The overlay includes components/jobset-admission: its
+// webhook configurations are upstream JobSet's (read from the module), pointed at the admission Service, and the
+// apiserver calls them, refusing a JobSet it cannot get an answer for (no admission process runs under kwok).
+// components/jobset-admission-cert-manager is rendered only (the sandbox has no cert-manager).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
+import { parseAllDocuments } from 'yaml';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
+import { webhookConfigurations } from '../../infra/sandbox/jobset-controller.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { REPO_ROOT, down, readState, up } from '../../infra/sandbox/sandbox.js';
+import { MUTATE_JOBSET_PATH, VALIDATE_JOBSET_PATH } from '../../shared/admission/admission-review.js';
 import { loadRegistry } from '../../shared/kube/registry.js';
 import { serveMetrics } from '../../shared/runtime/metrics.js';
 import { kubectl } from '../helpers/sandbox/clusters.js';
@@ -35,6 +41,28 @@ type Container = {
   readinessProbe?: { httpGet?: { path: string; port: string } };
   ports?: Array<{ name: string; containerPort: number }>;
 };
+type Webhook = {
+  name: string;
+  admissionReviewVersions?: string[];
+  sideEffects?: string;
+  failurePolicy?: string;
+  timeoutSeconds?: number;
+  rules?: Array<Record<string, unknown>>;
+  clientConfig: {
+    url?: string;
+    caBundle?: string;
+    service?: { name: string; namespace: string; path?: string; port?: number };
+  };
+};
+/** What a webhook does, apart from where it is served: the fields upstream's manifests set. */
+const behaviour = (w: Webhook) => ({
+  name: w.name,
+  admissionReviewVersions: w.admissionReviewVersions,
+  sideEffects: w.sideEffects,
+  failurePolicy: w.failurePolicy,
+  // The apiserver defaults a rule's scope to '*'; upstream's manifests leave it out.
+  rules: (w.rules ?? []).map(({ scope: _, ...rule }) => rule),
+});
 
 describe('infra/k8s on a sandbox cluster', () => {
   let c: ClusterState;
@@ -114,6 +142,7 @@ describe('infra/k8s on a sandbox cluster', () => {
 
     const deployments = await items('deployments');
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
+      'fleetq-admission',
       'fleetq-forwarder',
       'fleetq-redis',
       'fleetq-worker',
@@ -128,10 +157,15 @@ describe('infra/k8s on a sandbox cluster', () => {
       expect(pod.serviceAccountName).toBe(name === 'fleetq-worker' ? 'fleetq-handler' : 'fleetq-forwarder');
     }
     expect((await items('poddisruptionbudgets')).map((p) => p.metadata.name).sort()).toEqual([
+      'fleetq-admission',
       'fleetq-forwarder',
       'fleetq-worker',
     ]);
-    expect((await items('services')).map((s) => s.metadata.name).sort()).toEqual(['fleetq-metrics', 'fleetq-redis']);
+    expect((await items('services')).map((s) => s.metadata.name).sort()).toEqual([
+      'fleetq-admission',
+      'fleetq-metrics',
+      'fleetq-redis',
+    ]);
     const [monitor] = await items('servicemonitors');
     expect(monitor?.spec).toMatchObject({
       selector: { matchLabels: { 'app.kubernetes.io/name': 'fleetq-metrics' } },
@@ -159,7 +193,12 @@ describe('infra/k8s on a sandbox cluster', () => {
     expect(await k(['get', 'clusterrolebinding', 'fleetq-forwarder', '-o', 'name'])).toMatch(/fleetq-forwarder/);
 
     // The controller-manager creates the pods, kube-scheduler binds them to the kwok node, kwok marks them Running.
-    const want: Record<string, number> = { 'fleetq-forwarder': 2, 'fleetq-worker': 2, 'fleetq-redis': 1 };
+    const want: Record<string, number> = {
+      'fleetq-forwarder': 2,
+      'fleetq-worker': 2,
+      'fleetq-redis': 1,
+      'fleetq-admission': 2,
+    };
     let pods: Obj[] = [];
     await waitFor(
       async () => {
@@ -190,6 +229,128 @@ describe('infra/k8s on a sandbox cluster', () => {
       ...(s.notReadyAddresses ?? []),
     ]);
     expect(addresses).toHaveLength(4);
+  });
+
+  it('serves JobSet admission from the admission pods: upstream’s webhooks, the Service, the serving certificate', async () => {
+    // The admission pods: HTTPS on 9443 with the operator's certificate, no ServiceAccount token, probes over HTTPS.
+    const [admission] = (await items('deployments')).filter((d) => d.metadata.name === 'fleetq-admission');
+    const pod = (
+      admission?.spec?.template as {
+        spec: {
+          automountServiceAccountToken?: boolean;
+          containers: Array<Container & { command: string[]; env: Array<{ name: string; value?: string }> }>;
+          volumes: Array<{ name: string; secret?: { secretName: string } }>;
+        };
+      }
+    ).spec;
+    expect(pod.automountServiceAccountToken).toBe(false);
+    const [container] = pod.containers;
+    expect(container?.command).toEqual(['node', 'dist/functions/admission.js']);
+    expect(container?.ports).toEqual([{ name: 'https', containerPort: 9443, protocol: 'TCP' }]);
+    for (const probe of [container?.livenessProbe, container?.readinessProbe]) {
+      expect(probe?.httpGet).toEqual({ path: '/healthz', port: 'https', scheme: 'HTTPS' });
+    }
+    const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
+    expect(env).toMatchObject({
+      FLEETQ_ADMISSION_PORT: '9443',
+      FLEETQ_ADMISSION_CERT: '/etc/fleetq/admission-tls/tls.crt',
+      FLEETQ_ADMISSION_KEY: '/etc/fleetq/admission-tls/tls.key',
+    });
+    expect(pod.volumes).toContainEqual({
+      name: 'tls',
+      secret: { secretName: 'fleetq-admission-tls', defaultMode: 420 },
+    });
+    // Nothing of Redis or the clusters: no registry, no token, no Redis URL.
+    expect(Object.keys(env).filter((k) => /REDIS|REGISTRY|TOKEN|SQS/.test(k))).toEqual([]);
+
+    // The Service selects the two admission pods (kwok marked them Ready) and only them.
+    await waitFor(
+      async () => {
+        const ep = JSON.parse(await k(['get', 'endpoints', 'fleetq-admission', '-n', NS, '-o', 'json'])) as {
+          subsets?: Array<{ addresses?: unknown[]; ports?: Array<{ port: number }> }>;
+        };
+        const subsets = ep.subsets ?? [];
+        return subsets.flatMap((x) => x.addresses ?? []).length === 2 && subsets[0]?.ports?.[0]?.port === 9443;
+      },
+      60_000,
+      500,
+      'the admission Service has the two admission pods as endpoints, port 9443',
+    );
+
+    // The webhook configurations are upstream JobSet's for JobSets (names, rules, policies, paths), with the
+    // admission Service as their client.
+    const upstream = webhookConfigurations('', '').flatMap((c) =>
+      ((c.webhooks ?? []) as Webhook[]).map((w) => ({ kind: c.kind, w })),
+    );
+    for (const [kind, resource, path] of [
+      ['MutatingWebhookConfiguration', 'mutatingwebhookconfiguration', MUTATE_JOBSET_PATH],
+      ['ValidatingWebhookConfiguration', 'validatingwebhookconfiguration', VALIDATE_JOBSET_PATH],
+    ] as const) {
+      const live = JSON.parse(await k(['get', resource, 'fleetq-jobset', '-o', 'json'])) as { webhooks: Webhook[] };
+      const theirs = upstream.filter((u) => u.kind === kind && u.w.clientConfig.url === path).map((u) => u.w);
+      expect(theirs).toHaveLength(1);
+      expect(live.webhooks.map(behaviour)).toEqual(theirs.map(behaviour));
+      expect(live.webhooks.map((w) => w.clientConfig)).toEqual([
+        { service: { name: 'fleetq-admission', namespace: NS, path, port: 443 } },
+      ]);
+      expect(live.webhooks.map((w) => w.timeoutSeconds)).toEqual([10]);
+    }
+
+    // The apiserver calls them: with no admission process behind the Service (kwok runs none), a JobSet cannot be
+    // admitted, and is refused rather than let through unchecked (failurePolicy Fail). A dry run writes nothing.
+    const dir = mkdtempSync(join(tmpdir(), 'fleetq-k8s-'));
+    const jobSet = join(dir, 'jobset.yaml');
+    writeFileSync(
+      jobSet,
+      [
+        'apiVersion: jobset.x-k8s.io/v1alpha2',
+        'kind: JobSet',
+        'metadata: { name: admission-probe, namespace: default }',
+        'spec:',
+        '  replicatedJobs:',
+        '    - name: workers',
+        '      replicas: 1',
+        '      template: { spec: { template: { spec: { containers: [{ name: c, image: busybox }] } } } }',
+        '',
+      ].join('\n'),
+    );
+    await expect(k(['create', '--dry-run=server', '-f', jobSet])).rejects.toThrow(
+      /failed calling webhook "mjobset\.kb\.io"[\s\S]*fleetq-admission\.fleetq-system\.svc:443\/mutate-jobset-x-k8s-io-v1alpha2-jobset/,
+    );
+  });
+
+  it('components/jobset-admission-cert-manager: cert-manager issues the Service’s certificate and injects its CA', async () => {
+    // Rendered, not applied (no cert-manager here): an overlay of base with both components, as an operator writes.
+    const dir = mkdtempSync(join(tmpdir(), 'fleetq-k8s-'));
+    cpSync(K8S, join(dir, 'k8s'), { recursive: true });
+    mkdirSync(join(dir, 'k8s', 'overlays', 'cert-manager'));
+    writeFileSync(
+      join(dir, 'k8s', 'overlays', 'cert-manager', 'kustomization.yaml'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        'namespace: fleetq-system',
+        'resources: [../../base]',
+        'components: [../../components/jobset-admission, ../../components/jobset-admission-cert-manager]',
+        '',
+      ].join('\n'),
+    );
+    const rendered = parseAllDocuments(await k(['kustomize', join(dir, 'k8s', 'overlays', 'cert-manager')]))
+      .map((d) => d.toJS() as Obj & { metadata: { annotations?: Record<string, string>; namespace?: string } })
+      .filter((o) => o !== null);
+    const certificate = rendered.find((o) => o.kind === 'Certificate');
+    expect(certificate?.metadata).toMatchObject({ name: 'fleetq-admission', namespace: NS });
+    expect(certificate?.spec).toMatchObject({
+      secretName: 'fleetq-admission-tls',
+      // The name the apiserver verifies for a Service reference: <service>.<namespace>.svc.
+      dnsNames: expect.arrayContaining(['fleetq-admission.fleetq-system.svc']),
+      issuerRef: { name: 'fleetq-admission-selfsigned', kind: 'Issuer' },
+    });
+    expect(rendered.find((o) => o.kind === 'Issuer')?.spec).toEqual({ selfSigned: {} });
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
+      const config = rendered.find((o) => o.kind === kind);
+      expect(config?.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': `${NS}/fleetq-admission` });
+    }
   });
 
   it('refuses what is not valid: a misspelt field, a ServiceMonitor the CRD rejects', async () => {
