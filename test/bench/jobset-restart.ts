@@ -155,8 +155,8 @@ async function restartsOn(side: JobSetSide): Promise<Restart[]> {
         maxRestarts: RESTARTS + 1,
       }),
     );
-    const first = await until(async () => running(0).length === PODS || progress(0), TIMEOUT_MS, 250);
-    if (first.ms === null) throw new Error(`${side.state.name}: the first attempt did not run: ${first.last}`);
+    const first = await until(async () => running(0).length === PODS || 'waiting', TIMEOUT_MS, 250);
+    if (first.ms === null) throw new Error(`${side.state.name}: the first attempt did not run: ${await progress(0)}`);
     log(`${side.state.name}: attempt 0 running after ${first.ms} ms`);
 
     const out: Restart[] = [];
@@ -173,7 +173,7 @@ async function restartsOn(side: JobSetSide): Promise<Restart[]> {
         podOutcomePatch('Failed'),
         MERGE_PATCH,
       );
-      const allRunning = await until(async () => running(k).length === PODS || progress(k), TIMEOUT_MS, 100, t0);
+      const allRunning = await until(async () => running(k).length === PODS || 'waiting', TIMEOUT_MS, 100, t0);
       const created = createdAt.get(k);
       const createdMs = created?.size === PODS ? Math.max(...created.values()) - t0 : null;
       const counted = restartsAt.get(k);
@@ -192,7 +192,7 @@ async function restartsOn(side: JobSetSide): Promise<Restart[]> {
       out.push(r);
       log(
         `${side.state.name}: restart ${k}: created ${r.createdMs} ms, running ${r.runningMs} ms, ` +
-          `${r.requests.total} controller requests${allRunning.ms === null ? ` (${allRunning.last})` : ''}`,
+          `${r.requests.total} controller requests${allRunning.ms === null ? ` (timed out: ${await progress(k)})` : ''}`,
       );
       if (allRunning.ms === null) break;
     }
