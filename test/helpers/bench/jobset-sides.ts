@@ -37,18 +37,40 @@ function limitedJobSetController(limits: Limits): AddOnStart {
   };
 }
 
+type BenchClusters = {
+  readonly nodes: number;
+  /** The JobSet manager's client budget (each kube-controller-manager controller has its own of the same). */
+  readonly jobSetManagerLimits: Limits;
+  /** fleetq's one budget for its cluster. */
+  readonly fleetqLimits: Limits;
+  readonly redisUrl: string;
+  readonly log: Log;
+};
+
 export async function withJobSetBenchSides<T>(
-  o: {
-    readonly names: { readonly upstream: string; readonly fleetq: string };
-    readonly nodes: number;
-    /** The JobSet manager's client budget (each kube-controller-manager controller has its own of the same). */
-    readonly jobSetManagerLimits: Limits;
-    /** fleetq's one budget for its cluster. */
-    readonly fleetqLimits: Limits;
-    readonly redisUrl: string;
-    readonly log: Log;
-  },
+  o: BenchClusters & { readonly names: { readonly upstream: string; readonly fleetq: string } },
   run: (sides: JobSetSides) => Promise<T>,
+): Promise<T> {
+  return withJobSetClusters(o, o.names, ({ upstream, fleetq }) => {
+    if (!upstream) throw new Error('the upstream cluster did not start');
+    return run({ upstream, fleetq });
+  });
+}
+
+/** The fleetq side alone: one fleetq-mode cluster of the bench's own, fleetq in this process. */
+export async function withJobSetFleetqSide<T>(
+  o: Omit<BenchClusters, 'jobSetManagerLimits'> & { readonly name: string },
+  run: (side: JobSetSide) => Promise<T>,
+): Promise<T> {
+  return withJobSetClusters({ ...o, jobSetManagerLimits: o.fleetqLimits }, { fleetq: o.name }, ({ fleetq }) =>
+    run(fleetq),
+  );
+}
+
+async function withJobSetClusters<T>(
+  o: BenchClusters,
+  names: { readonly upstream?: string; readonly fleetq: string },
+  run: (sides: { readonly upstream?: JobSetSide; readonly fleetq: JobSetSide }) => Promise<T>,
 ): Promise<T> {
   const root = mkdtempSync(join(tmpdir(), 'fleetq-bench-jobset-'));
   const kinds = sandboxKindOptions(
@@ -73,8 +95,8 @@ export async function withJobSetBenchSides<T>(
   try {
     const states = await up({
       clusters: [
-        { name: o.names.upstream, mode: SandboxMode.Upstream, audit: true },
-        { name: o.names.fleetq, mode: SandboxMode.Fleetq, audit: true },
+        ...(names.upstream === undefined ? [] : [{ name: names.upstream, mode: SandboxMode.Upstream, audit: true }]),
+        { name: names.fleetq, mode: SandboxMode.Fleetq, audit: true },
       ],
       nodes: o.nodes,
       root,
@@ -86,7 +108,7 @@ export async function withJobSetBenchSides<T>(
       if (!s?.auditLog) throw new Error(`cluster ${name} has no audit log`);
       return s;
     };
-    const fq = state(o.names.fleetq);
+    const fq = state(names.fleetq);
     fleetq = await startJobSetFleetq({
       cluster: fq.name,
       kubeconfig: fq.kubeconfig,
@@ -101,7 +123,10 @@ export async function withJobSetBenchSides<T>(
       audit: new AuditLog(s.auditLog ?? '', false),
       ...(f && { fleetq: f.app }),
     });
-    return await run({ upstream: sideOf(state(o.names.upstream)), fleetq: sideOf(fq, fleetq) });
+    return await run({
+      ...(names.upstream !== undefined && { upstream: sideOf(state(names.upstream)) }),
+      fleetq: sideOf(fq, fleetq),
+    });
   } finally {
     await cleanup();
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.off(sig, onSignal);

@@ -41,31 +41,41 @@ export type RestartableJobSet = {
   readonly podsPerJob: number;
   readonly maxRestarts: number;
   readonly annotations?: Record<string, string>;
+  /** The replicated Jobs, each of `jobs` replicas (default one, "workers"). */
+  readonly replicatedJobs?: readonly string[];
+  /** The pods' terminationGracePeriodSeconds (default: the API's, 30). */
+  readonly terminationGracePeriodSeconds?: number;
+  /** Finalizers the pod template carries (the Job controller copies them to each pod). */
+  readonly podFinalizers?: readonly string[];
 };
 
 /** A JobSet of `jobs` Jobs × `podsPerJob` kwok pods, restarted (Recreate) on a failed Job, defaults filled in. */
 export function restartableJobSet(o: RestartableJobSet): JobSet {
   const template = kwokPodTemplate({ app: o.name });
+  const podTemplate = {
+    ...template,
+    metadata: { ...template.metadata, ...(o.podFinalizers && { finalizers: [...o.podFinalizers] }) },
+    spec: {
+      ...template.spec,
+      restartPolicy: 'Never',
+      ...(o.terminationGracePeriodSeconds !== undefined && {
+        terminationGracePeriodSeconds: o.terminationGracePeriodSeconds,
+      }),
+    },
+  };
   const js = {
     apiVersion: JOBSET_API_VERSION,
     kind: JOBSET_KIND,
     metadata: { name: o.name, namespace: o.namespace, ...(o.annotations && { annotations: o.annotations }) },
     spec: {
       failurePolicy: { maxRestarts: o.maxRestarts, restartStrategy: 'Recreate' },
-      replicatedJobs: [
-        {
-          name: 'workers',
-          replicas: o.jobs,
-          template: {
-            spec: {
-              parallelism: o.podsPerJob,
-              completions: o.podsPerJob,
-              backoffLimit: 0,
-              template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } },
-            },
-          },
+      replicatedJobs: (o.replicatedJobs ?? ['workers']).map((name) => ({
+        name,
+        replicas: o.jobs,
+        template: {
+          spec: { parallelism: o.podsPerJob, completions: o.podsPerJob, backoffLimit: 0, template: podTemplate },
         },
-      ],
+      })),
     },
   } as unknown as JobSet;
   return defaultJobSet(js).jobSet;
