@@ -249,11 +249,15 @@ async function startAdmission(
 ): Promise<{ server: RunningAdmissionServer; remove: () => Promise<void> }> {
   const pki = ensurePki(sandboxRoot());
   const tls = issueServingCert(pki, join(reports, 'fleetq-admission-tls'), 'fleetq-admission');
+  const answers = createWriteStream(join(reports, 'fleetq-admission.log'));
   const server = await startAdmissionServer({
     port: 0,
     host: '127.0.0.1',
     cert: readFileSync(join(tls, 'tls.crt')),
     key: readFileSync(join(tls, 'tls.key')),
+    // Every answer, one JSON line each: a refused or failed create of a spec is read here.
+    log: (message, fields) =>
+      answers.write(JSON.stringify({ time: new Date().toISOString(), message, ...fields }) + '\n'),
   });
   const caBundle = readFileSync(pki.caCert).toString('base64');
   // The operations of upstream's own configurations (config/components/webhook/manifests.yaml); the pod
@@ -314,6 +318,7 @@ async function startAdmission(
   const remove = async (): Promise<void> => {
     for (const body of configs) await objects.delete(body).catch(() => undefined);
     await server.close();
+    answers.end();
   };
   return { server, remove };
 }
