@@ -14,7 +14,10 @@
 // Measured per restart, from the failing patch: status.restarts incremented, every Job of the new attempt created,
 // every pod of the new attempt created (the bench's watches see them ADDED). Prints per-restart figures, medians
 // and the ratio with/without; asserts nothing.
-//   npx tsx test/bench/jobset-early-failure.ts [--grace-s 15] [--restarts 3] [--jobs 1 --pods-per-job 4]
+// With --upstream, the case without the annotation also runs on an upstream-mode cluster (kube-controller-manager's
+// job-controller and upstream's JobSet manager, each with half of fleetq's client budget), to show fleetq without
+// the opt-in restarts as upstream does.
+//   npx tsx test/bench/jobset-early-failure.ts [--grace-s 15] [--restarts 3] [--jobs 1 --pods-per-job 4] [--upstream]
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { RESTART_ON_FAILURE_TARGET } from '../../shared/controllers/jobset/early-failure.js';
@@ -28,7 +31,7 @@ import {
   podsPath,
   restartableJobSet,
 } from '../helpers/bench/jobset.js';
-import { withJobSetFleetqSide, type JobSetSide } from '../helpers/bench/jobset-sides.js';
+import { withJobSetBenchSides, withJobSetFleetqSide, type JobSetSide } from '../helpers/bench/jobset-sides.js';
 import { benchLog, loadLine, until } from '../helpers/bench/sides.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
 import { REDIS_URL } from '../helpers/queue/redis.js';
@@ -43,6 +46,7 @@ const { values } = parseArgs({
     qps: { type: 'string', default: '40' },
     burst: { type: 'string', default: '60' },
     'timeout-s': { type: 'string', default: '180' },
+    upstream: { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -59,6 +63,12 @@ const PODS = JOBS * int('pods-per-job');
 const LIMITS = { qps: int('qps'), burst: int('burst') };
 const TIMEOUT_MS = int('timeout-s') * 1000;
 const CLUSTER = 'bench-fq-early-failure';
+const UPSTREAM_CLUSTER = 'bench-up-early-failure';
+/** kube-controller-manager's budget per controller client, given to the JobSet manager too (fleetq has their sum). */
+const UPSTREAM_LIMITS = {
+  qps: Math.max(1, Math.round(LIMITS.qps / 2)),
+  burst: Math.max(1, Math.round(LIMITS.burst / 2)),
+};
 const MERGE_PATCH = 'application/merge-patch+json';
 /** The bench's own finalizer: it holds a deleted pod until its grace period has passed. */
 const GRACE_FINALIZER = 'fleetq.dev/bench-grace-period';
@@ -265,26 +275,36 @@ async function main(): Promise<void> {
   const started = Date.now();
   const load0 = loadavg();
   let graceMs: number | null = null;
-  const results: Partial<Record<'without' | 'with', Restart[]>> = {};
-  await withJobSetFleetqSide(
-    { name: CLUSTER, nodes: 1, fleetqLimits: LIMITS, redisUrl: REDIS_URL, log },
-    async (side) => {
-      graceMs = await checkGrace(side);
-      log(`grace check: a deleted pod stayed Terminating ${fmtMs(graceMs)} ms (grace ${GRACE_S} s)`);
-      if (graceMs === null || graceMs < (GRACE_S - 1) * 1000)
-        throw new Error('the grace-period emulation does not hold');
-      for (const [key, name, early] of [
-        ['without', 'plain', false],
-        ['with', 'early', true],
-      ] as const) {
-        try {
-          results[key] = await restartsOf(side, name, early);
-        } catch (err) {
-          log(`${key} the annotation failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        }
+  const results: Partial<Record<'without' | 'with' | 'upstream', Restart[]>> = {};
+  const onFleetq = async (side: JobSetSide): Promise<void> => {
+    graceMs = await checkGrace(side);
+    log(`grace check: a deleted pod stayed Terminating ${fmtMs(graceMs)} ms (grace ${GRACE_S} s)`);
+    if (graceMs === null || graceMs < (GRACE_S - 1) * 1000) throw new Error('the grace-period emulation does not hold');
+    for (const [key, name, early] of [
+      ['without', 'plain', false],
+      ['with', 'early', true],
+    ] as const) {
+      try {
+        results[key] = await restartsOf(side, name, early);
+      } catch (err) {
+        log(`${key} the annotation failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       }
-    },
-  );
+    }
+  };
+  const common = { nodes: 1, fleetqLimits: LIMITS, redisUrl: REDIS_URL, log };
+  if (!values.upstream) await withJobSetFleetqSide({ ...common, name: CLUSTER }, onFleetq);
+  else
+    await withJobSetBenchSides(
+      { ...common, names: { upstream: UPSTREAM_CLUSTER, fleetq: CLUSTER }, jobSetManagerLimits: UPSTREAM_LIMITS },
+      async (sides) => {
+        await onFleetq(sides.fleetq);
+        try {
+          results.upstream = await restartsOf(sides.upstream, 'upstream', false);
+        } catch (err) {
+          log(`upstream failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        }
+      },
+    );
   console.log(
     `\njobset-early-failure bench: a JobSet of ${REPLICATED_JOBS.length} replicated Jobs (${JOBS} Jobs, ${PODS} pods), ` +
       `grace ${GRACE_S} s, restarted ${RESTARTS} times without and with ${RESTART_ON_FAILURE_TARGET}, on ${CLUSTER} ` +
@@ -292,8 +312,10 @@ async function main(): Promise<void> {
   );
   console.log(`grace check: a deleted pod stayed Terminating ${fmtMs(graceMs)} ms`);
   console.log(loadLine(load0, started));
-  for (const key of ['without', 'with'] as const) {
-    console.log(`\n${key} the annotation: per restart (ms from the failing patch)`);
+  for (const key of ['without', 'with', 'upstream'] as const) {
+    if (key === 'upstream' && !results.upstream) continue;
+    const what = key === 'upstream' ? `${UPSTREAM_CLUSTER}, upstream's controllers, without` : `${key}`;
+    console.log(`\n${what} the annotation: per restart (ms from the failing patch)`);
     console.log('  restart  counted  all Jobs created  all pods created  load');
     (results[key] ?? []).forEach((r, i) =>
       console.log(
@@ -306,9 +328,17 @@ async function main(): Promise<void> {
     const a = medianOf((results.without ?? []).map(pick));
     const b = medianOf((results.with ?? []).map(pick));
     const ratio = a !== undefined && b !== undefined && a > 0 ? (b / a).toFixed(2) : '—';
-    console.log(`  ${label.padEnd(40)} ${fmtMs(a).padStart(9)} ${fmtMs(b).padStart(9)} ${ratio.padStart(10)}`);
+    const u = medianOf((results.upstream ?? []).map(pick));
+    const vsUpstream = a !== undefined && u !== undefined && u > 0 ? (a / u).toFixed(2) : '—';
+    const upstream = results.upstream ? ` ${fmtMs(u).padStart(9)} ${vsUpstream.padStart(17)}` : '';
+    console.log(
+      `  ${label.padEnd(40)} ${fmtMs(a).padStart(9)} ${fmtMs(b).padStart(9)} ${ratio.padStart(13)}${upstream}`,
+    );
   };
-  console.log(`\nmedians over restarts (ms)                 without      with  with/without`);
+  console.log(
+    `\nmedians over restarts (ms)                 without      with  with/without` +
+      (results.upstream ? `  upstream  without/upstream` : ''),
+  );
   row('failure → status.restarts incremented', (r) => r.countedMs);
   row('failure → every new Job created', (r) => r.jobsMs);
   row('failure → every new pod created', (r) => r.podsMs);
