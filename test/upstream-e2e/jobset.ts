@@ -24,23 +24,14 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  AppsV1Api,
-  CoreV1Api,
-  KubeConfig,
-  KubernetesObjectApi,
-  type KubernetesObject,
-  type V1Taint,
-} from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, KubeConfig, type V1Taint } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { MUTATE_JOBSET_PATH, VALIDATE_JOBSET_PATH } from '../../shared/admission/admission-review.js';
-import { startAdmissionServer, type RunningAdmissionServer } from '../../shared/admission/server.js';
 import { KWOK_NODE, type ClusterState } from '../../infra/sandbox/cluster.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { isKind, type Kind } from '../../shared/kube/kinds.js';
-import { ensurePki, issueServingCert } from '../../infra/sandbox/pki.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { REPO_ROOT, down, sandboxRoot, up } from '../../infra/sandbox/sandbox.js';
+import { startJobSetAdmission, type RunningJobSetAdmission } from '../helpers/sandbox/jobset-admission.js';
 import { runJobSetPods, type PodRunner } from './jobset-pods.js';
 import { parseJUnit } from './junit.js';
 import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
@@ -48,7 +39,6 @@ import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } fr
 const CLUSTERS = { [Side.Upstream]: 'jobset-e2e-upstream', [Side.Fleetq]: 'jobset-e2e-fleetq' } as const;
 const OWNS: readonly Kind[] = ['JobSet', 'Job'];
 const MANAGER = { namespace: 'jobset-system', name: 'jobset-controller-manager' } as const;
-const WEBHOOK_CONFIG = 'fleetq-jobset-admission';
 
 /**
  * The suite's specs, one focus expression each, with about how long each takes here (mostly its containers'
@@ -243,84 +233,24 @@ async function ensureManagerDeployment(c: ClusterState, side: Side): Promise<voi
 }
 
 /** fleetq's JobSet admission in this process, registered with the fleetq cluster's apiserver by URL. */
-async function startAdmission(
-  c: ClusterState,
-  reports: string,
-): Promise<{ server: RunningAdmissionServer; remove: () => Promise<void> }> {
-  const pki = ensurePki(sandboxRoot());
-  const tls = issueServingCert(pki, join(reports, 'fleetq-admission-tls'), 'fleetq-admission');
+async function startAdmission(c: ClusterState, reports: string): Promise<RunningJobSetAdmission> {
   const answers = createWriteStream(join(reports, 'fleetq-admission.log'));
-  const server = await startAdmissionServer({
-    port: 0,
-    host: '127.0.0.1',
-    cert: readFileSync(join(tls, 'tls.crt')),
-    key: readFileSync(join(tls, 'tls.key')),
+  const admission = await startJobSetAdmission({
+    root: sandboxRoot(),
+    kc: kubeConfigOf(c),
     // Every answer, one JSON line each: a refused or failed create of a spec is read here.
     log: (message, fields) =>
       answers.write(JSON.stringify({ time: new Date().toISOString(), message, ...fields }) + '\n'),
+    probeNamespace: 'default',
   });
-  const caBundle = readFileSync(pki.caCert).toString('base64');
-  // The operations of upstream's own configurations (config/components/webhook/manifests.yaml); the pod
-  // webhooks serve exclusive placement, which fleetq refuses at admission.
-  const webhook = (name: string, path: string, operations: string[]) => ({
-    name,
-    admissionReviewVersions: ['v1'],
-    sideEffects: 'None',
-    failurePolicy: 'Fail',
-    clientConfig: { url: `https://127.0.0.1:${server.port}${path}`, caBundle },
-    rules: [{ apiGroups: ['jobset.x-k8s.io'], apiVersions: ['v1alpha2'], resources: ['jobsets'], operations }],
-  });
-  const objects = KubernetesObjectApi.makeApiClient(kubeConfigOf(c));
-  const configs: KubernetesObject[] = [];
-  for (const [kind, hook] of [
-    ['MutatingWebhookConfiguration', webhook('mjobset.kb.io', MUTATE_JOBSET_PATH, ['CREATE'])],
-    ['ValidatingWebhookConfiguration', webhook('vjobset.kb.io', VALIDATE_JOBSET_PATH, ['CREATE', 'UPDATE'])],
-  ] as const) {
-    const body = {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind,
-      metadata: { name: WEBHOOK_CONFIG },
-      webhooks: [hook],
-    } as KubernetesObject;
-    // A configuration left by an earlier run points at that run's port: replace it.
-    await objects.delete(body).catch(() => undefined);
-    await objects.create(body);
-    configs.push(body);
-  }
-  // The apiserver picks up new configurations a moment later: wait until a dry-run create comes back defaulted.
-  const probe = {
-    apiVersion: 'jobset.x-k8s.io/v1alpha2',
-    kind: 'JobSet',
-    metadata: { name: 'admission-probe', namespace: 'default' },
-    spec: {
-      replicatedJobs: [
-        {
-          name: 'r',
-          replicas: 1,
-          template: {
-            spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } },
-          },
-        },
-      ],
+  log(`fleetq JobSet admission on 127.0.0.1:${admission.port} for ${c.name}`);
+  return {
+    ...admission,
+    stop: async () => {
+      await admission.stop();
+      answers.end();
     },
   };
-  await waitFor(
-    async () => {
-      const got = (await objects.create(probe, undefined, 'All')) as { spec?: { successPolicy?: unknown } };
-      return got.spec?.successPolicy !== undefined;
-    },
-    30_000,
-    200,
-    'fleetq admission webhooks to take effect',
-  );
-  log(`fleetq JobSet admission on 127.0.0.1:${server.port} for ${c.name}`);
-  // With failurePolicy Fail, configurations left behind would refuse every JobSet once this process is gone.
-  const remove = async (): Promise<void> => {
-    for (const body of configs) await objects.delete(body).catch(() => undefined);
-    await server.close();
-    answers.end();
-  };
-  return { server, remove };
 }
 
 type Child = { child: ChildProcess; exited: Promise<number | null> };
@@ -429,7 +359,7 @@ async function main(argv: string[]): Promise<number> {
   log(`clusters up after ${((Date.now() - started) / 1000).toFixed(0)}s`);
 
   let fleetq: Child | undefined;
-  let admission: { remove: () => Promise<void> } | undefined;
+  let admission: RunningJobSetAdmission | undefined;
   const pods: PodRunner[] = [];
   try {
     // Independent of one another: the nodes and the stand-in on each side, fleetq's admission, fleetq run. All
@@ -492,7 +422,7 @@ async function main(argv: string[]): Promise<number> {
       ]);
       if (code === 'timeout') fleetq.child.kill('SIGKILL');
     }
-    await admission?.remove();
+    await admission?.stop();
     if (o.down) await down(clusters.map((c) => c.name));
   }
 }
