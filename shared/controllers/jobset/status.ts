@@ -37,7 +37,8 @@ export type Pass = {
 
 export function startPass(observed: JobSet, now: Date, options: PlanOptions): Pass {
   const js = jsonCopy(observed);
-  js.status = js.status ?? {};
+  // As Go decodes it: `restarts` has no omitempty, so upstream's status writes always carry it.
+  js.status = { restarts: 0, ...js.status };
   return { js, now, options, shouldUpdate: false, actions: [], statusEvents: [] };
 }
 

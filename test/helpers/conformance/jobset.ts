@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { controllerOf } from './model.js';
 import type { ConformancePlugin, Naming } from './plugin.js';
-import type { Check, Job, KubeJson, Snapshot } from './types.js';
+import type { Check, Job, KubeEvent, KubeJson, Snapshot } from './types.js';
 
 export const JOBSET_KIND = 'JobSet';
 const JOBSET_PREFIX = 'jobset.sigs.k8s.io/';
@@ -167,12 +167,26 @@ export const jobSetGone =
   (s: Snapshot): Check =>
     findJobSet(s, name) === undefined || `${name} still there`;
 
+/**
+ * Upstream's JobSet manager reads its child Jobs from its informer cache and keeps no expectations: after a restart,
+ * a reconcile run (on an old Job's deletion) before the cache holds a Job it just created creates that Job again and
+ * records JobCreationFailed for the AlreadyExists (`job "<name>" creation failed with error: jobs.batch "<name>"
+ * already exists`, one line per Job). Whether it happens depends on the order the deletions reach its cache, so a
+ * JobCreationFailed whose every error is an AlreadyExists is left out; any other creation failure is compared.
+ */
+function isCreateRaceEvent(e: KubeEvent): boolean {
+  if (e.involvedObject.kind !== JOBSET_KIND || e.reason !== 'JobCreationFailed') return false;
+  const lines = (e.message ?? '').split('\n').filter((l) => l.trim() !== '');
+  return lines.length > 0 && lines.every((l) => /creation failed with error: .*already exists/.test(l));
+}
+
 /** The JobSet plug-in: JobSets (a CRD) before the Jobs, their Services after; its child Jobs are the Job plug-in's. */
 export const jobSetPlugin: ConformancePlugin = {
   kind: JOBSET_KIND,
   needs: [JOBSET_KIND, 'Job'],
   lists: [{ kind: JOBSET_KIND, before: 'Job' }, { kind: 'Service' }],
   normalize: normalizeJobSets,
+  racyEvent: isCreateRaceEvent,
 };
 
 /** `n` pods of the JobSet `name`'s Jobs are Running (not being deleted), of its restart attempt `attempt` if given. */

@@ -125,10 +125,11 @@ export function normalize(
   }
 
   const eventKinds = comparedEventKinds(plugins);
+  const racy = plugins.flatMap((p) => (p.racyEvent === undefined ? [] : [p.racyEvent]));
   const eventReasons: Record<string, Set<string>> = {};
   for (const e of events) {
     const kind = e.involvedObject.kind;
-    if (kind === undefined || !eventKinds.has(kind)) continue;
+    if (kind === undefined || !eventKinds.has(kind) || racy.some((isRacy) => isRacy(e))) continue;
     const key = `${kind}/${n.key(kind, e.involvedObject.name ?? '?')}`;
     (eventReasons[key] ??= new Set()).add(`${e.reason ?? '?'} (${e.type ?? '?'})`);
   }

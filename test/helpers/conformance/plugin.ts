@@ -4,7 +4,7 @@
 // fleetq's owned kinds) names no kind: it reads all of this from the plug-ins registered in conformance/plugins.ts,
 // so a kind is its plug-in file, its scenarios, its suite file and one registration line. Invariants and waits are
 // plain functions a kind's scenarios import from its plug-in file.
-import type { Condition, ObjectMeta, OwnerRef, Pod, Snapshot } from './types.js';
+import type { Condition, KubeEvent, ObjectMeta, OwnerRef, Pod, Snapshot } from './types.js';
 
 /** The typed Snapshot fields a list can fill (the rest of a plug-in's kinds go to `custom[kind]`). */
 export type SnapshotListField = {
@@ -75,4 +75,9 @@ export type ConformancePlugin = {
   readonly hashes?: (s: Snapshot) => Record<string, string>;
   /** The involvedObject kinds whose Events are compared (reason + type per object); default: `kind`. */
   readonly eventKinds?: readonly string[];
+  /**
+   * Events of its kinds left out of the comparison: only those an upstream controller records by a race of its
+   * informer cache (so they come and go between runs), each named with that race in the plug-in's comment.
+   */
+  readonly racyEvent?: (e: KubeEvent) => boolean;
 };

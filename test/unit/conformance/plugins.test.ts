@@ -63,4 +63,24 @@ describe('conformance plug-ins', () => {
       status: { restarts: 1, replicatedJobsStatus: { w: { active: 1, ready: 1 } } },
     });
   });
+
+  it("leave out only the events a plug-in names as an upstream cache race (JobSet's AlreadyExists on create)", () => {
+    const event = (reason: string, message: string) => ({
+      metadata: { name: reason },
+      involvedObject: { kind: 'JobSet', name: 'train' },
+      reason,
+      message,
+      type: 'Warning',
+    });
+    const exists = 'job "train-w-0" creation failed with error: jobs.batch "train-w-0" already exists';
+    const refused = 'job "train-w-1" creation failed with error: jobs.batch "train-w-1" is forbidden: exceeded quota';
+    const events = (...es: ReturnType<typeof event>[]) => normalize(base, 'ns', es).events;
+    expect(events(event('JobCreationFailed', exists))).toEqual({});
+    expect(events(event('JobCreationFailed', `${exists}\n${refused}`))).toEqual({
+      'JobSet/train': { 'JobCreationFailed (Warning)': true },
+    });
+    expect(events(event('RestartJobSetFailurePolicyAction', exists))).toEqual({
+      'JobSet/train': { 'RestartJobSetFailurePolicyAction (Warning)': true },
+    });
+  });
 });
