@@ -4,11 +4,16 @@
 //   1  its Jobs: those in its namespace whose controller reference names its uid (upstream's field index on
 //      .metadata.controller)
 //  +1  with network.enableDNSHostnames, GET the Service named by its subdomain (does the headless Service exist?)
+//  +1  when it has fewer Jobs than its replicatedJobs ask for and has not finished (the pass may create Jobs): the
+//      JobSet again, fresh from the apiserver, so that Jobs are not created for a JobSet deleted a moment ago that
+//      the cache does not show as deleted yet (upstream's manager, faster from event to create, rarely meets this;
+//      its Jobs would then be left to the garbage collector).
 import type { ReconcileKey } from '../../kube/key.js';
 import { isControlledBy } from '../../kube/meta/controller-ref.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
 import { isDnsHostnamesEnabled } from './child-jobs.js';
 import { subdomainOf } from './labels.js';
+import { isJobSetFinished } from './status.js';
 import {
   JOB_KIND,
   JOBSET_KIND,
@@ -21,13 +26,23 @@ import {
 
 export async function observeJobSet(view: ClusterView, key: ReconcileKey): Promise<ObservedJobSet> {
   const base = { namespace: key.namespace, name: key.name };
-  const jobSet = await view.get<JobSet>(JOBSET_KIND, key.namespace, key.name);
+  let jobSet = await view.get<JobSet>(JOBSET_KIND, key.namespace, key.name);
   if (jobSet === null) return { ...base, jobSet: null, jobs: [] };
   const uid = jobSet.metadata.uid ?? '';
   const jobs = (await controlledOrOrphaned<Job>(view, JOB_KIND, key.namespace, uid)).filter((j) =>
     isControlledBy(j, uid),
   );
+  if (jobs.length < wantedJobs(jobSet) && !isJobSetFinished(jobSet)) {
+    const fresh = await view.get<JobSet>(JOBSET_KIND, key.namespace, key.name, { fresh: true });
+    if (fresh === null || fresh.metadata.uid !== uid) return { ...base, jobSet: null, jobs: [] };
+    jobSet = fresh;
+  }
   if (!isDnsHostnamesEnabled(jobSet)) return { ...base, jobSet, jobs };
   const service = await view.get<Service>(SERVICE_KIND, key.namespace, subdomainOf(jobSet));
   return { ...base, jobSet, jobs, service };
+}
+
+/** The Jobs its replicatedJobs ask for (the sum of their replicas). */
+function wantedJobs(js: JobSet): number {
+  return (js.spec.replicatedJobs ?? []).reduce((n, r) => n + (r.replicas ?? 1), 0);
 }

@@ -4,14 +4,22 @@ import { describe, expect, it } from '@jest/globals';
 import { observeJobSet } from '../../../../shared/controllers/jobset/observe.js';
 import type { ApiObject } from '../../../../shared/kube/meta/object.js';
 import type { ClusterView } from '../../../../shared/kube/view.js';
-import { aChildJob, aJobSet, JS, NS } from './builders.js';
+import { aChildJob, aJobSet, aReplicatedJob, cond, JS, NS } from './builders.js';
 
 class ListView implements ClusterView {
   readonly cluster = 'c';
   readonly requests: string[] = [];
   constructor(private readonly objects: ApiObject[]) {}
-  async get<T extends ApiObject>(kind: string, _ns: string, name: string): Promise<T | null> {
-    this.requests.push(`GET ${kind} ${name}`);
+  /** What a fresh read finds instead of the cached object (a JobSet deleted since the cache saw it). */
+  freshJobSet?: ApiObject | null;
+  async get<T extends ApiObject>(
+    kind: string,
+    _ns: string,
+    name: string,
+    o?: { readonly fresh?: boolean },
+  ): Promise<T | null> {
+    this.requests.push(`GET ${kind} ${name}${o?.fresh === true ? ' (fresh)' : ''}`);
+    if (o?.fresh === true && this.freshJobSet !== undefined) return Promise.resolve(this.freshJobSet as T | null);
     return Promise.resolve(
       (this.objects.find((x) => x.kind === kind && x.metadata?.name === name) ?? null) as T | null,
     );
@@ -49,8 +57,33 @@ describe('observeJobSet', () => {
     const js = aJobSet({ network: { enableDNSHostnames: true, subdomain: 'net' } });
     const view = new ListView([js]);
     expect((await observeJobSet(view, key)).service).toBeNull();
-    expect(view.requests).toEqual(['GET JobSet test-jobset', 'LIST Job', 'GET Service net']);
+    expect(view.requests).toEqual([
+      'GET JobSet test-jobset',
+      'LIST Job',
+      'GET JobSet test-jobset (fresh)',
+      'GET Service net',
+    ]);
     const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'net', namespace: NS } };
     expect((await observeJobSet(new ListView([js, svc]), key)).service).toEqual(svc);
+  });
+  it('Jobs missing: the JobSet read again fresh; deleted meanwhile, nothing to create for', async () => {
+    const js = aJobSet({ replicatedJobs: [aReplicatedJob('a', 2)] });
+    const deleting = { ...js, metadata: { ...js.metadata, deletionTimestamp: '2026-03-10T10:00:29Z' } };
+    const view = new ListView([js, aChildJob('a', 0)]);
+    view.freshJobSet = deleting;
+    expect((await observeJobSet(view, key)).jobSet).toEqual(deleting);
+    expect(view.requests).toEqual(['GET JobSet test-jobset', 'LIST Job', 'GET JobSet test-jobset (fresh)']);
+    view.freshJobSet = null;
+    expect(await observeJobSet(view, key)).toEqual({ namespace: NS, name: JS, jobSet: null, jobs: [] });
+  });
+  it('every Job there, or finished: no second read', async () => {
+    const js = aJobSet({ replicatedJobs: [aReplicatedJob('a', 2)] });
+    const view = new ListView([js, aChildJob('a', 0), aChildJob('a', 1)]);
+    await observeJobSet(view, key);
+    expect(view.requests).toEqual(['GET JobSet test-jobset', 'LIST Job']);
+    const finished = aJobSet({}, { conditions: [cond('Completed', 'True', 'AllJobsCompleted')] });
+    const afterFinish = new ListView([finished]);
+    await observeJobSet(afterFinish, key);
+    expect(afterFinish.requests).toEqual(['GET JobSet test-jobset', 'LIST Job']);
   });
 });
