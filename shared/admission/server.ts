@@ -85,6 +85,10 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   const server = createServer({ cert: options.cert, key: options.key }, admissionListener(options));
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
+  // The apiserver's webhook client keeps idle connections for 90 s; Node closes them after 5 s by default, so a
+  // review sent on a connection Node is closing fails with "connection reset by peer", and with failurePolicy Fail
+  // the object is refused. Idle connections are kept past the client's own timeout instead.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '0.0.0.0', () => {

@@ -98,10 +98,6 @@ export async function startJobSetAdmission(o: JobSetAdmissionOptions): Promise<R
     key: readFileSync(join(tls, 'tls.key')),
     ...(o.log !== undefined && { log: o.log }),
   });
-  // The apiserver's webhook client keeps idle connections open for 90 s; Node closes them after 5 s by default, so a
-  // request sent on a connection Node is closing fails with "connection reset by peer" (failurePolicy Fail: the
-  // JobSet is refused). Idle connections are kept past the client's timeout instead.
-  server.server.keepAliveTimeout = 120_000;
   const caBundle = readFileSync(pki.caCert).toString('base64');
   const name = o.configName ?? JOBSET_WEBHOOK_CONFIG;
   const objects = KubernetesObjectApi.makeApiClient(o.kc);
