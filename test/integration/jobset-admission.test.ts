@@ -16,7 +16,11 @@ import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { down, up } from '../../infra/sandbox/sandbox.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
-import { startJobSetAdmission, type RunningJobSetAdmission } from '../helpers/sandbox/jobset-admission.js';
+import {
+  startJobSetAdmission,
+  withoutEmpty,
+  type RunningJobSetAdmission,
+} from '../helpers/sandbox/jobset-admission.js';
 
 const KINDS = sandboxKindOptions({ crds: [{ kind: 'JobSet', file: JOBSET_CRD }], upstreamControllers: [] });
 const UPSTREAM_KINDS = sandboxKindOptions({
@@ -27,19 +31,6 @@ const NAMESPACE = 'jobset-admission';
 
 type JobSet = KubernetesObject & { spec: Record<string, unknown> };
 type ApiRefusal = { code?: number; body?: unknown };
-
-/** The spec without empty values: upstream's webhook re-encodes the Go object, adding `resources: {}` and the like. */
-function withoutEmpty(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutEmpty);
-  if (typeof v !== 'object' || v === null) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const y = withoutEmpty(x);
-    const empty = y === null || (typeof y === 'object' && Object.keys(y as object).length === 0);
-    if (!empty) out[k] = y;
-  }
-  return out;
-}
 
 /** One JobSet with room for every default: a failure policy rule without a name, a volume claim policy. */
 const COMPARED_SPEC = {

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { controllerOf } from './model.js';
 import type { ConformancePlugin, Naming } from './plugin.js';
 import type { Check, Job, KubeEvent, KubeJson, Snapshot } from './types.js';
+import { withoutEmpty } from '../sandbox/jobset-admission.js';
 
 export const JOBSET_KIND = 'JobSet';
 const JOBSET_PREFIX = 'jobset.sigs.k8s.io/';
@@ -53,19 +54,6 @@ export function childJobsOf(s: Snapshot, name: string): Job[] {
   return s.jobs
     .filter((j) => controllerOf(j.metadata)?.uid === uid)
     .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
-}
-
-/** The values without empty ones (null, {}, []), recursively: upstream's webhook re-encodes the Go object. */
-function withoutEmpty(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutEmpty);
-  if (typeof v !== 'object' || v === null) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const y = withoutEmpty(x);
-    const empty = y === null || (typeof y === 'object' && Object.keys(y as object).length === 0);
-    if (!empty) out[k] = y;
-  }
-  return out;
 }
 
 function normalizeJobSet(js: KubeJson, n: Naming): Record<string, unknown> {

@@ -148,3 +148,19 @@ export async function startJobSetAdmission(o: JobSetAdmissionOptions): Promise<R
   }
   return { port: server.port, caBundle, stop };
 }
+
+/**
+ * The values without empty ones (null, {}, []), recursively: upstream's webhook re-encodes the Go object (adding
+ * `resources: {}` and the like), fleetq's patches only the defaulted fields; compare admitted specs through this.
+ */
+export function withoutEmpty(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutEmpty);
+  if (typeof v !== 'object' || v === null) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const y = withoutEmpty(x);
+    const empty = y === null || (typeof y === 'object' && Object.keys(y as object).length === 0);
+    if (!empty) out[k] = y;
+  }
+  return out;
+}
