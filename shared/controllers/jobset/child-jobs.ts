@@ -11,8 +11,8 @@
 //   owner          the JobSet, as controller (SetControllerReference)
 //   spec           the template's, with suspend = spec.suspend of the JobSet, the pod subdomain when DNS hostnames
 //                  are enabled, and with the nodeSelector strategy of exclusive placement a nodeSelector on
-//                  namespaced-job and a toleration of the no-schedule taint
-// Not built: volumeClaimPolicies (addVolumes): a JobSet that has them is refused by the planner (plan.ts).
+//                  namespaced-job and a toleration of the no-schedule taint, and the volumes of the
+//                  volumeClaimPolicies' claims its containers mount (volume-claims.ts)
 import { ReconcileError } from '../../kube/errors.js';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import { jsonCopy } from '../common/json-copy.js';
@@ -56,6 +56,7 @@ import {
   type PlanOptions,
   type ReplicatedJob,
 } from './types.js';
+import { addClaimVolumes } from './volume-claims.js';
 
 export type ChildJobs = {
   /** Of the current attempt (restart-attempt = status.restarts, and with RestartJob its own attempt): unfinished. */
@@ -254,7 +255,7 @@ export function constructJob(js: JobSet, rjob: ReplicatedJob, index: number, opt
     ];
   }
   spec.suspend = isJobSetSuspended(js);
-  return {
+  const job: Job = {
     apiVersion: JOB_API_VERSION,
     kind: JOB_KIND,
     metadata: {
@@ -273,4 +274,6 @@ export function constructJob(js: JobSet, rjob: ReplicatedJob, index: number, opt
     },
     spec,
   };
+  if ((js.spec.volumeClaimPolicies ?? []).length > 0) addClaimVolumes(job, js);
+  return job;
 }

@@ -27,6 +27,11 @@ export const jobSetDescriptor: WatchDescriptor = {
       { kind: 'JobSet', verbs: ['get'], why: 'JobSet observe: the JobSet' },
       { kind: 'Job', verbs: ['list'], why: "JobSet observe: its Jobs (the namespace's Jobs, filtered by controller)" },
       { kind: 'Service', verbs: ['get'], why: 'JobSet observe: with DNS hostnames, does the headless Service exist' },
+      {
+        kind: 'PersistentVolumeClaim',
+        verbs: ['get'],
+        why: 'JobSet observe: with volumeClaimPolicies, which of their claims exist',
+      },
     ],
     writes: [
       {
@@ -41,6 +46,7 @@ export const jobSetDescriptor: WatchDescriptor = {
         why: "JobSet: clear a started Job's startTime to resume it",
       },
       { kind: 'Service', verbs: ['create'], why: 'JobSet: the headless Service of network.enableDNSHostnames' },
+      { kind: 'PersistentVolumeClaim', verbs: ['create'], why: 'JobSet: the claims of its volumeClaimPolicies' },
       { kind: 'JobSet', verbs: ['delete'], why: 'JobSet: delete it once ttlSecondsAfterFinished has passed' },
       { kind: 'JobSet', subresource: 'status', verbs: ['update'], why: 'JobSet: its status' },
       EVENT_WRITES,

@@ -4,6 +4,7 @@
 //   1  its Jobs: those in its namespace whose controller reference names its uid (upstream's field index on
 //      .metadata.controller)
 //  +1  with network.enableDNSHostnames, GET the Service named by its subdomain (does the headless Service exist?)
+//  +n  with volumeClaimPolicies, GET each claim they name (`<template>-<jobset>`): which are missing
 //  +1  when it has fewer Jobs than its replicatedJobs ask for and has not finished (the pass may create Jobs): the
 //      JobSet again, fresh from the apiserver, so that Jobs are not created for a JobSet deleted a moment ago that
 //      the cache does not show as deleted yet (upstream's manager, faster from event to create, rarely meets this;
@@ -14,13 +15,16 @@ import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
 import { isDnsHostnamesEnabled } from './child-jobs.js';
 import { subdomainOf } from './labels.js';
 import { isJobSetFinished } from './status.js';
+import { claimNames } from './volume-claims.js';
 import {
+  CLAIM_KIND,
   JOB_KIND,
   JOBSET_KIND,
   SERVICE_KIND,
   type Job,
   type JobSet,
   type ObservedJobSet,
+  type PersistentVolumeClaim,
   type Service,
 } from './types.js';
 
@@ -37,9 +41,19 @@ export async function observeJobSet(view: ClusterView, key: ReconcileKey): Promi
     if (fresh === null || fresh.metadata.uid !== uid) return { ...base, jobSet: null, jobs: [] };
     jobSet = fresh;
   }
-  if (!isDnsHostnamesEnabled(jobSet)) return { ...base, jobSet, jobs };
-  const service = await view.get<Service>(SERVICE_KIND, key.namespace, subdomainOf(jobSet));
-  return { ...base, jobSet, jobs, service };
+  const service = isDnsHostnamesEnabled(jobSet)
+    ? await view.get<Service>(SERVICE_KIND, key.namespace, subdomainOf(jobSet))
+    : undefined;
+  const names = claimNames(jobSet);
+  const claims: Record<string, PersistentVolumeClaim | null> = {};
+  for (const name of names) claims[name] = await view.get<PersistentVolumeClaim>(CLAIM_KIND, key.namespace, name);
+  return {
+    ...base,
+    jobSet,
+    jobs,
+    ...(service !== undefined && { service }),
+    ...(names.length > 0 && { claims }),
+  };
 }
 
 /** The Jobs its replicatedJobs ask for (the sum of their replicas). */

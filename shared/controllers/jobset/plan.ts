@@ -9,7 +9,8 @@
 //   5  not suspended and every Job ready or succeeded → RestartingJobSet False (JobsReady)
 //   6  a failed Job → the failure policy (failure-policy.ts); nothing more
 //   7  a succeeded Job → the success policy (success-policy.ts); completed → nothing more
-//   8  network.enableDNSHostnames → the headless Service named by the subdomain, created if missing
+//   8  network.enableDNSHostnames → the headless Service named by the subdomain, created if missing; then the
+//      claims of volumeClaimPolicies, created if missing (volume-claims.ts)
 //   9  the missing Jobs of each replicatedJob are created (child-jobs.ts), held back by dependsOn, by InOrder
 //      (one replicatedJob at a time: StartupPolicyInProgress, then StartupPolicyCompleted), and, under
 //      BlockingRecreate, by any Job of an earlier attempt still there. Under Recreate a Job is recreated once its
@@ -25,11 +26,11 @@
 //  - A started Job to resume gets its startTime cleared in one pass and its update in the next (suspend.ts).
 // Beyond upstream, opt-in per JobSet (early-failure.ts): with fleetq.dev/jobset-restart-on-failure-target, a child
 // Job's FailureTarget condition counts as its failure in step 1, so a restart need not wait for its pods to end.
-// Not implemented (refused, or left as upstream leaves them with their feature gates off): volumeClaimPolicies
-// (refused: a TerminalError), the ElasticJobSet gate (scaling active Jobs in place), the InPlaceRestart gate (its
-// restart strategy then behaves as upstream's does without the gate: a failed Job restarts the JobSet).
+// Not implemented (left as upstream leaves them with their feature gates off): the ElasticJobSet gate (scaling
+// active Jobs in place), the InPlaceRestart gate (its restart strategy then behaves as upstream's does without the
+// gate: a failed Job restarts the JobSet).
 import type { Action } from '../../kube/actions.js';
-import { ReconcileError, TerminalError } from '../../kube/errors.js';
+import { ReconcileError } from '../../kube/errors.js';
 import { EventType } from '../../kube/events/types.js';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import type { PlanResult } from '../controller.js';
@@ -60,6 +61,7 @@ import {
 import { executeSuccessPolicy } from './success-policy.js';
 import { resumeJobsIfNecessary, suspendJobs } from './suspend.js';
 import { ttlAfterFinished } from './ttl-after-finished.js';
+import { claimCreates } from './volume-claims.js';
 import {
   JOBSET_API_VERSION,
   JOBSET_CONTROLLER_NAME,
@@ -87,9 +89,6 @@ export function planJobSet(o: ObservedJobSet, now: Date, options: PlanOptions = 
   const observed = o.jobSet;
   if (observed === null || observed.metadata.deletionTimestamp !== undefined) return { actions: [] };
   if (isManagedByOther(observed)) return { actions: [] };
-  if ((observed.spec.volumeClaimPolicies ?? []).length > 0) {
-    throw new TerminalError('PlanFailed', 'JobSet volumeClaimPolicies are not implemented by fleetq');
-  }
 
   const pass = startPass(observed, now, options);
   const owned = classifyChildJobs(pass.js, withEarlyFailures(pass.js, o.jobs), options);
@@ -128,6 +127,10 @@ export function planJobSet(o: ObservedJobSet, now: Date, options: PlanOptions = 
       throw new ReconcileError('PlanFailed', 'JobSet observe did not read the headless Service');
     }
     if (o.service === null) pass.actions.push(headlessServiceCreate(pass.js));
+  }
+  if ((pass.js.spec.volumeClaimPolicies ?? []).length > 0) {
+    if (o.claims === undefined) throw new ReconcileError('PlanFailed', 'JobSet observe did not read the claims');
+    pass.actions.push(...claimCreates(pass.js, o.claims));
   }
 
   reconcileReplicatedJobs(pass, owned, statuses);

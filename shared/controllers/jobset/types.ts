@@ -1,15 +1,17 @@
 // What the JobSet controller observes, and the names it shares with sigs.k8s.io/jobset v0.12.0 (API
 // jobset.x-k8s.io/v1alpha2, pkg/constants). The JobSet is the apiserver's JSON as read (timestamps are RFC 3339
 // strings), typed as far as the planner reads it; its Jobs are typed by common/job-api.ts.
+import type { PersistentVolumeClaim } from '../../kube/api/objects.js';
 import type { Job, JobSpec, Time, WireObjectMeta } from '../common/job-api.js';
 
-export type { Job, JobSpec, Time };
+export type { Job, JobSpec, PersistentVolumeClaim, Time };
 
 export const JOBSET_API_VERSION = 'jobset.x-k8s.io/v1alpha2';
 export const JOBSET_KIND = 'JobSet';
 export const JOB_API_VERSION = 'batch/v1';
 export const JOB_KIND = 'Job';
 export const SERVICE_KIND = 'Service';
+export const CLAIM_KIND = 'PersistentVolumeClaim';
 /** mgr.GetEventRecorder("jobset"): the component its events carry. */
 export const JOBSET_EVENT_SOURCE = 'jobset';
 /** jobset.JobSetControllerName: the spec.managedBy value (or none) this controller reconciles. */
@@ -96,8 +98,20 @@ export type JobSetSpec = {
   coordinator?: Coordinator;
   managedBy?: string;
   ttlSecondsAfterFinished?: number;
-  volumeClaimPolicies?: unknown[];
+  volumeClaimPolicies?: VolumeClaimPolicy[];
   [other: string]: unknown;
+};
+
+/** A claim template: a PersistentVolumeClaim as far as the planner reads it (its name, labels, annotations, spec). */
+export type ClaimTemplate = {
+  metadata?: { name?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+};
+
+/** volumeClaimPolicies[]: shared claims the replicatedJobs may mount, and whether they go with the JobSet. */
+export type VolumeClaimPolicy = {
+  templates?: ClaimTemplate[];
+  retentionPolicy?: { whenDeleted?: string };
 };
 
 export type ReplicatedJobStatus = {
@@ -150,6 +164,11 @@ export type ObservedJobSet = {
    * null when it does not exist, undefined when not read.
    */
   readonly service?: Service | null;
+  /**
+   * The claims its volumeClaimPolicies name (`<template>-<jobset>`), by name: null when missing. Read only when it
+   * has volumeClaimPolicies.
+   */
+  readonly claims?: Readonly<Record<string, PersistentVolumeClaim | null>>;
 };
 
 /** Feature gates of pkg/features that change what the controller does (all alpha, off by default upstream). */
@@ -164,6 +183,7 @@ export const Reason = {
   AllJobsCompleted: 'AllJobsCompleted',
   JobCreationFailed: 'JobCreationFailed',
   HeadlessServiceCreationFailed: 'HeadlessServiceCreationFailed',
+  PVCCreationFailed: 'PVCCreationFailed',
   InOrderStartupPolicyInProgress: 'InOrderStartupPolicyInProgress',
   InOrderStartupPolicyCompleted: 'InOrderStartupPolicyCompleted',
   RestartingDefaultFailurePolicy: 'DefaultFailurePolicy',

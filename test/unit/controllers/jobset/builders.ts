@@ -116,8 +116,20 @@ export function aChildJob(
   };
 }
 
-export function observed(jobSet: JobSet | null, jobs: Job[] = [], service?: ObservedJobSet['service']): ObservedJobSet {
-  return { namespace: NS, name: JS, jobSet, jobs, ...(service !== undefined && { service }) };
+export function observed(
+  jobSet: JobSet | null,
+  jobs: Job[] = [],
+  service?: ObservedJobSet['service'],
+  claims?: ObservedJobSet['claims'],
+): ObservedJobSet {
+  return {
+    namespace: NS,
+    name: JS,
+    jobSet,
+    jobs,
+    ...(service !== undefined && { service }),
+    ...(claims !== undefined && { claims }),
+  };
 }
 
 export function cond(type: string, status: 'True' | 'False', reason: string, message = ''): Condition {

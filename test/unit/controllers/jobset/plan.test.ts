@@ -2,7 +2,6 @@
 // plans for a JobSet and its Jobs, in the situations upstream's controller and integration tests drive it through.
 import { describe, expect, it } from '@jest/globals';
 import { plannedEvents, type Action } from '../../../../shared/kube/actions.js';
-import { TerminalError } from '../../../../shared/kube/errors.js';
 import { planJobSet } from '../../../../shared/controllers/jobset/plan.js';
 import type { Job, JobSet, PlanOptions } from '../../../../shared/controllers/jobset/types.js';
 import { aChildJob, aJobSet, aReplicatedJob, at, cond, NOW, observed } from './builders.js';
@@ -38,9 +37,6 @@ describe('what the planner skips', () => {
     expect(creates(plan(aJobSet({ managedBy: 'jobset.sigs.k8s.io/jobset-controller' })).actions)).toEqual([
       'Job/test-jobset-replicated-job-0',
     ]);
-  });
-  it('volumeClaimPolicies are refused, not half done', () => {
-    expect(() => plan(aJobSet({ volumeClaimPolicies: [{}] }))).toThrow(TerminalError);
   });
 });
 
