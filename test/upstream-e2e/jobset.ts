@@ -20,13 +20,12 @@
 //   - the specs' pods have no kwok toleration: the kwok taint is removed from the nodes (as run.ts does).
 //   - their containers must run to an exit: jobset-pods.ts ends each pod as its fixture's program would.
 // Specs in UNRUNNABLE are skipped on both sides, each with its reason.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AppsV1Api, CoreV1Api, KubeConfig, type V1Taint } from '@kubernetes/client-node';
-import { stringify } from 'yaml';
-import { KWOK_NODE, type ClusterState } from '../../infra/sandbox/cluster.js';
+import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { isKind, type Kind } from '../../shared/kube/kinds.js';
 import { waitFor } from '../../infra/sandbox/process.js';
@@ -34,6 +33,7 @@ import { REPO_ROOT, down, sandboxRoot, up } from '../../infra/sandbox/sandbox.js
 import { startJobSetAdmission, type RunningJobSetAdmission } from '../helpers/sandbox/jobset-admission.js';
 import { runJobSetPods, type PodRunner } from './jobset-pods.js';
 import { parseJUnit } from './junit.js';
+import { spawnLogged, startFleetq, untaintNodes, type Child } from './sides.js';
 import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
 
 const CLUSTERS = { [Side.Upstream]: 'jobset-e2e-upstream', [Side.Fleetq]: 'jobset-e2e-fleetq' } as const;
@@ -145,37 +145,6 @@ function kubeConfigOf(c: ClusterState): KubeConfig {
   return kc;
 }
 
-/** Removes the kwok taint from every node, each patch guarded by the node's resourceVersion. */
-async function untaintNodes(c: ClusterState): Promise<void> {
-  const core = kubeConfigOf(c).makeApiClient(CoreV1Api);
-  const isKwokTaint = (t: V1Taint): boolean => t.key === KWOK_NODE.taint.key && t.effect === KWOK_NODE.taint.effect;
-  await waitFor(
-    async () => {
-      let tainted = 0;
-      for (const node of (await core.listNode()).items) {
-        const taints = node.spec?.taints ?? [];
-        if (!taints.some(isKwokTaint)) continue;
-        tainted++;
-        try {
-          await core.patchNode({
-            name: node.metadata?.name ?? '',
-            body: [
-              { op: 'test', path: '/metadata/resourceVersion', value: node.metadata?.resourceVersion },
-              { op: 'replace', path: '/spec/taints', value: taints.filter((t) => !isKwokTaint(t)) },
-            ],
-          });
-        } catch (err) {
-          if ((err as { code?: number }).code !== 422) throw err; // changed since the list: read it again
-        }
-      }
-      return tainted === 0;
-    },
-    30_000,
-    250,
-    `the kwok taint to be gone from the nodes of ${c.name}`,
-  );
-}
-
 /** The stand-in for upstream's manager Deployment that the suite's BeforeSuite waits for. */
 async function ensureManagerDeployment(c: ClusterState, side: Side): Promise<void> {
   const kc = kubeConfigOf(c);
@@ -253,54 +222,6 @@ async function startAdmission(c: ClusterState, reports: string): Promise<Running
   };
 }
 
-type Child = { child: ChildProcess; exited: Promise<number | null> };
-
-function spawnLogged(bin: string, args: readonly string[], logFile: string, env: NodeJS.ProcessEnv): Child {
-  mkdirSync(dirname(logFile), { recursive: true });
-  const out = createWriteStream(logFile);
-  const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.pipe(out, { end: false });
-  child.stderr?.pipe(out, { end: false });
-  const exited = new Promise<number | null>((res) =>
-    child.once('close', (code) => {
-      out.end();
-      res(code);
-    }),
-  );
-  return { child, exited };
-}
-
-/** `fleetq run` against the fleetq cluster, owning the given kinds (JobSet and Job), on the in-memory queue. */
-async function startFleetq(c: ClusterState, reports: string, owns: readonly Kind[]): Promise<Child> {
-  const registry = join(reports, 'fleetq-registry.yaml');
-  writeFileSync(
-    registry,
-    stringify({ clusters: [{ name: c.name, kubeconfig: c.kubeconfig, owns, limits: { qps: 50, burst: 100 } }] }),
-  );
-  const logFile = join(reports, 'fleetq.log');
-  const dataDir = join(reports, 'fleetq-data');
-  mkdirSync(dataDir, { recursive: true });
-  const p = spawnLogged(
-    process.execPath,
-    ['--import', 'tsx', join(REPO_ROOT, 'functions', 'cli.ts'), 'run', '--registry', registry, '--driver', 'memory'],
-    logFile,
-    { ...process.env, NODE_OPTIONS: '', FLEETQ_DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
-  );
-  let exitCode: number | null | undefined;
-  void p.exited.then((code) => (exitCode = code));
-  await waitFor(
-    async () => {
-      if (exitCode !== undefined) throw new Error(`fleetq run exited with ${exitCode} (log ${logFile})`);
-      return readFileSync(logFile, 'utf8').includes('fleetq: running 1 cluster(s)');
-    },
-    120_000,
-    250,
-    `fleetq run to start (log ${logFile})`,
-  );
-  log(`fleetq run owns ${owns.join(', ') || 'nothing'} in ${c.name} (log ${logFile})`);
-  return p;
-}
-
 /** One jobset-e2e.test process (one lane): its log and JUnit report under the side's report folder. */
 async function runLane(side: Side, lane: number, focus: string[], bin: string, c: ClusterState, o: Options) {
   const dir = join(o.reports, side, `lane${lane}`);
@@ -372,7 +293,7 @@ async function main(argv: string[]): Promise<number> {
       ...(o.sides.includes(Side.Fleetq)
         ? [
             startAdmission(clusterOf(Side.Fleetq), o.reports).then((a) => (admission = a)),
-            startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns).then((f) => (fleetq = f)),
+            startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns, log).then((f) => (fleetq = f)),
           ]
         : []),
     ]);

@@ -15,19 +15,17 @@
 // schedules onto untainted nodes), runs the sides in parallel, each as a few e2e.test processes at once (lanes,
 // one Ginkgo process each) and then a serial pass, writes the JUnit reports and logs under --reports, prints one row per spec and one column per side,
 // and exits 1 when a spec passes on upstream but not on fleetq (verdict.ts).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CoreV1Api, KubeConfig, type V1Taint } from '@kubernetes/client-node';
-import { stringify } from 'yaml';
-import { KWOK_NODE, type ClusterState } from '../../infra/sandbox/cluster.js';
+import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { isKind, type Kind } from '../../shared/kube/kinds.js';
-import { waitFor } from '../../infra/sandbox/process.js';
 import { REPO_ROOT, down, up } from '../../infra/sandbox/sandbox.js';
 import { ownedKinds, planPasses, SERIAL_SKIP, SKIP, type Pass } from './gate.js';
 import { parseJUnit } from './junit.js';
+import { spawnLogged, startFleetq, untaintNodes, type Child } from './sides.js';
 import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
 
 const CLUSTERS = { [Side.Upstream]: 'e2e-upstream', [Side.Fleetq]: 'e2e-fleetq' } as const;
@@ -99,60 +97,6 @@ function buildE2eTest(): string {
   return path;
 }
 
-/**
- * The e2e framework counts and schedules onto untainted nodes only; the sandbox taints every kwok node. Each
- * patch is guarded by the node's resourceVersion (a `test` op); kwok updates a fresh node's status meanwhile,
- * so a refused patch (422: the test failed) is read again and retried until every taint is gone.
- */
-async function untaintNodes(c: ClusterState): Promise<void> {
-  const kc = new KubeConfig();
-  kc.loadFromFile(c.kubeconfig);
-  const core = kc.makeApiClient(CoreV1Api);
-  const isKwokTaint = (t: V1Taint): boolean => t.key === KWOK_NODE.taint.key && t.effect === KWOK_NODE.taint.effect;
-  await waitFor(
-    async () => {
-      let tainted = 0;
-      for (const node of (await core.listNode()).items) {
-        const taints = node.spec?.taints ?? [];
-        if (!taints.some(isKwokTaint)) continue;
-        tainted++;
-        try {
-          await core.patchNode({
-            name: node.metadata?.name ?? '',
-            body: [
-              { op: 'test', path: '/metadata/resourceVersion', value: node.metadata?.resourceVersion },
-              { op: 'replace', path: '/spec/taints', value: taints.filter((t) => !isKwokTaint(t)) },
-            ],
-          });
-        } catch (err) {
-          if ((err as { code?: number }).code !== 422) throw err; // changed since the list: read it again
-        }
-      }
-      return tainted === 0;
-    },
-    30_000,
-    250,
-    `the kwok taint to be gone from the nodes of ${c.name}`,
-  );
-}
-
-type Child = { child: ChildProcess; exited: Promise<number | null> };
-
-function spawnLogged(bin: string, args: readonly string[], logFile: string, env: NodeJS.ProcessEnv): Child {
-  mkdirSync(dirname(logFile), { recursive: true });
-  const out = createWriteStream(logFile);
-  const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.pipe(out, { end: false });
-  child.stderr?.pipe(out, { end: false });
-  const exited = new Promise<number | null>((res) =>
-    child.once('close', (code) => {
-      out.end();
-      res(code);
-    }),
-  );
-  return { child, exited };
-}
-
 /** The gate failed on fleetq: its warnings and errors (the last ones), so a CI log alone says what fleetq saw. */
 function printFleetqWarnings(logFile: string, last = 40): void {
   if (!existsSync(logFile)) return;
@@ -163,39 +107,6 @@ function printFleetqWarnings(logFile: string, last = 40): void {
     `fleetq logged ${lines.length} warning(s) and error(s) during the run${lines.length > last ? `; the last ${last}` : ''}:`,
   );
   for (const l of lines.slice(-last)) console.log(`  ${l.length > 400 ? `${l.slice(0, 400)}…` : l}`);
-}
-
-/** `fleetq run` against e2e-fleetq, owning the gate's kinds, on the in-memory queue. */
-async function startFleetq(c: ClusterState, reports: string, owns: readonly Kind[]): Promise<Child> {
-  const registry = join(reports, 'fleetq-registry.yaml');
-  writeFileSync(
-    registry,
-    stringify({
-      clusters: [{ name: c.name, kubeconfig: c.kubeconfig, owns, limits: { qps: 50, burst: 100 } }],
-    }),
-  );
-  const logFile = join(reports, 'fleetq.log');
-  const dataDir = join(reports, 'fleetq-data');
-  mkdirSync(dataDir, { recursive: true });
-  const p = spawnLogged(
-    process.execPath,
-    ['--import', 'tsx', join(REPO_ROOT, 'functions', 'cli.ts'), 'run', '--registry', registry, '--driver', 'memory'],
-    logFile,
-    { ...process.env, NODE_OPTIONS: '', FLEETQ_DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
-  );
-  let exitCode: number | null | undefined;
-  void p.exited.then((code) => (exitCode = code));
-  await waitFor(
-    async () => {
-      if (exitCode !== undefined) throw new Error(`fleetq run exited with ${exitCode} (log ${logFile})`);
-      return readFileSync(logFile, 'utf8').includes('fleetq: running 1 cluster(s)');
-    },
-    120_000,
-    250,
-    `fleetq run to start (log ${logFile})`,
-  );
-  log(`fleetq run owns ${owns.join(', ') || 'nothing'} in ${c.name} (log ${logFile})`);
-  return p;
 }
 
 /** One e2e.test process: its own report directory under the side's, its log, its JUnit report. */
@@ -285,7 +196,7 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', stopAll);
   process.once('SIGTERM', stopAll);
   try {
-    if (o.sides.includes(Side.Fleetq)) fleetq = await startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns);
+    if (o.sides.includes(Side.Fleetq)) fleetq = await startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns, log);
     const seed = Math.floor(Date.now() / 1000) % 100_000;
     log(
       `running ${o.parallel.length} lane(s)${o.serial ? ' then a serial pass' : ''} on ${o.sides.join(' and ')} (seed ${seed})`,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   childJobs,
+  jobSetClaims,
   jobSetCondition,
   jobSetGone,
   jobSetPodsRunning,
@@ -33,6 +34,8 @@ type ReplicatedJobOptions = {
   /** Pods per Job (parallelism and completions); default 1. */
   readonly pods?: number;
   readonly dependsOn?: ReadonlyArray<{ name: string; status: 'Ready' | 'Complete' }>;
+  /** Volume names its container mounts (a volumeClaimPolicies template's name gets the claim). */
+  readonly mounts?: readonly string[];
   readonly labels?: Labels;
   readonly annotations?: Labels;
 };
@@ -48,6 +51,7 @@ type JobSetOptions = {
   readonly ttlSecondsAfterFinished?: number;
   readonly labels?: Labels;
   readonly annotations?: Labels;
+  readonly volumeClaimPolicies?: ReadonlyArray<Record<string, unknown>>;
 };
 
 const LEADER_WORKERS: readonly ReplicatedJobOptions[] = [
@@ -58,6 +62,13 @@ const LEADER_WORKERS: readonly ReplicatedJobOptions[] = [
 function replicatedJob(js: string, o: ReplicatedJobOptions): Record<string, unknown> {
   const template = podTemplate({ app: js });
   template.spec = { ...template.spec, restartPolicy: 'Never' };
+  if (o.mounts !== undefined) {
+    const containers = (template.spec.containers ?? []) as Array<Record<string, unknown>>;
+    template.spec.containers = containers.map((c) => ({
+      ...c,
+      volumeMounts: o.mounts!.map((m) => ({ name: m, mountPath: `/mnt/${m}` })),
+    }));
+  }
   const pods = o.pods ?? 1;
   return {
     name: o.name,
@@ -98,6 +109,7 @@ export function jobSet(name: string, o: JobSetOptions = {}): KubeJson {
       ...(o.coordinator !== undefined && { coordinator: o.coordinator }),
       ...(o.suspend !== undefined && { suspend: o.suspend }),
       ...(o.ttlSecondsAfterFinished !== undefined && { ttlSecondsAfterFinished: o.ttlSecondsAfterFinished }),
+      ...(o.volumeClaimPolicies !== undefined && { volumeClaimPolicies: o.volumeClaimPolicies }),
     },
   };
 }
@@ -472,7 +484,37 @@ export const JOBSET_SCENARIOS: readonly Scenario[] = [
     ),
     compare('recreated'),
   ]),
+  scenario(
+    'js-volume-claims',
+    'volumeClaimPolicies: claims made before the Jobs (owned under Delete, not Retain), mounted by name; JobSet deleted',
+    [
+      create({
+        replicatedJobs: [
+          { name: 'trainer', replicas: 1, mounts: ['dataset', 'checkpoints'] },
+          { name: 'loader', replicas: 1 },
+        ],
+        volumeClaimPolicies: [
+          { templates: [claimTemplate('dataset', { team: 'ml' })], retentionPolicy: { whenDeleted: 'Delete' } },
+          { templates: [claimTemplate('checkpoints')], retentionPolicy: { whenDeleted: 'Retain' } },
+        ],
+      }),
+      // Nothing binds the claims in the sandbox, so the pods stay unscheduled: the Jobs and claims are compared.
+      wait('2 claims and 2 Jobs', all(jobSetClaims(NAME, 2), childJobs(NAME, 2)), LONG),
+      compare('claims and Jobs'),
+      { do: 'delete', kind: 'JobSet', name: NAME },
+      wait('the JobSet gone, the Delete claim with it', all(jobSetGone(NAME), jobSetClaims(NAME, 1)), LONG),
+      compare('the Retain claim left'),
+    ],
+  ),
 ];
+
+/** A volumeClaimPolicies template: a claim of 1 Gi, ReadWriteMany. */
+function claimTemplate(name: string, labels?: Labels): Record<string, unknown> {
+  return {
+    metadata: { name, ...(labels && { labels }) },
+    spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '1Gi' } } },
+  };
+}
 
 /**
  * Scale: run apart from the others (their pods and restarts would share the clusters with 600 Job creates and the

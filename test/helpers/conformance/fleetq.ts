@@ -19,9 +19,8 @@ import { isKind, type Kind } from '../../../shared/kube/kinds.js';
 import { ClusterRegistry } from '../../../shared/kube/registry.js';
 import { startAllInOne, type AllInOne } from '../../../functions/all-in-one.js';
 import { loadConfig, readsMode } from '../../../shared/runtime/config.js';
-import { ownedKinds } from './plugins.js';
+import { ownedKinds, PLUGINS } from './plugins.js';
 import { sandboxCluster } from '../sandbox/clusters.js';
-import { startJobSetAdmission, type RunningJobSetAdmission } from '../sandbox/jobset-admission.js';
 import { sandboxRoot } from '../../../infra/sandbox/sandbox.js';
 import { injectFinalizerGapFault, type FinalizerGapFault } from './faults.js';
 import { authorizationDenials, serviceAccountRegistries, type ClusterEntry } from '../sandbox/rbac.js';
@@ -88,13 +87,14 @@ export async function startFleetq(
   o: { qps?: number; burst?: number; concurrency?: number; logLevel?: string } = {},
 ): Promise<RunningFleetq> {
   const release = await acquireLock(cluster, 30 * 60_000);
-  let admission: RunningJobSetAdmission | undefined;
+  const sides: Array<{ stop(): Promise<void> }> = [];
+  const stopSides = () => Promise.all(sides.map((side) => side.stop().catch(() => undefined)));
   try {
     const { state, kc } = await sandboxCluster(cluster);
-    // JobSets are admitted as on an upstream-mode cluster (where the JobSet manager's webhooks default and validate
-    // them): by fleetq's admission function, served from this process while fleetq runs.
-    if (OWNED_KINDS.includes('JobSet'))
-      admission = await startJobSetAdmission({ root: sandboxRoot(), kc, probeNamespace: 'default' });
+    // What the plug-ins' kinds need on fleetq's side besides fleetq (its admission webhooks, say).
+    for (const plugin of PLUGINS) {
+      if (plugin.fleetqSide !== undefined) sides.push(await plugin.fleetqSide({ kc, root: sandboxRoot() }));
+    }
     const queue = `conformance-${randomUUID().slice(0, 8)}`;
     const config = loadConfig(process.env, {
       FLEETQ_DRIVER: 'redis',
@@ -147,7 +147,7 @@ export async function startFleetq(
           if (faults.kills.size > 0)
             console.log(`handler runs killed by injected faults: ${JSON.stringify(Object.fromEntries(faults.kills))}`);
           await app.stop();
-          await admission?.stop();
+          await stopSides();
           await deleteRedisKeys(config.REDIS_URL, queue);
           rmSync(dataDir, { recursive: true, force: true });
         } finally {
@@ -156,7 +156,7 @@ export async function startFleetq(
       },
     };
   } catch (err) {
-    await admission?.stop().catch(() => undefined);
+    await stopSides();
     release();
     throw err;
   }

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { controllerOf } from './model.js';
 import type { ConformancePlugin, Naming } from './plugin.js';
 import type { Check, Job, KubeEvent, KubeJson, Snapshot } from './types.js';
-import { withoutEmpty } from '../sandbox/jobset-admission.js';
+import { startJobSetAdmission, withoutEmpty } from '../sandbox/jobset-admission.js';
 
 export const JOBSET_KIND = 'JobSet';
 const JOBSET_PREFIX = 'jobset.sigs.k8s.io/';
@@ -93,6 +93,7 @@ function normalizeChildJob(j: Job, n: Naming): Record<string, unknown> {
     podLabels: own(tpl?.labels),
     podAnnotations: own(tpl?.annotations),
     subdomain: (j.spec.template.spec as { subdomain?: string } | undefined)?.subdomain,
+    volumes: (j.spec.template.spec as { volumes?: unknown[] } | undefined)?.volumes,
     suspend: j.spec.suspend,
     terminating: j.metadata.deletionTimestamp !== undefined,
     owner: n.owner(j.metadata),
@@ -123,8 +124,32 @@ function normalizeJobSets(s: Snapshot, n: Naming): Record<string, Record<string,
       owner: n.owner(svc.metadata),
     };
   }
-  return { jobSets, jobSetJobs, services };
+  // The claims of volumeClaimPolicies (those carrying a JobSet's name label).
+  const claims: Record<string, unknown> = {};
+  for (const c of s.custom?.PersistentVolumeClaim ?? []) {
+    if (c.metadata.labels?.[JOBSET_NAME_KEY] === undefined) continue;
+    const spec = (c.spec ?? {}) as Record<string, unknown>;
+    claims[c.metadata.name ?? '?'] = {
+      labels: c.metadata.labels,
+      annotations: c.metadata.annotations,
+      accessModes: spec.accessModes,
+      resources: spec.resources,
+      owner: n.owner(c.metadata),
+      deleting: c.metadata.deletionTimestamp !== undefined,
+    };
+  }
+  return { jobSets, jobSetJobs, services, claims };
 }
+
+/** The JobSet `name`'s volumeClaimPolicies claims (by its name label, not being deleted) number `n`. */
+export const jobSetClaims =
+  (name: string, n: number) =>
+  (s: Snapshot): Check => {
+    const live = (s.custom?.PersistentVolumeClaim ?? []).filter(
+      (c) => c.metadata.labels?.[JOBSET_NAME_KEY] === name && c.metadata.deletionTimestamp === undefined,
+    );
+    return live.length === n || `${name}: ${live.length} claims, want ${n}`;
+  };
 
 /** The JobSet `name`'s condition `type` has `status` (and `reason`, when given). */
 export const jobSetCondition =
@@ -172,9 +197,12 @@ function isCreateRaceEvent(e: KubeEvent): boolean {
 export const jobSetPlugin: ConformancePlugin = {
   kind: JOBSET_KIND,
   needs: [JOBSET_KIND, 'Job'],
-  lists: [{ kind: JOBSET_KIND, before: 'Job' }, { kind: 'Service' }],
+  lists: [{ kind: JOBSET_KIND, before: 'Job' }, { kind: 'Service' }, { kind: 'PersistentVolumeClaim' }],
   normalize: normalizeJobSets,
   racyEvent: isCreateRaceEvent,
+  // JobSets are admitted as on an upstream-mode cluster (where the JobSet manager's webhooks default and validate
+  // them): by fleetq's admission function, served from this process while fleetq runs.
+  fleetqSide: ({ kc, root }) => startJobSetAdmission({ root, kc, probeNamespace: 'default' }),
 };
 
 /** `n` pods of the JobSet `name`'s Jobs are Running (not being deleted), of its restart attempt `attempt` if given. */

@@ -4,6 +4,7 @@
 // fleetq's owned kinds) names no kind: it reads all of this from the plug-ins registered in conformance/plugins.ts,
 // so a kind is its plug-in file, its scenarios, its suite file and one registration line. Invariants and waits are
 // plain functions a kind's scenarios import from its plug-in file.
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Condition, KubeEvent, ObjectMeta, OwnerRef, Pod, Snapshot } from './types.js';
 
 /** The typed Snapshot fields a list can fill (the rest of a plug-in's kinds go to `custom[kind]`). */
@@ -80,4 +81,11 @@ export type ConformancePlugin = {
    * informer cache (so they come and go between runs), each named with that race in the plug-in's comment.
    */
   readonly racyEvent?: (e: KubeEvent) => boolean;
+  /**
+   * What fleetq's side of a cluster needs besides fleetq for this kind, started before fleetq and stopped after it
+   * (e.g. the admission webhooks that upstream's side gets from its add-on controller).
+   */
+  readonly fleetqSide?: (cluster: { readonly kc: KubeConfig; readonly root: string }) => Promise<{
+    stop(): Promise<void>;
+  }>;
 };
