@@ -61,7 +61,7 @@ import {
 import { executeSuccessPolicy } from './success-policy.js';
 import { resumeJobsIfNecessary, suspendJobs } from './suspend.js';
 import { ttlAfterFinished } from './ttl-after-finished.js';
-import { claimCreates } from './volume-claims.js';
+import { missingClaims } from './volume-claims.js';
 import {
   JOBSET_API_VERSION,
   JOBSET_CONTROLLER_NAME,
@@ -73,6 +73,7 @@ import {
   type JobSet,
   type ObservedJobSet,
   type PlanOptions,
+  type PersistentVolumeClaim,
   type ReplicatedJobStatus,
   type Service,
 } from './types.js';
@@ -130,7 +131,7 @@ export function planJobSet(o: ObservedJobSet, now: Date, options: PlanOptions = 
   }
   if ((pass.js.spec.volumeClaimPolicies ?? []).length > 0) {
     if (o.claims === undefined) throw new ReconcileError('PlanFailed', 'JobSet observe did not read the claims');
-    pass.actions.push(...claimCreates(pass.js, o.claims));
+    for (const claim of missingClaims(pass.js, o.claims)) pass.actions.push(claimCreate(pass.js, claim));
   }
 
   reconcileReplicatedJobs(pass, owned, statuses);
@@ -176,6 +177,22 @@ export function headlessService(js: JobSet): Service {
       clusterIP: 'None',
       selector: { [JOBSET_NAME_KEY]: js.metadata.name ?? '' },
       publishNotReadyAddresses: js.spec.network?.publishNotReadyAddresses ?? true,
+    },
+  };
+}
+
+/** A missing claim of volumeClaimPolicies; a refused create records PVCCreationFailed (not for AlreadyExists). */
+function claimCreate(js: JobSet, claim: PersistentVolumeClaim): Action {
+  return {
+    type: 'create',
+    object: claim,
+    reason: 'VolumeClaimPolicy',
+    events: {
+      onFailure: {
+        ...jobSetEvent(js, EventType.Warning, Reason.PVCCreationFailed, ''),
+        detail: 'error',
+        quietOn: ['AlreadyExists'],
+      },
     },
   };
 }

@@ -7,16 +7,12 @@
 //            and creates only the missing ones. A refused create records PVCCreationFailed.
 //   volumes  a child Job whose containers or init containers mount a volume named like a template gets the volume
 //            `{name: <template>, persistentVolumeClaim: {claimName: <template>-<jobset>}}` (addVolumes).
-import type { Action } from '../../kube/actions.js';
-import { EventType } from '../../kube/events/types.js';
 import { newControllerRef } from '../../kube/meta/controller-ref.js';
 import { JOBSET_NAME_KEY } from './labels.js';
-import { jobSetEvent } from './status.js';
 import {
   CLAIM_KIND,
   JOBSET_API_VERSION,
   JOBSET_KIND,
-  Reason,
   type ClaimTemplate,
   type Job,
   type JobSet,
@@ -61,29 +57,20 @@ export function claimOf(js: JobSet, template: ClaimTemplate, deleteWithJobSet: b
   };
 }
 
-/** reconcileVolumeClaimPolicies: creates for the claims observe found missing (`claims[name] === null`). */
-export function claimCreates(js: JobSet, claims: Readonly<Record<string, PersistentVolumeClaim | null>>): Action[] {
-  const actions: Action[] = [];
+/** reconcileVolumeClaimPolicies: the claims observe found missing (`claims[name] === null`), in order. */
+export function missingClaims(
+  js: JobSet,
+  claims: Readonly<Record<string, PersistentVolumeClaim | null>>,
+): PersistentVolumeClaim[] {
+  const missing: PersistentVolumeClaim[] = [];
   for (const policy of js.spec.volumeClaimPolicies ?? []) {
     const deleteWithJobSet = policy.retentionPolicy !== undefined && policy.retentionPolicy.whenDeleted === 'Delete';
     for (const template of policy.templates ?? []) {
       const claim = claimOf(js, template, deleteWithJobSet);
-      if (claims[claim.metadata?.name ?? ''] !== null) continue; // there already (or not read: nothing known)
-      actions.push({
-        type: 'create',
-        object: claim,
-        reason: 'VolumeClaimPolicy',
-        events: {
-          onFailure: {
-            ...jobSetEvent(js, EventType.Warning, Reason.PVCCreationFailed, ''),
-            detail: 'error',
-            quietOn: ['AlreadyExists'],
-          },
-        },
-      });
+      if (claims[claim.metadata?.name ?? ''] === null) missing.push(claim); // undefined: not read, nothing known
     }
   }
-  return actions;
+  return missing;
 }
 
 /** addVolumes: the claim volumes of the templates the Job's pod template mounts. */

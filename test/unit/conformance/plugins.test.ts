@@ -21,7 +21,7 @@ describe('conformance plug-ins', () => {
     // A CRD kind (no Snapshot field: into custom) before the Jobs it owns, its Service after.
     const jobSetLists = pluginLists(new Set(['JobSet'])).map((l) => l.kind);
     expect(jobSetLists.indexOf('JobSet')).toBeLessThan(jobSetLists.indexOf('Job'));
-    expect(created(['JobSet'])).toEqual(['JobSet', 'Service']);
+    expect(created(['JobSet'])).toEqual(['JobSet', 'Service', 'PersistentVolumeClaim']);
   });
 
   it('say what fleetq owns and whose Events are compared', () => {
