@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Redis } from 'ioredis';
 import { startAllInOne, type AllInOne } from '../../../functions/all-in-one.js';
 import { ensureFleetqRbac } from '../../../infra/sandbox/rbac.js';
 import { defaultJobSet } from '../../../shared/admission/jobset-defaults.js';
@@ -20,6 +19,7 @@ import { JOBSET_API_VERSION, JOBSET_KIND, type JobSet } from '../../../shared/co
 import type { Kind } from '../../../shared/kube/kinds.js';
 import { ClusterRegistry, type ClusterConfig } from '../../../shared/kube/registry.js';
 import { loadConfig } from '../../../shared/runtime/config.js';
+import { deleteQueueKeys } from '../queue/redis.js';
 import { kwokPodTemplate } from '../sandbox/clusters.js';
 
 /** The annotations the sandbox's kwok stages end a Running pod by. */
@@ -163,19 +163,4 @@ export async function startJobSetFleetq(o: {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Removes the queue's keys, with the checkpoints and event log kept under its name. */
-async function deleteQueueKeys(url: string, queue: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 3 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${queue}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }

@@ -12,7 +12,6 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { isAlive, waitFor } from '../../../infra/sandbox/process.js';
 import { CONTROLLERS } from '../../../shared/controllers/index.js';
 import { isKind, type Kind } from '../../../shared/kube/kinds.js';
@@ -20,6 +19,7 @@ import { ClusterRegistry } from '../../../shared/kube/registry.js';
 import { startAllInOne, type AllInOne } from '../../../functions/all-in-one.js';
 import { loadConfig, readsMode } from '../../../shared/runtime/config.js';
 import { ownedKinds, PLUGINS } from './plugins.js';
+import { deleteQueueKeys } from '../queue/redis.js';
 import { sandboxCluster } from '../sandbox/clusters.js';
 import { sandboxRoot } from '../../../infra/sandbox/sandbox.js';
 import { injectFinalizerGapFault, type FinalizerGapFault } from './faults.js';
@@ -148,7 +148,7 @@ export async function startFleetq(
             console.log(`handler runs killed by injected faults: ${JSON.stringify(Object.fromEntries(faults.kills))}`);
           await app.stop();
           await stopSides();
-          await deleteRedisKeys(config.REDIS_URL, queue);
+          await deleteQueueKeys(config.REDIS_URL, queue);
           rmSync(dataDir, { recursive: true, force: true });
         } finally {
           release();
@@ -159,20 +159,5 @@ export async function startFleetq(
     await stopSides();
     release();
     throw err;
-  }
-}
-
-/** Removes the queue's keys and the checkpoints / event log stored under its name. */
-async function deleteRedisKeys(url: string, queue: string): Promise<void> {
-  const redis = new Redis(url);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${queue}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
   }
 }

@@ -86,3 +86,18 @@ export async function startOwnRedis(o: { password?: string; tls?: boolean } = {}
     },
   };
 }
+
+/** Removes a queue's keys and the checkpoints and event log stored under its name (every key containing it). */
+export async function deleteQueueKeys(url: string, queue: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 3 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${queue}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
