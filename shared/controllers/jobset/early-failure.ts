@@ -14,6 +14,7 @@
 // What it does not change: the old attempt's Jobs are still deleted in the foreground, so their pods keep their
 // grace period; with restartStrategy Recreate the new attempt's pods may then run beside terminating ones (as
 // they do upstream after any restart); BlockingRecreate still waits for them to be gone.
+import { finishedType } from './child-jobs.js';
 import type { Job, JobSet } from './types.js';
 
 export const RESTART_ON_FAILURE_TARGET = 'fleetq.dev/jobset-restart-on-failure-target';
@@ -32,9 +33,8 @@ export function withEarlyFailures(js: JobSet, jobs: readonly Job[]): readonly Jo
   if (!restartsOnFailureTarget(js)) return jobs;
   return jobs.map((job) => {
     const conditions = job.status?.conditions ?? [];
-    const finished = conditions.some((c) => (c.type === 'Failed' || c.type === 'Complete') && c.status === 'True');
     const target = conditions.find((c) => c.type === 'FailureTarget' && c.status === 'True');
-    if (finished || target === undefined) return job;
+    if (finishedType(job) !== '' || target === undefined) return job;
     const failed: JobCondition = { ...target, type: 'Failed' };
     return { ...job, status: { ...job.status, conditions: [...conditions, failed] } };
   });
