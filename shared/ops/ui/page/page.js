@@ -1,0 +1,146 @@
+// The page of `fleetq ui` (shared/ops/ui/server.ts serves it): asks GET /api/status every refresh interval and
+// shows it. Every value came from a cluster, Redis or the queue: it is put into the page as text
+// (textContent) only, never parsed as HTML, and class names come from fixed lists, never from the data.
+/* global document, fetch, setTimeout */
+'use strict';
+
+const HEALTH_STATES = ['ok', 'refused', 'unreachable', 'unknown'];
+const DEFAULT_REFRESH_MS = 5000;
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className !== undefined) node.className = className;
+  return node;
+}
+
+function count(v) {
+  return v === null || v === undefined ? '-' : String(v);
+}
+
+function rate(v) {
+  if (v === null || v === undefined) return '-';
+  return v >= 10 ? v.toFixed(0) : v.toFixed(2);
+}
+
+function age(ms) {
+  if (ms === null || ms === undefined) return '-';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 120000) return `${Math.round(ms / 1000)}s`;
+  if (ms < 7200000) return `${Math.round(ms / 60000)}m`;
+  if (ms < 172800000) return `${Math.round(ms / 3600000)}h`;
+  return `${Math.round(ms / 86400000)}d`;
+}
+
+function cell(field, text, className) {
+  const td = el('td', text, className);
+  td.dataset.field = field;
+  return td;
+}
+
+function healthCell(c) {
+  const state = HEALTH_STATES.includes(c.health && c.health.state) ? c.health.state : 'unknown';
+  const td = cell('health', undefined, `health-${state}`);
+  td.append(el('span', state), el('span', (c.health && c.health.detail) || '', 'detail'));
+  return td;
+}
+
+function forwarderText(c) {
+  if (c.forwarder) return c.forwarder;
+  return c.quarantined ? '(quarantined)' : '-';
+}
+
+function renderClusters(s) {
+  const body = document.querySelector('#clusters tbody');
+  const rows = s.clusters.map((c) => {
+    const tr = el('tr');
+    tr.dataset.cluster = c.cluster;
+    const name = cell('cluster', c.cluster);
+    if (!c.registered) name.append(el('span', 'not in the registry', 'detail'));
+    tr.append(
+      name,
+      healthCell(c),
+      cell('forwarder', forwarderText(c), c.forwarder ? 'text' : 'muted'),
+      cell('depth', count(c.depth), 'num'),
+      cell('inFlight', count(c.inFlight), 'num'),
+      cell('backoff', count(c.backoff), 'num'),
+      cell('deadLetters', count(c.deadLetters), 'num'),
+      cell('lastEvent', c.lastEventAgeMs === null ? '-' : `${age(c.lastEventAgeMs)} ago`),
+      cell('reconcilesPerSec', rate(c.reconcilesPerSec), 'num'),
+      cell('errorsPerSec', rate(c.errorsPerSec), 'num'),
+    );
+    return tr;
+  });
+  body.replaceChildren(...rows);
+  document.getElementById('clusters-empty').hidden = rows.length > 0;
+}
+
+function renderDeadLetters(s) {
+  const d = s.deadLetters;
+  const table = document.getElementById('dead-letters');
+  const summary = document.getElementById('dead-summary');
+  if (d.error) summary.textContent = `Dead letters not readable: ${d.error}`;
+  else if (d.total === 0) summary.textContent = 'No dead letters.';
+  else if (d.total > d.shown.length)
+    summary.textContent = `${d.total} dead letters; the first ${d.shown.length} are shown (fleetq dlq list shows all).`;
+  else summary.textContent = `${d.total} dead letter${d.total === 1 ? '' : 's'}.`;
+  const rows = d.shown.map((l) => {
+    const tr = el('tr');
+    const key = cell('key', l.key === null ? '' : l.key, 'key');
+    if (l.key === null) key.append(el('span', '(not a key) '), el('span', l.raw || '', 'text'));
+    const parked = cell('at', `${age(l.ageMs)} ago`);
+    parked.title = l.at;
+    tr.append(key, cell('failures', String(l.failures), 'num'), parked, cell('reason', l.reason, 'text'));
+    return tr;
+  });
+  table.querySelector('tbody').replaceChildren(...rows);
+  table.hidden = rows.length === 0;
+}
+
+function renderRollouts(s) {
+  const p = document.getElementById('rollouts');
+  p.textContent =
+    s.rollouts.length === 0
+      ? 'No rollouts: fleetq does not run fleet rollouts yet.'
+      : `${s.rollouts.length} rollout(s): this page cannot show them yet.`;
+}
+
+function renderNotes(s) {
+  const list = document.getElementById('notes');
+  list.replaceChildren(...s.notes.map((n) => el('li', n)));
+  document.getElementById('notes-section').hidden = s.notes.length === 0;
+}
+
+function render(s) {
+  const rates = s.rateWindowMs === null ? '' : `, rates over ${age(s.rateWindowMs)}`;
+  document.getElementById('summary').textContent = `Queue ${s.queue} (${s.driver}) at ${s.at}${rates}`;
+  renderClusters(s);
+  renderDeadLetters(s);
+  renderRollouts(s);
+  renderNotes(s);
+}
+
+function showProblem(text) {
+  const p = document.getElementById('problem');
+  p.textContent = text;
+  p.hidden = text === '';
+}
+
+async function refresh() {
+  let refreshMs = DEFAULT_REFRESH_MS;
+  try {
+    const res = await fetch('/api/status', { cache: 'no-store' });
+    const body = await res.json();
+    if (!res.ok) throw new Error(body && body.error ? body.error : `HTTP ${res.status}`);
+    render(body);
+    refreshMs = body.refreshMs || DEFAULT_REFRESH_MS;
+    showProblem('');
+    document.body.dataset.updated = body.at;
+  } catch (err) {
+    showProblem(`Status not readable (what is shown may be old): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  document.getElementById('refresh').textContent = `Refreshes every ${age(refreshMs)}.`;
+  setTimeout(refresh, refreshMs);
+}
+
+refresh();
