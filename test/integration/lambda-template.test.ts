@@ -51,7 +51,7 @@ describe('Lambda stack template', () => {
       ForwarderLambdaFunction: 'dist/lambda/forwarder/forwarder.tick',
       AdmissionLambdaFunction: 'dist/lambda/admission/admission.handler',
     });
-    for (const [, p] of functions) expect(p.Runtime).toBe('nodejs22.x');
+    for (const [, p] of functions) expect(p.Runtime).toBe('nodejs24.x');
     for (const [, p] of functions) expect(p.Architectures).toEqual(['arm64']);
   });
 
