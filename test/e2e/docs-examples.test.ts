@@ -6,7 +6,7 @@
 //   - fleet.yaml in the working folder: a registry of one cluster, `sandbox-1` (the sandbox cluster fleetq-2), owning
 //     ConfigMap (the example mirror, which writes nowhere without allowedNamespaces), and KUBECONFIG for it;
 //   - REDIS_URL (the real Redis) and a queue of the test's own (FLEETQ_QUEUE), removed after.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   chmodSync,
@@ -21,16 +21,14 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { waitFor } from '../../infra/sandbox/process.js';
+import { ensureBuild, ROOT } from '../helpers/build.js';
 import { deleteQueueKeys } from '../helpers/queue/redis.js';
 import { runnableBlocks, type RunnableBlock } from '../helpers/docs/runnable-blocks.js';
 import { kubectlPath, sandboxCluster } from '../helpers/sandbox/clusters.js';
 
-const execFileP = promisify(execFile);
-const ROOT = new URL('../..', import.meta.url).pathname;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** A block that runs longer is a hung example. */
 const BLOCK_TIMEOUT_MS = 90_000;
@@ -76,12 +74,12 @@ describe('the docs examples', () => {
 
   beforeAll(async () => {
     // The installed command: compiled JavaScript run by plain node, no TypeScript loader.
-    await execFileP('npm', ['run', '--silent', 'build'], { cwd: ROOT, timeout: 300_000 });
+    const cli = await ensureBuild();
     work = mkdtempSync(join(tmpdir(), 'fleetq-docs-'));
     const bin = join(work, '.bin');
     mkdirSync(bin);
-    symlinkSync(join(ROOT, 'dist/functions/cli.js'), join(bin, 'fleetq'));
-    chmodSync(join(ROOT, 'dist/functions/cli.js'), 0o755);
+    symlinkSync(cli, join(bin, 'fleetq'));
+    chmodSync(cli, 0o755);
     symlinkSync(kubectlPath(), join(bin, 'kubectl'));
     const c = await sandboxCluster('fleetq-2');
     copyFileSync(c.state.kubeconfig, join(work, 'kubeconfig'));
