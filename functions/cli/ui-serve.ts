@@ -11,7 +11,16 @@ import { parseDuration, TimeArgumentError } from '../../shared/replay/time-windo
 import { queueConfig, registryFrom } from '../../shared/runtime/deps.js';
 import { registryDigest } from '../../shared/runtime/registry-reload.js';
 import { configFromFlags, oneOf, UsageError } from './common.js';
-import type { UiFlags } from './ui.js';
+
+/** The flags of `fleetq ui` (ui.ts), as commander gives them. */
+export type UiFlags = {
+  readonly registry?: string;
+  readonly driver?: string;
+  readonly queue?: string;
+  readonly port: string;
+  readonly host: string;
+  readonly refresh: string;
+};
 
 const DRIVERS = ['redis', 'sqs'] as const;
 const MEMORY_REFUSED =

@@ -1,15 +1,7 @@
 // `fleetq ui`: the read-only web view for operators (shared/ops/ui/: the server and the page). Its work is
 // imported when it runs (ui-serve.ts), so `fleetq --help` loads no client library.
 import { Command } from 'commander';
-
-export type UiFlags = {
-  readonly registry?: string;
-  readonly driver?: string;
-  readonly queue?: string;
-  readonly port: string;
-  readonly host: string;
-  readonly refresh: string;
-};
+import type { UiFlags } from './ui-serve.js';
 
 export function uiCommand(): Command {
   return new Command('ui')
@@ -37,7 +29,8 @@ Examples:
   fleetq ui --registry fleet.yaml                       http://127.0.0.1:8080/ until Ctrl-C
   fleetq ui --registry fleet.yaml --port 0              any free port (the URL is printed)
   fleetq ui --driver redis --queue fleetq --refresh 10s
-  ssh -L 8080:127.0.0.1:8080 ops-host  (then run fleetq ui there: the page stays off the network)
+  ssh -L 8080:127.0.0.1:8080 ops-host fleetq ui --registry fleet.yaml
+                                                        from your machine through ssh, off the network
 
 Read-only: GET and HEAD only, every other method is refused (405). GET /api/status gives the page's data as
 JSON, GET /healthz answers ok. Redis: REDIS_URL, FLEETQ_REDIS_PREFIX. The memory driver is refused: its queue

@@ -6,13 +6,15 @@
 // What the page shows came from clusters and Redis and is untrusted. The page inserts it as text only, and a
 // strict Content-Security-Policy (scripts, styles and requests of this origin only, no inline script, no
 // frames, no forms) keeps even a mistake there from running anything. Bound to a loopback address, requests
-// naming any other Host are refused, so a web page on another name that resolves to 127.0.0.1 (DNS rebinding)
-// cannot read the status through the operator's browser.
+// naming any other host than localhost, 127.0.0.1, [::1] (any port: an ssh tunnel may forward another one) are
+// refused, so a web page on another name that resolves to 127.0.0.1 (DNS rebinding) cannot read the status
+// through the operator's browser.
 // Snapshots are shared: requests while one is being collected wait for it, and one younger than half the refresh
 // interval is served again, so several open pages cost the clusters and Redis no more than one.
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { redactText } from '../../kube/redact-secrets.js';
 import { displayText } from '../terminal-text.js';
 import type { UiSnapshot } from './snapshot.js';
@@ -62,9 +64,7 @@ export type UiServer = {
 type Reply = { readonly status: number; readonly type: string; readonly body: string | Buffer };
 
 export async function startUiServer(o: UiServerOptions): Promise<UiServer> {
-  const assets = new Map(
-    ASSETS.map((a) => [a.path, { type: a.type, body: readFileSync(new URL(`./page/${a.file}`, import.meta.url)) }]),
-  );
+  const assets = new Map(ASSETS.map((a) => [a.path, { type: a.type, body: readAsset(a.file) }]));
   const snapshots = sharedSnapshots(o.snapshot, Math.max(500, o.refreshMs / 2));
   let allowedHosts: ReadonlySet<string> | undefined;
 
@@ -76,7 +76,7 @@ export async function startUiServer(o: UiServerOptions): Promise<UiServer> {
   });
 
   async function route(req: IncomingMessage): Promise<Reply & { allow?: string }> {
-    if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase()))
+    if (allowedHosts && !allowedHosts.has(hostName(req.headers.host ?? '')))
       return plain(403, 'this server answers to its own address only (the URL fleetq ui printed)\n');
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return { ...plain(405, 'fleetq ui is read-only: GET and HEAD only\n'), allow: 'GET, HEAD' };
@@ -102,7 +102,7 @@ export async function startUiServer(o: UiServerOptions): Promise<UiServer> {
     });
   });
   const { port } = server.address() as AddressInfo;
-  if (isLoopback(o.host)) allowedHosts = new Set(loopbackNames(o.host).map((h) => `${h}:${port}`));
+  if (isLoopback(o.host)) allowedHosts = new Set(loopbackNames(o.host));
   return {
     url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/`,
     close: () =>
@@ -111,6 +111,19 @@ export async function startUiServer(o: UiServerOptions): Promise<UiServer> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** A file of the page; a build that left them out is named, not reported as a bare ENOENT. */
+function readAsset(file: string): Buffer {
+  const url = new URL(`./page/${file}`, import.meta.url);
+  try {
+    return readFileSync(url);
+  } catch (err) {
+    throw new Error(
+      `the ui's page is missing (${fileURLToPath(url)}): a build must copy shared/ops/ui/page/ beside the compiled server`,
+      { cause: err },
+    );
+  }
 }
 
 function send(req: IncomingMessage, res: ServerResponse, reply: Reply & { allow?: string }): void {
@@ -156,7 +169,12 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** The Host header values a browser sends for a loopback address. */
+/** The name in a Host header, without its port (a tunnel may forward another local port to this one). */
+function hostName(header: string): string {
+  return header.toLowerCase().replace(/:\d*$/, '');
+}
+
+/** The Host header names a browser sends for a loopback address. */
 function loopbackNames(host: string): string[] {
   return [...new Set([host.includes(':') ? `[${host}]` : host, 'localhost', '127.0.0.1', '[::1]'])];
 }
