@@ -8,7 +8,7 @@
 // nothing of it run or loaded (no <img>, no request for `x`, no flag set by the handler), the fleet rollouts
 // placeholder, and refuse anything but GET and HEAD. A screenshot of the page is saved to test/artifacts/ui.png.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +88,8 @@ describe('fleetq ui', () => {
   });
 
   beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set FLEETQ_CHROMIUM to one)`);
     const c = await sandboxCluster(CLUSTER);
     redis = new Redis(REDIS_URL);
     // This test's leases last 5 minutes: the held keys stay held for the whole test.
