@@ -173,18 +173,28 @@ export const tick = async (event: ScheduledEvent, context?: TickContext) => {
 /** Closes what warm invocations kept open (tests; a Lambda container is simply frozen). */
 export const closeTickDeps = (): Promise<void> => lambda.dispose();
 
-export async function main(argv: readonly string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: { registry: { type: 'string' }, driver: { type: 'string' }, pool: { type: 'boolean' } },
-  });
-  const config = loadConfig(process.env, {
-    ...(values.registry === undefined ? {} : { FLEETQ_REGISTRY: values.registry }),
-    ...(values.driver === undefined ? {} : { FLEETQ_DRIVER: values.driver }),
+/** The flags of `fleetq forwarder` (functions/cli/processes.ts); each overrides its variable. */
+export type ForwarderFlags = {
+  readonly registry?: string;
+  readonly driver?: string;
+  readonly queue?: string;
+  readonly metricsPort?: string;
+  readonly pool?: boolean;
+};
+
+/** `fleetq forwarder [--pool]`: the long-running forwarder (or pool member) until SIGTERM or SIGINT. */
+export async function main(flags: ForwarderFlags): Promise<void> {
+  // Loaded here, not at the top: the Lambda bundle carries no command-line code.
+  const { configFromFlags } = await import('./cli/common.js');
+  const config = await configFromFlags(flags, {
+    registry: 'FLEETQ_REGISTRY',
+    driver: 'FLEETQ_DRIVER',
+    queue: 'FLEETQ_QUEUE',
+    metricsPort: 'FLEETQ_METRICS_PORT',
   });
   const fwd = loadForwarderConfig(process.env);
   const { logger, registry, newFleet, newPool, queue, close } = await makeFleetDeps(config, fwd);
-  const fleet = values.pool === true || fwd.FLEETQ_FORWARDER_POOL ? newPool() : newFleet();
+  const fleet = flags.pool === true || fwd.FLEETQ_FORWARDER_POOL ? newPool() : newFleet();
   const server =
     config.FLEETQ_METRICS_PORT === undefined
       ? undefined
@@ -221,12 +231,41 @@ export async function main(argv: readonly string[]): Promise<void> {
   logger.info('Forwarder exited', { signal });
 }
 
+// As a script of its own (split deployments, tests): `fleetq forwarder`'s flags; its help is `fleetq forwarder --help`.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then(
+  const fail = (code: number, message: string): void => {
+    process.stderr.write(`fleetq-forwarder: ${redactText(message)}\n`);
+    process.exit(code);
+  };
+  let flags: ForwarderFlags & { help?: boolean };
+  try {
+    const { values } = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        registry: { type: 'string' },
+        driver: { type: 'string' },
+        queue: { type: 'string' },
+        'metrics-port': { type: 'string' },
+        pool: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    const { 'metrics-port': metricsPort, ...rest } = values;
+    flags = { ...rest, ...(metricsPort !== undefined && { metricsPort }) };
+  } catch (err) {
+    fail(2, `${err instanceof Error ? err.message : String(err)} (flags: fleetq forwarder --help)`);
+    throw err;
+  }
+  if (flags.help === true) {
+    process.stdout.write(
+      'functions/forwarder.ts runs `fleetq forwarder`: [--pool] [--registry F] [--driver D] [--queue Q] [--metrics-port P]\n' +
+        'Its help, with examples: fleetq forwarder --help\n',
+    );
+    process.exit(0);
+  }
+  main(flags).then(
     () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`fleetq-forwarder: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
-      process.exit(1);
-    },
+    (err: unknown) =>
+      fail(err instanceof Error && err.name === 'UsageError' ? 2 : 1, err instanceof Error ? err.message : String(err)),
   );
 }

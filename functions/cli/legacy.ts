@@ -1,12 +1,5 @@
 // The command line before functions/cli.ts moved to commander: each command group's module replaces its part
 // here and removes it; the wrappers in functions/cli/*.ts call main() for what is not ported yet.
-//   fleetq run --registry fleet.yaml [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P]
-//     The all-in-one mode: forwarders for every registered cluster and N workers in one process (all-in-one.ts),
-//     until Ctrl-C. The registry may come from FLEETQ_REGISTRY instead. `npm start` runs it on a local sandbox
-//     cluster (infra/sandbox/dev-run.ts); this command line knows no sandbox.
-//   fleetq forwarder [--pool] [--registry fleet.yaml] [--driver redis]   the forwarder alone (README "Forwarder pool")
-//   fleetq forwarder unquarantine CLUSTER [--queue Q]   lifts a pool's quarantine of a cluster whose holders kept
-//                        dying while syncing it, and forgets its deaths (docs/security.md "Quarantine")
 //   fleetq dead-letters | redrive      inspect or redrive the dead-letter list of the configured queue
 //   fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--driver D]
 //                        [--resign-unverified]   redrive re-signs with the current secret; a "bad signature" letter
@@ -25,16 +18,12 @@
 //                        per cluster: forwarder, last event, depth, in flight, backoff, dead letters, rates
 // Times (--since, --until): ISO 8601, a Unix time (10 digits: seconds, 13 digits: milliseconds), or a duration ago
 // (15m); durations: 30s 15m 2h 7d. README "Replay".
-import { mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createQueue } from '../../shared/queue/index.js';
-import { startAllInOne } from '../all-in-one.js';
 import { loadConfig, signingOptions, type FleetqConfig } from '../../shared/runtime/config.js';
 import { verifyingSecrets } from '../../shared/queue/message-signing.js';
 import { queueConfig, registryFrom } from '../../shared/runtime/deps.js';
-import { serveMetrics } from '../../shared/runtime/metrics.js';
 import { keyString } from '../../shared/kube/key.js';
 import {
   formatDeadLetters,
@@ -54,14 +43,8 @@ import { requeue, windowKeys } from '../../shared/replay/requeue.js';
 import { formatShadow, loadControllers, shadow } from '../../shared/replay/shadow.js';
 import { parseDuration, timeWindow } from '../../shared/replay/time-window.js';
 import { collectStatus, formatStatus } from '../../shared/ops/status.js';
-import { describeRecord, liftQuarantine } from '../../shared/forwarder/cluster-quarantine.js';
-import { terminalSafeJson } from '../../shared/ops/terminal-text.js';
-import { connectFailFast } from '../../shared/queue/redis/redis-connection.js';
-import { redisKeyPrefix } from '../../shared/queue/redis/redis-keys.js';
 import { registryDigest as digestOf } from '../../shared/runtime/registry-reload.js';
 
-/** The checkout this runs from: `fleetq run` keeps its data under .fleetq there unless FLEETQ_DATA_DIR says else. */
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where `fleetq log import` writes without --into: a named log, never the live one. */
 const DEFAULT_IMPORT_LOG = 'imported';
 
@@ -74,45 +57,6 @@ function configFrom(values: Record<string, string | boolean | undefined>): Fleet
     ...(str('metrics-port') && { FLEETQ_METRICS_PORT: str('metrics-port') }),
     ...(str('reads') && { FLEETQ_READS: str('reads') }),
   });
-}
-
-async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      registry: { type: 'string' },
-      driver: { type: 'string' },
-      concurrency: { type: 'string' },
-      'metrics-port': { type: 'string' },
-      reads: { type: 'string' },
-    },
-  });
-  const config = configFrom(values);
-  if (!config.FLEETQ_REGISTRY) {
-    throw new Error(
-      'run needs --registry FILE (or FLEETQ_REGISTRY): the cluster registry. `npm start` runs fleetq on a local sandbox cluster',
-    );
-  }
-  const registry = registryFrom(config);
-  const dataDir = resolve(process.env.FLEETQ_DATA_DIR ?? join(REPO_ROOT, '.fleetq'));
-  mkdirSync(dataDir, { recursive: true });
-  const app = await startAllInOne({ config, registry, dataDir });
-  const server =
-    config.FLEETQ_METRICS_PORT === undefined
-      ? undefined
-      : await serveMetrics(app.deps.metrics.registry, config.FLEETQ_METRICS_PORT, config.FLEETQ_METRICS_HOST);
-  if (server)
-    console.log(`fleetq: metrics on http://${config.FLEETQ_METRICS_HOST}:${config.FLEETQ_METRICS_PORT}/metrics`);
-  console.log(
-    `fleetq: running ${registry.clusters.length} cluster(s) on the ${config.FLEETQ_DRIVER} queue — Ctrl-C to stop`,
-  );
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
-  console.log(`fleetq: ${signal}: finishing in-flight keys`);
-  await app.stop();
-  server?.close();
 }
 
 async function deadLetters(args: string[], redrive: boolean): Promise<void> {
@@ -452,41 +396,7 @@ async function status(args: string[]): Promise<void> {
   }
 }
 
-const UNQUARANTINE_HELP = `usage: fleetq forwarder unquarantine CLUSTER [--queue Q]
-Lifts the forwarder pool's quarantine of CLUSTER and forgets its deaths: a member takes it again within a round.
-A cluster is quarantined when FLEETQ_FORWARDER_QUARANTINE_DEATHS (3) forwarders in a row died while syncing it
-(their first list of it not finished), for FLEETQ_FORWARDER_QUARANTINE_MS (1 h). \`fleetq status\` lists the
-quarantined clusters with the largest object their dead holders reported: fix or remove that object (or the
-cluster's registry entry) first, or the next holder may die the same way. Redis: REDIS_URL, FLEETQ_QUEUE.`;
-
-// `fleetq forwarder unquarantine CLUSTER`: removes the cluster's death record from the queue's Redis.
-async function unquarantine(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { queue: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
-  });
-  if (values.help) return void console.log(UNQUARANTINE_HELP);
-  const [cluster, ...extra] = positionals;
-  if (cluster === undefined || cluster === '' || extra.length > 0) throw new Error(UNQUARANTINE_HELP);
-  const config = loadConfig(process.env, { ...(values.queue && { FLEETQ_QUEUE: values.queue }) });
-  const redis = await connectFailFast(config);
-  try {
-    const prefix = redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX);
-    const { removed, record } = await liftQuarantine(redis, prefix, cluster);
-    if (!removed) return void console.log(`${cluster}: not quarantined (no deaths recorded); nothing to lift`);
-    const was = record ? describeRecord(record) : { record: 'unreadable' };
-    // The record's object name comes from a cluster: printed inert.
-    console.log(`${cluster}: quarantine lifted, deaths forgotten (was ${terminalSafeJson(was)})`);
-  } finally {
-    redis.disconnect();
-  }
-}
-
 const HELP = `fleetq: Kubernetes workload controllers for a fleet of clusters, fed by a shared queue.
-  fleetq run --registry fleet.yaml [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P]
-  fleetq forwarder [--pool] [--registry fleet.yaml] [--driver redis]
-  fleetq forwarder unquarantine CLUSTER [--queue Q]
   fleetq dlq list|show|redrive [--cluster C] [--kind K] [--older-than D] [--key K] [--json] [--resign-unverified]
   fleetq log export --cluster C [--since T] [--until T2] [--out FILE] [--store redis|redis:NAME|jsonl:DIR]
   fleetq log import --file FILE [--into NAME|live] [--skip-bad] [--store redis|jsonl:DIR]
@@ -506,8 +416,6 @@ export async function main(argv: string[]): Promise<void> {
     case '-h':
       console.log(HELP);
       return;
-    case 'run':
-      return run(rest);
     case 'dead-letters':
       return deadLetters(rest, false);
     case 'redrive':
@@ -520,13 +428,9 @@ export async function main(argv: string[]): Promise<void> {
       return replay(rest);
     case 'status':
       return status(rest);
-    case 'forwarder':
-      if (rest[0] === 'unquarantine') return unquarantine(rest.slice(1));
-      // The long-running forwarder (functions/forwarder.ts); --pool joins a pool sharing clusters under leases.
-      return (await import('../forwarder.js')).main(rest);
     default:
       throw new Error(
-        'usage: fleetq run --registry FILE [--driver memory|redis|sqs] [--concurrency N] [--metrics-port P] | forwarder [--pool] | dead-letters | redrive | dlq | log | replay | status (fleetq --help)',
+        'usage: fleetq dead-letters | redrive | dlq | log | replay | status (fleetq --help)',
       );
   }
 }

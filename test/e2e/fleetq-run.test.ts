@@ -13,7 +13,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { MIRROR_TO } from '../../shared/controllers/configmap-mirror/types.js';
 import { freePort, waitFor } from '../../infra/sandbox/process.js';
 import { down } from '../../infra/sandbox/sandbox.js';
-import { readConfigMap, writeRegistry } from '../helpers/pipeline/fleet.js';
+import { readConfigMap, unreachableCluster, writeRegistry } from '../helpers/pipeline/fleet.js';
 import { spawnTsx, type Proc } from '../helpers/processes.js';
 import { kubectlPath, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
 
@@ -98,6 +98,71 @@ describe('fleetq run', () => {
 
     expect(await proc.stop('SIGINT')).toBe(0);
     expect(proc.lines).toContain('fleetq: SIGINT: finishing in-flight keys');
+  });
+});
+
+describe('fleetq run: start-up checks and usage', () => {
+  const dataDir = (): string => mkdtempSync(join(tmpdir(), 'fleetq-run-'));
+
+  it('exits 1 within seconds naming a cluster it cannot reach, instead of running and retrying it', async () => {
+    const down = await unreachableCluster('down-1');
+    const registry = writeRegistry([down]);
+    const started = Date.now();
+    const proc = spawnTsx('functions/cli.ts', { FLEETQ_DATA_DIR: dataDir() }, 'fleetq run', [
+      'run',
+      '--registry',
+      registry,
+    ]);
+    const code = await Promise.race([proc.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000))]);
+    if (code === 'late') await proc.stop('SIGKILL');
+    const said = proc.lines.join('\n');
+    expect(code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(said).toMatch(
+      /fleetq: start-up checks failed:\n\s+cluster down-1: reachable: cannot connect to https:\/\/127\.0\.0\.1:\d+: connection refused/,
+    );
+    expect(said).toContain('--skip-preflight');
+    expect(said).not.toMatch(/running 1 cluster/);
+  });
+
+  it('starts anyway with --skip-preflight', async () => {
+    const registry = writeRegistry([await unreachableCluster('down-1')]);
+    const proc = spawnTsx('functions/cli.ts', { FLEETQ_DATA_DIR: dataDir() }, 'fleetq run', [
+      'run',
+      '--registry',
+      registry,
+      '--skip-preflight',
+    ]);
+    try {
+      await proc.waitForLine(/fleetq: running 1 cluster\(s\) on the memory queue/);
+      expect(proc.lines).toContain('fleetq: start-up checks skipped (--skip-preflight)');
+      expect(await proc.stop('SIGINT')).toBe(0);
+    } finally {
+      await proc.stop('SIGKILL');
+    }
+  });
+
+  it('names the flag of a bad value and exits 2', async () => {
+    const proc = spawnTsx('functions/cli.ts', {}, 'fleetq run', [
+      'run',
+      '--registry',
+      'fleet.yaml',
+      '--concurrency',
+      'abc',
+    ]);
+    expect(await proc.exited).toBe(2);
+    expect(proc.lines.join('\n')).toMatch(/--concurrency "abc": /);
+  });
+
+  it("functions/worker.ts --help prints the worker command's help and starts no worker", async () => {
+    const proc = spawnTsx('functions/worker.ts', { FLEETQ_DRIVER: 'memory' }, 'worker.ts --help', ['--help']);
+    const code = await Promise.race([proc.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000))]);
+    if (code === 'late') await proc.stop('SIGKILL');
+    expect(code).toBe(0);
+    const said = proc.lines.join('\n');
+    expect(said).toMatch(/^Usage: worker\.ts \[options\]/m);
+    expect(said).toContain('Examples:');
+    expect(said).not.toContain('Worker started');
   });
 });
 
