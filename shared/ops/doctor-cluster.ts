@@ -110,7 +110,7 @@ function unreachable(err: unknown, server: string, timeoutMs: number): { message
   if (code === 'ECONNREFUSED')
     return {
       message: `cannot connect to ${server}: connection refused`,
-      fix: 'is the apiserver running, and are the server address and port in the kubeconfig right?',
+      fix: "is the apiserver running, and are the server address and port right (the kubeconfig's, or the registry entry's server)?",
     };
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return { message: `cannot resolve the host of ${server}`, fix: 'fix the server address in the kubeconfig' };

@@ -245,5 +245,13 @@ describe('forwarder pool: a cluster whose holders keep dying while syncing it', 
       'stuck taken again after unquarantine',
     );
     if (healthy) await healthyWatched('after the unquarantine');
+
+    // Lifting a second time finds nothing to lift; no cluster named is bad usage (exit 2), said by the command.
+    const again = spawnTsx('functions/cli.ts', env, 'unquarantine again', ['forwarder', 'unquarantine', 'stuck']);
+    expect(await again.exited).toBe(0);
+    expect(again.lines.join('\n')).toMatch(/stuck: not quarantined \(no deaths recorded\); nothing to lift/);
+    const bare = spawnTsx('functions/cli.ts', env, 'unquarantine (no cluster)', ['forwarder', 'unquarantine']);
+    expect(await bare.exited).toBe(2);
+    expect(bare.lines.join('\n')).toMatch(/missing required argument 'cluster'/);
   });
 });
