@@ -6,10 +6,17 @@
 // push a stream's ids past every live entry). A file with a bad record is refused whole, each bad record named by
 // its line, unless the caller asks to skip bad records (then only the good ones are imported). Records go into a
 // named log (log-store.ts importLogName), never the live one unless it is asked for by name.
+//
+// An import is all or nothing: a file that is not a log (missing, empty, binary, no record in it) is refused
+// before anything is read into the store; a store that already holds records of one of the file's clusters is
+// refused before anything is written (unless replace); the records go in through an ImportTransaction
+// (import-transaction.ts), put in place together at the end.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { isDnsLabel, isDnsSubdomain } from '../kube/names.js';
 import { decodeRecord, LogFormatError, type LogRecord } from '../queue/history/log-record.js';
+import { ImportConflictError } from './import-transaction.js';
+import { checkLogInput, noRecordsMessage } from './log-input.js';
 import type { LogStore } from './log-store.js';
 
 const BATCH = 500;
@@ -96,6 +103,8 @@ export async function* importLines(path: string, now: number): AsyncIterable<Imp
 export type ImportCheck = {
   readonly records: number;
   readonly bad: number;
+  /** The clusters of the good records, sorted. */
+  readonly clusters: readonly string[];
   /** The first MAX_LISTED bad records: `line N: why`. */
   readonly listed: readonly string[];
 };
@@ -105,15 +114,17 @@ export async function checkImportFile(path: string, now: number): Promise<Import
   let records = 0;
   let bad = 0;
   const listed: string[] = [];
+  const clusters = new Set<string>();
   for await (const l of importLines(path, now)) {
     if (l.problem === undefined) {
       records++;
+      clusters.add(l.record.cluster);
       continue;
     }
     bad++;
     if (listed.length < MAX_LISTED) listed.push(`line ${l.line}: ${l.problem}`);
   }
-  return { records, bad, listed };
+  return { records, bad, clusters: [...clusters].sort(), listed };
 }
 
 export class ImportRefusedError extends Error {
@@ -136,40 +147,67 @@ export function refusal(path: string, check: ImportCheck): string {
 }
 
 /**
- * Imports the file's records into `store`: first the whole file is checked; with any bad record the import is
- * refused (ImportRefusedError, nothing written) unless skipBad, which imports only the good ones. Returns the
- * records imported per cluster and the check.
+ * Imports the file's records into `store`: first the whole file is checked; a file that is not a log (empty,
+ * binary, no good record) is refused (LogInputError or ImportRefusedError), and with any bad record the import is
+ * refused unless skipBad, which imports only the good ones. A store holding records of one of the file's
+ * clusters refuses it (ImportConflictError) unless replace. Nothing is written when refused. Returns the records
+ * imported per cluster and the check.
  */
 export async function importLogFile(
   path: string,
   store: LogStore,
-  o: { readonly now: number; readonly skipBad?: boolean },
+  o: { readonly now: number; readonly skipBad?: boolean; readonly replace?: boolean },
 ): Promise<{ imported: Map<string, number>; check: ImportCheck }> {
+  await checkLogInput(path);
   const check = await checkImportFile(path, o.now);
+  if (check.records === 0) {
+    throw new ImportRefusedError(`${noRecordsMessage(path, check.bad, check.listed[0])}; nothing imported`);
+  }
   if (check.bad > 0 && !o.skipBad) throw new ImportRefusedError(refusal(path, check));
-  return { imported: await importLog(goodRecords(path, o.now), store), check };
+  if (!o.replace) {
+    const held = new Set(await store.clusters());
+    const conflicts = check.clusters.filter((c) => held.has(c));
+    if (conflicts.length > 0) throw new ImportConflictError(store.spec, conflicts);
+  }
+  const imported = await importLog(goodRecords(path, o.now), store, { replace: o.replace ?? false });
+  return { imported, check };
 }
 
 async function* goodRecords(path: string, now: number): AsyncIterable<LogRecord> {
   for await (const l of importLines(path, now)) if (l.problem === undefined) yield l.record;
 }
 
-/** Imports every record as given (checked by the caller); returns how many per cluster. */
-export async function importLog(records: AsyncIterable<LogRecord>, store: LogStore): Promise<Map<string, number>> {
+/**
+ * Imports every record as given (checked by the caller), all or none: a failure, or a store already holding
+ * records of one of the clusters (ImportConflictError, unless replace), leaves the store as it was. Returns how
+ * many per cluster.
+ */
+export async function importLog(
+  records: AsyncIterable<LogRecord>,
+  store: LogStore,
+  o: { readonly replace: boolean } = { replace: false },
+): Promise<Map<string, number>> {
+  const txn = store.beginImport(o);
   const pending = new Map<string, LogRecord[]>();
   const imported = new Map<string, number>();
   const flush = async (cluster: string): Promise<void> => {
     const batch = pending.get(cluster) ?? [];
     if (batch.length === 0) return;
     pending.set(cluster, []);
-    imported.set(cluster, (imported.get(cluster) ?? 0) + (await store.importRecords(cluster, batch)));
+    imported.set(cluster, (imported.get(cluster) ?? 0) + (await txn.write(cluster, batch)));
   };
-  for await (const r of records) {
-    let batch = pending.get(r.cluster);
-    if (!batch) pending.set(r.cluster, (batch = []));
-    batch.push(r);
-    if (batch.length >= BATCH) await flush(r.cluster);
+  try {
+    for await (const r of records) {
+      let batch = pending.get(r.cluster);
+      if (!batch) pending.set(r.cluster, (batch = []));
+      batch.push(r);
+      if (batch.length >= BATCH) await flush(r.cluster);
+    }
+    for (const cluster of pending.keys()) await flush(cluster);
+    await txn.commit();
+  } catch (err) {
+    await txn.abort();
+    throw err;
   }
-  for (const cluster of pending.keys()) await flush(cluster);
   return imported;
 }

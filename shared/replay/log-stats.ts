@@ -1,4 +1,5 @@
 // `fleetq log stats`: records per resource and type, streamed.
+import Table from 'cli-table3';
 import type { LogRecord } from '../queue/history/log-record.js';
 
 export type LogStats = {
@@ -24,21 +25,18 @@ export async function logStats(records: AsyncIterable<LogRecord>): Promise<LogSt
   return { records: n, ...(firstAt !== undefined && { firstAt }), ...(lastAt !== undefined && { lastAt }), counts };
 }
 
+/** The stats as a table (cli-table3): a row per resource, a column per record type, then the totals and span. */
 export function formatStats(stats: LogStats): string {
   const types = ['LISTED', 'ADDED', 'MODIFIED', 'DELETED'] as const;
-  const rows = Object.keys(stats.counts)
-    .sort()
-    .map((resource) => [resource, ...types.map((t) => String(stats.counts[resource]?.[t] ?? 0))]);
-  const header = ['RESOURCE', ...types];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
+  const table = new Table({ head: ['RESOURCE', ...types, 'TOTAL'], style: { head: [], border: [] } });
+  for (const resource of Object.keys(stats.counts).sort()) {
+    const byType = stats.counts[resource] ?? {};
+    const total = Object.values(byType).reduce((a, b) => a + b, 0);
+    table.push([resource, ...types.map((t) => byType[t] ?? 0), total]);
+  }
   const span =
     stats.firstAt === undefined || stats.lastAt === undefined
       ? ''
       : `, ${new Date(stats.firstAt).toISOString()} .. ${new Date(stats.lastAt).toISOString()}`;
-  return [line(header), ...rows.map(line), `${stats.records} record(s)${span}`].join('\n');
+  return `${table.toString()}\n${stats.records} record(s)${span}`;
 }

@@ -10,11 +10,22 @@ import { JsonlEventLog } from '../queue/history/jsonl-event-log.js';
 import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js';
 import { connectRedis } from '../queue/redis/redis-connection.js';
 import type { FleetqConfig } from '../runtime/config.js';
+import {
+  JsonlImportTransaction,
+  jsonlClusters,
+  RedisImportTransaction,
+  redisClusters,
+  type ImportTransaction,
+} from './import-transaction.js';
 
 export type LogStore = EventLog & {
   readonly spec: string;
-  /** Appends records kept elsewhere (import), by their observedAt. */
+  /** Appends records kept elsewhere, by their observedAt, as they come (no transaction: see beginImport). */
   importRecords(cluster: string, records: readonly LoggedEvent[]): Promise<number>;
+  /** An import that puts all its records in place at commit, or none (import-transaction.ts). */
+  beginImport(o: { readonly replace: boolean }): ImportTransaction;
+  /** The clusters this store holds records of, sorted. */
+  clusters(): Promise<string[]>;
 };
 
 /** The name of the live log in `--into`: an import goes there only when asked for by this name. */
@@ -52,23 +63,26 @@ export function openLogStore(spec: string, config: FleetqConfig, env: NodeJS.Pro
     const name = spec === 'redis' ? undefined : checkLogName(spec.slice('redis:'.length));
     const url = env.FLEETQ_EVENT_LOG_REDIS_URL || config.REDIS_URL;
     const live = `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`;
-    const log = new RedisStreamEventLog({
-      redis: connectRedis(url, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { maxRetriesPerRequest: 3 }),
-      prefix: name === undefined ? live : `${live}:import:${name}`,
-      maxLen: 0,
-      maxEntryBytes: 0,
-      ownsClient: true,
+    const prefix = name === undefined ? live : `${live}:import:${name}`;
+    const redis = connectRedis(url, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { maxRetriesPerRequest: 3 });
+    const log = new RedisStreamEventLog({ redis, prefix, maxLen: 0, maxEntryBytes: 0, ownsClient: true });
+    return Object.assign(log, {
+      spec,
+      beginImport: (o: { readonly replace: boolean }) => new RedisImportTransaction(redis, prefix, spec, o.replace),
+      clusters: () => redisClusters(redis, prefix),
     });
-    return Object.assign(log, { spec });
   }
   if (spec.startsWith('jsonl:') && spec.length > 'jsonl:'.length) {
-    const log = new JsonlEventLog({ dir: spec.slice('jsonl:'.length), maxSegments: 0, maxEntryBytes: 0 });
+    const dir = spec.slice('jsonl:'.length);
+    const log = new JsonlEventLog({ dir, maxSegments: 0, maxEntryBytes: 0 });
     return Object.assign(log, {
       spec,
       importRecords: async (cluster: string, records: readonly LoggedEvent[]) => {
         await log.append(cluster, records);
         return records.length;
       },
+      beginImport: (o: { readonly replace: boolean }) => new JsonlImportTransaction(dir, spec, o.replace),
+      clusters: () => jsonlClusters(dir),
     });
   }
   throw new Error(`event log store ${JSON.stringify(spec)}: redis, redis:<imported log name> or jsonl:<dir>`);

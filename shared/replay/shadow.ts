@@ -5,19 +5,15 @@
 // (actions, status writes, requeueAfter) is reported with the event that led there. Streaming: the log is read
 // record by record; only the rebuilt state (one copy of each live object) is held. No cluster, no queue.
 //
-// A build is `current` (this checkout's shared/controllers/index.ts) or a path: a module, or a directory holding
-// shared/controllers/index.{js,ts} (a checkout or build of another commit), that exports CONTROLLERS, a map of
-// kind → Controller (shared/controllers/controller.ts).
-import { existsSync, statSync } from 'node:fs';
+// A build is `current`, a path or a git ref (shadow-build.ts). Each difference carries the fields that differ
+// (shadow-diff.ts); the report counts differing decisions by kind and by the action they differ in, over all of
+// them (not only the ones kept). Printed by shadow-format.ts.
 import { isDeepStrictEqual } from 'node:util';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { applyEvent } from '../cache/apply-event.js';
 import type { CachedObject } from '../cache/cache-entry.js';
 import { CachedClusterView } from '../cache/cached-cluster-view.js';
 import { MemoryCacheStore } from '../cache/memory-cache-store.js';
 import type { Controller, PlanResult } from '../controllers/controller.js';
-import { CONTROLLERS } from '../controllers/index.js';
 import { eventKeys, type KeyContext } from '../forwarder/event-keys.js';
 import { PreviousState } from '../forwarder/previous-state.js';
 import { kindOfResource, watchedResources, type KubeObject } from '../forwarder/resources.js';
@@ -26,22 +22,10 @@ import type { LiveClusterView } from '../kube/cluster-view.js';
 import { keyString, type ReconcileKey } from '../kube/key.js';
 import { isTruncatedObject } from '../queue/history/event-log.js';
 import type { LogRecord } from '../queue/history/log-record.js';
+import type { Controllers } from './shadow-build.js';
+import { changeTopic, fieldChanges, type FieldChange } from './shadow-diff.js';
 
-export type Controllers = ReadonlyMap<string, Controller>;
-
-/** `current`, a module path, or a directory with shared/controllers/index.{js,ts}; it must export CONTROLLERS. */
-export async function loadControllers(spec: string): Promise<Controllers> {
-  if (spec === 'current') return CONTROLLERS;
-  let path = resolve(spec);
-  if (existsSync(path) && statSync(path).isDirectory()) {
-    const found = ['index.js', 'index.ts'].map((f) => join(path, 'shared', 'controllers', f)).find(existsSync);
-    if (!found) throw new Error(`${spec}: a directory without shared/controllers/index.js or index.ts`);
-    path = found;
-  }
-  const mod = (await import(pathToFileURL(path).href)) as { CONTROLLERS?: unknown };
-  if (!(mod.CONTROLLERS instanceof Map)) throw new Error(`${spec}: exports no CONTROLLERS map (kind → Controller)`);
-  return mod.CONTROLLERS as Controllers;
-}
+export { loadControllers, type Controllers } from './shadow-build.js';
 
 export type Decision = { readonly actions: unknown; readonly requeueAfter?: number; readonly error?: string };
 
@@ -58,7 +42,13 @@ export type Difference = {
   };
   readonly a: Decision;
   readonly b: Decision;
+  /** The fields that differ (shadow-diff.ts), at most MAX_CHANGES of them; `changed` counts them all. */
+  readonly changes: readonly FieldChange[];
+  readonly changed: number;
 };
+
+/** Differing decisions of one kind that differ in one action type (or requeueAfter, error). */
+export type KindActionCount = { readonly kind: string; readonly action: string; readonly differing: number };
 
 export type ShadowOptions = {
   readonly cluster?: string;
@@ -84,6 +74,8 @@ export type ShadowReport = {
   /** Decisions that differ; `differences` holds the first maxDifferences of them. */
   readonly differing: number;
   readonly differences: Difference[];
+  /** Every differing decision, by kind and by what it differs in (one decision may count under several actions). */
+  readonly byKindAction: KindActionCount[];
   /** Records not replayed, or keys not planned, by reason (another cluster, a truncated object, an invalid key…). */
   readonly skipped: { readonly reason: string; readonly count: number }[];
   /** Failed decisions by error message (either side), most frequent first. */
@@ -130,6 +122,7 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
   let ctx: KeyContext | undefined;
   const cachedKinds = new Set<string>();
   const differences: Difference[] = [];
+  const byKindAction = new Map<string, number>();
   let events = 0;
   let decisions = 0;
   let failed = 0;
@@ -160,6 +153,11 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
       const acts = (d: Decision): boolean => (d.actions as unknown[]).length > 0 || d.requeueAfter !== undefined;
       if (acts(a) || acts(b)) acting++;
       if (isDeepStrictEqual(a, b)) continue;
+      const { changes, total } = fieldChanges(a, b);
+      for (const topic of new Set(changes.map((c) => changeTopic(c, a, b)))) {
+        const k = `${key.kind}\0${topic}`;
+        byKindAction.set(k, (byKindAction.get(k) ?? 0) + 1);
+      }
       if (differing++ >= maxDifferences) continue;
       differences.push({
         key: keyString(key),
@@ -173,6 +171,8 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
         },
         a,
         b,
+        changes,
+        changed: total,
       });
     }
   };
@@ -257,25 +257,21 @@ export async function shadow(records: AsyncIterable<LogRecord>, o: ShadowOptions
   await flushListed();
   const byCount = [...failures].sort((x, y) => y[1] - x[1]).map(([error, count]) => ({ error, count }));
   const skippedByCount = [...skipped].sort((x, y) => y[1] - x[1]).map(([reason, count]) => ({ reason, count }));
-  return { events, decisions, failed, acting, differing, differences, skipped: skippedByCount, failures: byCount };
-}
-
-export function formatShadow(report: ShadowReport): string {
-  const lines = report.differences.map(
-    (d) =>
-      `event #${d.event.index} ${d.event.type} ${d.event.resource} ${d.event.name} (rv ${d.event.resourceVersion}, ${new Date(d.event.observedAt).toISOString()})\n` +
-      `  key ${d.key}\n  a: ${JSON.stringify(d.a)}\n  b: ${JSON.stringify(d.b)}`,
-  );
-  const more = report.differing - report.differences.length;
-  const skipped = report.skipped.map((f) => `  skipped ${f.count}×: ${f.reason}`);
-  const failures = report.failures.map((f) => `  failed ${f.count}×: ${f.error}`);
-  return [
-    ...lines,
-    ...(more > 0
-      ? [`… and ${more} more difference(s) not kept (--json has the first ${report.differences.length})`]
-      : []),
-    ...skipped,
-    ...failures,
-    `${report.events} event(s), ${report.decisions} decision(s) compared (${report.acting} with actions or a requeue, ${report.failed} failed), ${report.differing} difference(s)`,
-  ].join('\n');
+  const kindActions = [...byKindAction]
+    .map(([k, differing]) => {
+      const [kind = '', action = ''] = k.split('\0');
+      return { kind, action, differing };
+    })
+    .sort((x, y) => x.kind.localeCompare(y.kind) || y.differing - x.differing || x.action.localeCompare(y.action));
+  return {
+    events,
+    decisions,
+    failed,
+    acting,
+    differing,
+    differences,
+    byKindAction: kindActions,
+    skipped: skippedByCount,
+    failures: byCount,
+  };
 }
