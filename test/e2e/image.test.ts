@@ -77,6 +77,9 @@ function spawnProcess(command: string, args: readonly string[], env: NodeJS.Proc
   };
 }
 
+/** chroot(8), by its path: the processes it starts get the image's PATH, where it is not. */
+const CHROOT = ['/usr/sbin/chroot', '/usr/bin/chroot'].find((p) => existsSync(p)) ?? 'chroot';
+
 const sha256 = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
 describe('the fleetq image (OCI layout), unpacked and run under chroot', () => {
@@ -158,10 +161,10 @@ describe('the fleetq image (OCI layout), unpacked and run under chroot', () => {
   });
 
   it("prints the version from the image's own Node and files", async () => {
-    const { stdout } = await execFileP('chroot', [root, ...ENTRYPOINT, 'version'], { env, timeout: 60_000 });
+    const { stdout } = await execFileP(CHROOT, [root, ...ENTRYPOINT, 'version'], { env, timeout: 60_000 });
     expect(stdout).toBe(`fleetq ${packageInfo().version} (Node.js ${pinnedNodeVersion()}, linux/x64)\n`);
     const asUser = await execFileP(
-      'chroot',
+      CHROOT,
       [`--userspec=${IMAGE_USER.uid}:${IMAGE_USER.gid}`, root, ...ENTRYPOINT, 'version', '-o', 'json'],
       { env, timeout: 60_000 },
     );
@@ -203,7 +206,7 @@ describe('the fleetq image (OCI layout), unpacked and run under chroot', () => {
       }
 
       worker = spawnProcess(
-        'chroot',
+        CHROOT,
         [
           `--userspec=${IMAGE_USER.uid}:${IMAGE_USER.gid}`,
           root,
