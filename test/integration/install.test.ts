@@ -14,6 +14,7 @@ import { lstatSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { runtimeFiles } from '../../infra/build/dist.js';
 import { REPO_ROOT } from '../../infra/build/lua-files.js';
 import { packageInfo } from '../../infra/image/image-spec.js';
 import { ensureBuild } from '../helpers/build.js';
@@ -78,11 +79,18 @@ describe('fleetq installed from its npm package', () => {
     expect(paths).toContain('package.json');
     expect(paths).toContain('dist/functions/cli.js');
     expect(paths).toContain('dist/functions/worker.js');
-    expect(paths.some((p) => /^dist\/shared\/queue\/redis\/lua\/.+\.lua$/.test(p))).toBe(true);
+    // The files read at run time (Lua scripts, the web view's page) beside the compiled modules.
+    const assets = runtimeFiles();
+    expect(assets.filter((f) => f.endsWith('.lua')).length).toBeGreaterThan(0);
+    expect(assets.filter((f) => !paths.includes(`dist/${f}`))).toEqual([]);
     const unexpected = paths.filter(
-      (p) => !/^dist\/(functions|shared)\/.+\.(js|lua|json)$/.test(p) && !['package.json', 'README.md'].includes(p),
+      (p) =>
+        !p.endsWith('.js') && !assets.includes(p.replace(/^dist\//, '')) && !['package.json', 'README.md'].includes(p),
     );
     expect(unexpected).toEqual([]);
+    expect(
+      paths.filter((p) => !/^dist\/(functions|shared)\//.test(p) && !['package.json', 'README.md'].includes(p)),
+    ).toEqual([]);
     expect(packed.files.find((f) => f.path === 'dist/functions/cli.js')?.mode).toBe(0o755);
   });
 
