@@ -20,12 +20,10 @@
 // The redis driver shows all of it. SQS tells only approximate queue-wide counts (messages visible, delayed,
 // in flight, dead), shown on a `*` row; the rest comes from Redis when REDIS_URL is reachable. The memory driver
 // keeps its queue inside the process that runs it: there is nothing to read from outside, and status says so.
-import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Redis } from 'ioredis';
-import { loadForwarderConfig } from '../forwarder/forwarder-deps.js';
 import { eventStreamKey } from '../queue/history/redis-stream-event-log.js';
 import { clusterAndKind } from '../queue/queue-options.js';
-import { connectFailFast, connectRedis } from '../queue/redis/redis-connection.js';
+import { connectFailFast } from '../queue/redis/redis-connection.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
 import { RedisQueue } from '../queue/redis/redis-queue.js';
 import { sqsQueueNames } from '../queue/sqs/sqs-setup.js';
@@ -38,6 +36,7 @@ import {
   type ForwarderMember,
   type QuarantinedCluster,
 } from './forwarder-status.js';
+import { PLAIN, textTable, type Align, type TextStyle } from './text-table.js';
 import { displayText } from './terminal-text.js';
 import { readReconcileRates } from '../runtime/reconcile-rates.js';
 
@@ -205,6 +204,8 @@ async function readRedisQueue(redis: Redis, config: StatusConfig, now: number, r
 
 /** SQS tells approximate counts of whole queues only: one `*` row. */
 async function readSqsQueue(config: StatusConfig, row: (c: string) => Row, notes: string[]): Promise<void> {
+  // Loaded here, not at start-up: `fleetq status` on the redis driver never needs the AWS SDK.
+  const { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } = await import('@aws-sdk/client-sqs');
   const client = new SQSClient({
     region: config.AWS_REGION ?? 'us-east-1',
     ...(config.SQS_ENDPOINT !== undefined && { endpoint: config.SQS_ENDPOINT }),
@@ -278,10 +279,15 @@ async function readForwarders(
   }
   // The event log's stream ids are the Redis server's append times: the newest is when the forwarder last
   // logged (and enqueued the keys of) an event of that cluster.
+  // Loaded once Redis answered: the forwarder's settings module is heavy, and a status that fails fails fast.
+  const { loadForwarderConfig } = await import('../forwarder/forwarder-deps.js');
   const fwd = loadForwarderConfig(env);
   if (fwd.FLEETQ_EVENT_LOG !== 'redis') return;
   const logRedis = fwd.FLEETQ_EVENT_LOG_REDIS_URL
-    ? connectRedis(fwd.FLEETQ_EVENT_LOG_REDIS_URL, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { lazyConnect: true })
+    ? await connectFailFast({
+        REDIS_URL: fwd.FLEETQ_EVENT_LOG_REDIS_URL,
+        FLEETQ_REDIS_TLS_CA: config.FLEETQ_REDIS_TLS_CA,
+      })
     : redis;
   try {
     const prefix = `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`;
@@ -310,12 +316,17 @@ export function formatAge(ms: number | null): string {
   return `${Math.round(ms / 3_600_000)}h`;
 }
 
-/** The human table: one row per cluster, then the notes. */
-export function formatStatus(s: FleetStatus): string {
+/**
+ * The human table: one row per cluster (wide: with each forwarder lease's fencing token), then the pool's
+ * members, the quarantined clusters and the notes. `style` makes the headings bold on a terminal.
+ */
+export function formatStatus(s: FleetStatus, o: { readonly wide?: boolean; readonly style?: TextStyle } = {}): string {
+  const style = o.style ?? PLAIN;
   const header = ['CLUSTER', 'FORWARDER', 'LAST EVENT', 'DEPTH', 'IN FLIGHT', 'BACKOFF', 'DEAD', 'REC/S', 'ERR/S'];
+  if (o.wide) header.push('TOKEN');
   // Cluster and holder names and the notes (Redis and SQS error text) come from outside: printed inert, redacted.
   const quarantined = new Set((s.quarantined ?? []).map((q) => q.cluster));
-  const lines = s.clusters.map((c) => [
+  const rows = s.clusters.map((c) => [
     displayText(c.cluster, 80),
     c.forwarder === undefined || c.forwarder === null
       ? quarantined.has(c.cluster)
@@ -329,25 +340,19 @@ export function formatStatus(s: FleetStatus): string {
     num(c.deadLetters),
     rate(c.reconcilesPerSec),
     rate(c.errorsPerSec),
+    ...(o.wide ? [num(c.forwarderToken)] : []),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
-  const fmt = (cells: string[]): string =>
-    cells
-      .map((cell, i) => (i === 0 || i === 1 || i === 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
+  const align = header.map((_, i): Align => (i < 3 ? 'left' : 'right'));
   const window = s.rateWindowMs === null ? '' : `, rates over ${formatAge(s.rateWindowMs)}`;
-  const out = [`queue ${s.queue} (${s.driver}) at ${s.at}${window}`, fmt(header), ...lines.map(fmt)];
+  const out = [`queue ${s.queue} (${s.driver}) at ${s.at}${window}`, textTable(header, rows, { align, style })];
   if (s.clusters.length === 0) out.push('(no clusters: nothing queued and no registry given)');
   if (s.forwarders && s.forwarders.length > 0) {
-    const holders = s.forwarders.map((f) => displayText(f.holder, 80));
-    const w = Math.max('FORWARDER'.length, ...holders.map((h) => h.length));
-    out.push('', `${'FORWARDER'.padEnd(w)}  REGISTRY`);
-    s.forwarders.forEach((f, i) =>
-      out.push(
-        `${(holders[i] ?? '').padEnd(w)}  ${f.digest?.slice(0, 12) ?? 'none'.padEnd(12)}${f.current === false ? '  old' : ''}`,
-      ),
-    );
+    const members = s.forwarders.map((f) => [
+      displayText(f.holder, 80),
+      f.digest?.slice(0, 12) ?? 'none',
+      f.current === false ? 'old' : '',
+    ]);
+    out.push('', textTable(['FORWARDER', 'REGISTRY', ''], members, { style }));
   }
   if (s.quarantined && s.quarantined.length > 0) {
     const rows = s.quarantined.map((q) => [
@@ -361,13 +366,7 @@ export function formatStatus(s: FleetStatus): string {
         : 'none reported',
     ]);
     const head = ['QUARANTINED', 'DEATHS', 'SINCE', 'UNTIL', 'LARGEST OBJECT'];
-    const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-    const line = (cells: string[]): string =>
-      cells
-        .map((cell, i) => cell.padEnd(w[i] ?? 0))
-        .join('  ')
-        .trimEnd();
-    out.push('', line(head), ...rows.map(line));
+    out.push('', textTable(head, rows, { style }));
   }
   for (const n of s.notes) out.push(`note: ${displayText(redactText(n), 1_000)}`);
   return out.join('\n');

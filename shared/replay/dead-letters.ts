@@ -11,6 +11,7 @@ import { BAD_SIGNATURE, signatureKeyId, verifySignature } from '../queue/message
 import { rawKeyId } from '../queue/queue-options.js';
 import type { DeadLetter, WorkQueue } from '../queue/work-queue.js';
 import { capText, displayText, terminalSafeJson } from '../ops/terminal-text.js';
+import { textTable, type TextStyle } from '../ops/text-table.js';
 
 export type DeadLetterFilter = {
   readonly cluster?: string;
@@ -86,6 +87,47 @@ export async function redriveDeadLetters(
   return { moved, refused };
 }
 
+/**
+ * What redriveDeadLetters would do, moving nothing (`dlq redrive --dry-run`): the letters it would move and the
+ * bad-signature letters it would refuse. A letter without a key (never a key, not a re-signable one) is in neither.
+ */
+export async function previewRedrive(
+  queue: WorkQueue,
+  f: DeadLetterFilter,
+  now: number,
+  signing: RedriveSigning = { secrets: [] },
+): Promise<{ readonly wouldMove: DeadLetter[]; readonly refused: DeadLetter[] }> {
+  const wouldMove: DeadLetter[] = [];
+  const refused: DeadLetter[] = [];
+  for (const d of await listDeadLetters(queue, f, now)) {
+    if (d.key !== null) wouldMove.push(d);
+    else {
+      const key = unsignedKey(d);
+      if (key === null) continue;
+      if (signing.resignUnverified || verifySignature(signing.secrets, keyString(key), d.signature)) wouldMove.push(d);
+      else refused.push(d);
+    }
+  }
+  return { wouldMove, refused };
+}
+
+/** The filter in words, for "no dead letter matches": `--cluster c1 --kind Job --older-than 3600000ms`. */
+export function filterText(f: DeadLetterFilter): string {
+  return [
+    f.cluster !== undefined && `--cluster ${f.cluster}`,
+    f.kind !== undefined && `--kind ${f.kind}`,
+    f.olderThanMs !== undefined && `--older-than ${f.olderThanMs}ms`,
+    f.key !== undefined && `--key ${f.key}`,
+  ]
+    .filter((t): t is string => t !== false)
+    .join(' ');
+}
+
+/** True when the filter narrows the list at all. */
+export function isFiltered(f: DeadLetterFilter): boolean {
+  return filterText(f) !== '';
+}
+
 /** What to tell an operator about refused letters: how many, which key ids signed them, what to do. */
 export function refusedMessage(refused: readonly DeadLetter[]): string {
   const ids = [...new Set(refused.map((d) => signatureKeyId(d.signature) ?? (d.signature ? 'no key id' : 'unsigned')))];
@@ -107,23 +149,22 @@ function ago(ms: number): string {
 
 /**
  * One row per letter: key, failures, when parked (and how long ago), last error. Reasons carry apiserver text and
- * raw letters queue text (untrusted): every cell is one line, control characters escaped visibly, capped.
+ * raw letters queue text (untrusted): every cell is one line, control characters escaped visibly, capped. `style`
+ * makes the heading bold on a terminal.
  */
-export function formatDeadLetters(letters: readonly DeadLetter[], now: number): string {
+export function formatDeadLetters(
+  letters: readonly DeadLetter[],
+  now: number,
+  o: { readonly style?: TextStyle } = {},
+): string {
   const rows = letters.map((d) => [
     d.key === null ? `(not a key) ${displayText(JSON.stringify(d.raw ?? ''), 80)}` : displayText(keyString(d.key), 320),
     String(d.failures),
     `${new Date(d.at).toISOString()} (${ago(now - d.at)} ago)`,
     displayText(d.reason, 200),
   ]);
-  const header = ['KEY', 'FAILURES', 'PARKED', 'LAST ERROR'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line), `${letters.length} dead letter(s)`].join('\n');
+  const table = textTable(['KEY', 'FAILURES', 'PARKED', 'LAST ERROR'], rows, o.style ? { style: o.style } : {});
+  return [table, `${letters.length} dead letter(s)`].join('\n');
 }
 
 /** Longest reason or raw text in `dlq list --json` lines (`dlq show` prints them whole). */

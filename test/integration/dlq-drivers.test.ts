@@ -10,6 +10,7 @@ import type { Lease, WorkQueue } from '../../shared/queue/work-queue.js';
 import { formatDeadLetters, listDeadLetters, redriveDeadLetters } from '../../shared/replay/dead-letters.js';
 import { allDrivers, type TestQueue } from '../helpers/queue/drivers.js';
 import { redisClient, REDIS_URL, testQueueName } from '../helpers/queue/redis.js';
+import { spawnTsx, type Proc } from '../helpers/processes.js';
 import '../helpers/long-timeout.js';
 
 const execFileP = promisify(execFile);
@@ -121,6 +122,57 @@ describe('fleetq dlq (the command, on Redis)', () => {
     expect(listed).toContain('2 dead letter(s)');
     expect(await fleetq('redrive', '--kind', 'Deployment', '--older-than', '0s')).toBe('redrove 2 key(s)\n');
     expect(names(await queue.deadLetters()).sort()).toEqual(['(raw)', 'b']);
+  });
+
+  it('-o json and --json, show, --dry-run, a filter matching nothing, an unknown kind, a malformed key', async () => {
+    const other = testQueueName();
+    const q = new RedisQueue({ name: other, redis: REDIS_URL, leaseMs: 30_000 });
+    try {
+      await park(q);
+      const run = (...args: string[]): Proc =>
+        spawnTsx('functions/cli.ts', { FLEETQ_QUEUE: other, REDIS_URL, FLEETQ_DRIVER: 'redis' }, args.join(' '), args);
+      // None of these moves a letter: all at once (a process start costs seconds on a loaded machine).
+      const [json, jsonAlias, yaml, show, dryRun, none, typo, malformed] = [
+        run('dlq', 'list', '-o', 'json', '--kind', 'Deployment'),
+        run('dlq', 'list', '--json', '--kind', 'Deployment'),
+        run('dlq', 'list', '-o', 'yaml', '--key', keyString(B)),
+        run('dlq', 'show', keyString(B)),
+        run('dlq', 'redrive', '--dry-run', '--cluster', 'c1'),
+        run('dlq', 'redrive', '--kind', 'CronJob'),
+        run('dlq', 'redrive', '--kind', 'Deploymnet'),
+        run('dlq', 'show', 'c1/Deployment/a'),
+      ] as [Proc, Proc, Proc, Proc, Proc, Proc, Proc, Proc];
+      const codes = await Promise.all(
+        [json, jsonAlias, yaml, show, dryRun, none, typo, malformed].map((p) => p.exited),
+      );
+      expect(codes).toEqual([0, 0, 0, 0, 0, 0, 2, 2]);
+
+      const parsed = (p: Proc) => p.lines.map((l) => JSON.parse(l) as { key: ReconcileKey; reason: string });
+      expect(parsed(json).map((d) => d.key.name)).toEqual(['a', 'c']);
+      expect(jsonAlias.lines).toEqual(json.lines);
+      expect(yaml.lines).toContain('  reason: "terminal: b is invalid"');
+      expect(show.lines).toEqual([
+        'Key:       c1/Job/ns/b',
+        'Failures:  0',
+        expect.stringMatching(/^Parked: {4}\d{4}-\d\d-\d\dT/),
+        'Reason:    terminal: b is invalid',
+      ]);
+      // --dry-run lists the c1 letters it would move (A, B; the raw letter is not a key) and moves none.
+      expect(dryRun.lines.filter((l) => l.startsWith('c1/')).map((l) => l.split(/\s+/)[0])).toEqual([
+        keyString(A),
+        keyString(B),
+      ]);
+      expect(dryRun.lines).toContain('would redrive 2 key(s) (dry run: nothing moved)');
+      expect(none.lines).toEqual([
+        'redrove 0 key(s): no dead letter matches --kind CronJob (4 other(s) parked: fleetq dlq list)',
+      ]);
+      expect(typo.lines.join('\n')).toContain('--kind "Deploymnet": not a valid kind; did you mean Deployment?');
+      expect(malformed.lines.join('\n')).toContain('the form is cluster/kind/namespace/name');
+      expect(names(await q.deadLetters())).toEqual(['a', 'b', 'c', '(raw)']);
+    } finally {
+      await q.close();
+      await deleteQueueKeys(redis, q.prefix);
+    }
   });
 
   it('redrive refuses a bad-signature letter no known secret signed, saying what to do, and exits 1', async () => {

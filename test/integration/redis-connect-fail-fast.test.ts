@@ -1,6 +1,7 @@
-// connectFailFast (shared/queue/redis/redis-connection.ts), the connect of `fleetq status` and `fleetq forwarder
-// unquarantine`: a Redis nobody listens for fails at once with an error naming the URL, its password redacted, and
-// the command exits non-zero saying so; a Redis that is there answers.
+// connectFailFast (shared/queue/redis/redis-connection.ts), the connect of every one-shot command that opens Redis
+// (status, dlq, dead-letters, redrive, describe, forwarder unquarantine): a Redis nobody listens on fails at once
+// with an error naming the URL, its password redacted, and what to do; the command exits 1 within a deadline
+// saying so, with no stack trace and no ioredis reconnect noise. A Redis that is there answers.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../infra/sandbox/process.js';
 import { connectFailFast, RedisUnreachableError } from '../../shared/queue/redis/redis-connection.js';
@@ -30,30 +31,57 @@ describe('connectFailFast', () => {
     expect(err).toBeInstanceOf(RedisUnreachableError);
     const message = (err as Error).message;
     expect(message).toContain(`127.0.0.1:${new URL(deadUrl).port}`);
-    expect(message).toContain('is not reachable');
+    expect(message).toBe(
+      `cannot reach Redis at redis://:***@127.0.0.1:${new URL(deadUrl).port} (ECONNREFUSED): start it or set REDIS_URL`,
+    );
     expect(message).not.toContain(PASSWORD);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  it.each([
-    ['forwarder unquarantine', ['forwarder', 'unquarantine', 'some-cluster']],
-    ['status', ['status', '--driver', 'redis']],
-  ])(
-    'fleetq %s exits non-zero with that error',
-    async (name, args) => {
-      const port = await freePort();
-      const cli = spawnTsx(
+  it('every command that opens Redis exits 1 within the deadline, naming the URL and what to do', async () => {
+    const port = await freePort();
+    const commands = [
+      ['status'],
+      ['status', '-o', 'json'],
+      ['dlq', 'list'],
+      ['dlq', 'show', 'c1/Deployment/ns/a'],
+      ['dlq', 'redrive', '--kind', 'Job'],
+      ['dead-letters'],
+      ['redrive'],
+      ['describe', 'c1/Deployment/ns/a'],
+      ['forwarder', 'unquarantine', 'some-cluster'],
+    ];
+    const started = Date.now();
+    // At once: a process start takes seconds (tens at this machine's load); a command that hangs never exits.
+    const runs = commands.map((args) =>
+      spawnTsx(
         'functions/cli.ts',
         { REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:${port}`, FLEETQ_DRIVER: 'redis' },
-        `fleetq ${name}`,
+        `fleetq ${args.join(' ')}`,
         args,
-      );
-      const code = await cli.exited;
-      const said = cli.lines.join('\n');
-      expect(code).not.toBe(0);
-      expect(said).toMatch(new RegExp(`fleetq: Redis at redis://.*127\\.0\\.0\\.1:${port} is not reachable`));
-      expect(said).not.toContain(PASSWORD);
-    },
-    120_000,
-  );
+      ),
+    );
+    const DEADLINE_MS = 120_000;
+    let deadline: NodeJS.Timeout | undefined;
+    const hung = new Promise<'hung'>((resolve) => (deadline = setTimeout(() => resolve('hung'), DEADLINE_MS)));
+    const exited = await Promise.all(runs.map((r) => Promise.race([r.exited, hung])));
+    clearTimeout(deadline);
+    runs.forEach((r) => void r.stop('SIGKILL'));
+    const said = runs.map((r, i) => ({ command: commands[i]?.join(' '), exit: exited[i], lines: r.lines }));
+    expect(said.map((s) => ({ command: s.command, exit: s.exit }))).toEqual(
+      commands.map((c) => ({ command: c.join(' '), exit: 1 })),
+    );
+    const message = `fleetq: cannot reach Redis at redis://:***@127.0.0.1:${port} (ECONNREFUSED): start it or set REDIS_URL`;
+    for (const s of said) {
+      const text = s.lines.join('\n');
+      expect({ command: s.command, says: s.lines.includes(message) }).toEqual({ command: s.command, says: true });
+      // No stack trace, no ioredis reconnect noise, no password.
+      expect({ command: s.command, noise: s.lines.filter((l) => /^\s+at |\[ioredis\]|Error:/.test(l)) }).toEqual({
+        command: s.command,
+        noise: [],
+      });
+      expect(text).not.toContain(PASSWORD);
+    }
+    expect(Date.now() - started).toBeLessThan(DEADLINE_MS);
+  }, 200_000);
 });

@@ -33,15 +33,17 @@ export type RedisTarget = {
   readonly FLEETQ_REDIS_TLS_CA?: string | undefined;
 };
 
-/** Thrown by connectFailFast: the Redis at the (redacted) URL did not answer. */
+/** Thrown by connectFailFast: the Redis at the (redacted) URL did not answer; the message says what to do. */
 export class RedisUnreachableError extends Error {
   override name = 'RedisUnreachableError';
 }
 
 /**
- * A connected client for a command-line tool (`fleetq status`, `fleetq forwarder unquarantine`): one connection
- * attempt within `connectTimeoutMs` (default 5 000), no reconnecting, commands not retried, so a tool never waits
- * forever on a Redis that is down. Throws RedisUnreachableError naming the URL (its password redacted) and why.
+ * A connected client for a command-line tool (`fleetq status`, `fleetq dlq`, `fleetq describe`, `fleetq forwarder
+ * unquarantine`): one connection attempt within `connectTimeoutMs` (default 5 000), no reconnecting, commands not
+ * retried, so a tool never waits forever on a Redis that is down. Long-running processes (workers, forwarders)
+ * connect with connectRedis instead: they must outlive a Redis restart. Throws RedisUnreachableError:
+ * `cannot reach Redis at redis://127.0.0.1:6399 (ECONNREFUSED): start it or set REDIS_URL`, the password redacted.
  */
 export async function connectFailFast(target: RedisTarget, connectTimeoutMs = 5_000): Promise<Redis> {
   const redis = connectRedis(
@@ -49,18 +51,29 @@ export async function connectFailFast(target: RedisTarget, connectTimeoutMs = 5_
     { tlsCaFile: target.FLEETQ_REDIS_TLS_CA },
     { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: connectTimeoutMs, retryStrategy: () => null },
   );
-  // Errors after the connect (a dropped connection) fail the command in flight; the event itself is not news.
-  redis.on('error', () => undefined);
+  // ioredis rejects connect() with "Connection is closed." once it gives up; the first error event says why.
+  let firstError: unknown;
+  redis.on('error', (err: unknown) => void (firstError ??= err));
   try {
     await redis.connect();
     return redis;
   } catch (err) {
     redis.disconnect();
-    const why = err instanceof Error ? err.message : String(err);
-    throw new RedisUnreachableError(`Redis at ${redactedUrl(target.REDIS_URL)} is not reachable: ${why}`, {
-      cause: err,
-    });
+    throw new RedisUnreachableError(unreachableMessage(target.REDIS_URL, firstError ?? err), { cause: err });
   }
+}
+
+/** What a tool says when Redis does not answer: where (no password), why in one word, and what to do. */
+export function unreachableMessage(url: string, err: unknown): string {
+  return `cannot reach Redis at ${redactedUrl(url)} (${reasonOf(err)}): start it or set REDIS_URL`;
+}
+
+/** ECONNREFUSED, ENOTFOUND, ETIMEDOUT, ...; the first line of the message when the error has no code. */
+function reasonOf(err: unknown): string {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && code !== '') return code;
+  const message = err instanceof Error ? err.message : String(err);
+  return /timeout/i.test(message) ? 'ETIMEDOUT' : (message.split('\n')[0] ?? '').slice(0, 200);
 }
 
 /** The URL without its password (or a password query parameter), for messages and logs. */

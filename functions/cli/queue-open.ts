@@ -1,0 +1,79 @@
+// What the queue commands (status, dlq, describe) share: the configuration from their flags, and the queue opened
+// the way a one-shot command needs it. The redis driver's queue runs on a connectFailFast client: one attempt,
+// no reconnecting, so `fleetq dlq list` against a Redis that is down fails in seconds with
+// `cannot reach Redis at redis://host:port (ECONNREFUSED): start it or set REDIS_URL` instead of waiting forever
+// while ioredis logs its reconnects. (createQueue's redis queue reconnects without end: right for a worker,
+// which must outlive a Redis restart.)
+import { connectFailFast } from '../../shared/queue/redis/redis-connection.js';
+import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
+import type { WorkQueue } from '../../shared/queue/work-queue.js';
+import { TimeArgumentError, parseDuration } from '../../shared/replay/time-window.js';
+import { signingOptions, type FleetqConfig } from '../../shared/runtime/config.js';
+import { configFromFlags, UsageError } from './common.js';
+
+export type QueueFlags = { readonly driver?: string; readonly queue?: string; readonly registry?: string };
+
+/** The configuration with --driver, --queue and --registry over FLEETQ_DRIVER, FLEETQ_QUEUE, FLEETQ_REGISTRY. */
+export function queueCommandConfig(flags: QueueFlags): Promise<FleetqConfig> {
+  return configFromFlags(flags, { driver: 'FLEETQ_DRIVER', queue: 'FLEETQ_QUEUE', registry: 'FLEETQ_REGISTRY' });
+}
+
+/** A duration flag (`--older-than 2h`); a bad one is bad usage (exit 2). */
+export function durationFlag(text: string, flag: string): number {
+  try {
+    return parseDuration(text, flag);
+  } catch (err) {
+    if (err instanceof TimeArgumentError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+export type OpenQueue = { readonly queue: WorkQueue; close(): Promise<void> };
+
+/**
+ * The configured queue; the redis driver's on a client that fails fast (see the header), built here with the
+ * options runtime/deps.ts queueConfig gives a worker's (name, prefix, lease, signing; a command reads and
+ * redrives, so no concurrency caps), without loading the runtime: a command starts in a fraction of the time.
+ */
+export async function openQueue(config: FleetqConfig): Promise<OpenQueue> {
+  if (config.FLEETQ_DRIVER !== 'redis') {
+    const [{ createQueue }, { queueConfig }] = await Promise.all([
+      import('../../shared/queue/index.js'),
+      import('../../shared/runtime/deps.js'),
+    ]);
+    const queue = await createQueue(queueConfig(config));
+    return { queue, close: () => queue.close() };
+  }
+  const redis = await connectFailFast(config);
+  const queue = new RedisQueue({
+    name: config.FLEETQ_QUEUE,
+    prefix: config.FLEETQ_REDIS_PREFIX,
+    leaseMs: config.FLEETQ_LEASE_MS,
+    ...signingOptions(config),
+    redis,
+  });
+  return {
+    queue,
+    close: async () => {
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** Characters YAML leaves raw that a terminal acts on (DEL, C1 such as the 8-bit CSI, separators, bidi controls). */
+const YAML_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+
+/**
+ * `data` as YAML safe to print: every string double-quoted with JSON's escapes, and the characters the yaml
+ * library leaves raw escaped as \uXXXX (inside double quotes: the same value for a YAML reader).
+ */
+export async function inertYaml(data: unknown): Promise<string> {
+  const { stringify } = await import('yaml');
+  return stringify(data, {
+    defaultStringType: 'QUOTE_DOUBLE',
+    defaultKeyType: 'PLAIN',
+    doubleQuotedAsJSON: true,
+    lineWidth: 0,
+  }).replace(YAML_RAW_UNSAFE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
