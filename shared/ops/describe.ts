@@ -217,8 +217,9 @@ function parseLast(text: string | null): LastReconcile | null {
   return { at: e.at, result: e.result, ...(typeof e.error === 'string' && { error: e.error }) };
 }
 
-/** `1.5s`, `4m10s`, `2h`: how long, for the text rendering. */
+/** `5ms`, `1.5s`, `4m10s`, `2h`: how long, for the text rendering. */
 export function formatSpan(ms: number): string {
+  if (Math.abs(ms) < 1_000) return `${Math.round(Math.abs(ms))}ms`;
   const s = Math.round(Math.abs(ms) / 100) / 10;
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);

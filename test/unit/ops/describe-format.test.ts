@@ -28,7 +28,7 @@ describe('formatDescription', () => {
       'State:           delayed',
       'Queued:          delayed until 2026-12-03T12:00:04.000Z (in 4s)',
       'Held:            no',
-      'Failures:        3 (backoff 0s)',
+      'Failures:        3 (backoff 20ms)',
       'Conflicts:       0',
       'Dead letter:     none',
       'Last error:      not recorded',
