@@ -4,7 +4,8 @@
 //   held        the held hash ("token|readyAt") and the lease set (expiry); a rerun asked for while held (dirty)
 //   failures    the failure and conflict counts (fail, conf) and the backoff each gives (retry.lua: base·2^(n-1),
 //   conflicts   capped at the maximum)
-//   dead letter the dead-letter hash entry of the key (a keyed letter's entry id is the key)
+//   dead letter the dead-letter hash entry of the key (a keyed letter's entry id is the key; a "bad signature"
+//               letter is a raw entry whose text is the key)
 //   last error  the dead letter's reason when the key is parked; retries keep no error text
 //   last run    the last-reconcile record `<prefix>last:<id>` (lastReconcileKey), when the worker path writes
 //               one; "not recorded" otherwise (today's workers keep no per-key record of a run)
@@ -145,7 +146,7 @@ export async function describeKey(redis: Redis, key: ReconcileKey, o: DescribeOp
   }
   const failures = Number(fail ?? 0);
   const conflicts = Number(conf ?? 0);
-  const deadLetter = parseLetter(letter);
+  const deadLetter = parseLetter(letter ?? (await rawLetterOf(redis, k.deadLetters, id)));
   const lastRun = parseLast(last);
   if (lastRun === null) notRecorded.push('lastReconcile');
   const lastError = deadLetter?.reason ?? lastRun?.error ?? null;
@@ -199,6 +200,21 @@ function parseJson(text: string | null): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A raw letter whose text is the key: a message parked as "bad signature" (signed by a secret the workers did not
+ * know) is stored under `raw:<seq>`, not under its key. One HSCAN of the dead-letter hash, only when the key has
+ * no letter of its own.
+ */
+async function rawLetterOf(redis: Redis, hash: string, id: string): Promise<string | null> {
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.hscan(hash, cursor, 'MATCH', 'raw:*', 'COUNT', 1000);
+    cursor = next;
+    for (let i = 1; i < flat.length; i += 2) if (parseJson(flat[i] ?? null)?.raw === id) return flat[i] ?? null;
+  } while (cursor !== '0');
+  return null;
 }
 
 function parseLetter(text: string | null): KeyDescription['deadLetter'] {

@@ -135,6 +135,27 @@ describe('fleetq describe', () => {
     });
   });
 
+  it('a key parked as "bad signature" (signed by a secret the workers do not know): its raw letter', async () => {
+    const signed = testQueueName();
+    const stranger = new RedisQueue({ name: signed, redis: REDIS_URL, signingSecret: 'a-secret-nobody-knows' });
+    const worker = new RedisQueue({ name: signed, redis: REDIS_URL, signingSecret: 'the-current-secret-16' });
+    try {
+      await stranger.add(READY);
+      expect(await worker.get(200)).toBeNull(); // dead-lettered as "bad signature", never handed out
+      const d = await describeKey(redis, READY, { queue: signed, baseDelayMs, maxDelayMs });
+      expect(d).toMatchObject({
+        state: 'dead-lettered',
+        queued: null,
+        deadLetter: { reason: 'bad signature', failures: 0 },
+        lastError: 'bad signature',
+      });
+    } finally {
+      await stranger.close();
+      await worker.close();
+      await deleteQueueKeys(redis, worker.prefix);
+    }
+  });
+
   it('the command: text and -o json show the same facts; a malformed key is bad usage (exit 2)', async () => {
     const env = { REDIS_URL, FLEETQ_DRIVER: 'redis', FLEETQ_QUEUE: name };
     const run = (...args: string[]): Proc => spawnTsx('functions/cli.ts', env, args.join(' '), args);
