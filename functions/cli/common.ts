@@ -4,6 +4,7 @@
 import { Option } from 'commander';
 import { closest, distance } from 'fastest-levenshtein';
 import type { FleetqConfig } from '../../shared/runtime/config.js';
+import { inertYaml, terminalSafeJson } from '../../shared/ops/terminal-text.js';
 
 /** Exit codes (docs/operations.md "Exit codes"): 0 done, 1 failed, 2 bad usage (a flag, a value, an argument). */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -57,6 +58,7 @@ export function outputOption(): Option {
 /**
  * Prints a result in the chosen format: `table` and `wide` are the command's own renderings (wide defaults to
  * table), json is one JSON document, yaml the same data as YAML (the yaml library loads only when asked for).
+ * Data from a cluster or Redis may hold escape sequences a terminal acts on: json and yaml print them escaped.
  */
 export async function printResult(
   format: OutputFormat,
@@ -64,13 +66,11 @@ export async function printResult(
 ): Promise<void> {
   switch (format) {
     case 'json':
-      console.log(JSON.stringify(result.data, null, 2));
+      console.log(terminalSafeJson(result.data, 2));
       return;
-    case 'yaml': {
-      const { stringify } = await import('yaml');
-      process.stdout.write(stringify(result.data));
+    case 'yaml':
+      process.stdout.write(await inertYaml(result.data));
       return;
-    }
     case 'wide':
       console.log((result.wide ?? result.table)());
       return;

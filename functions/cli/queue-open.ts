@@ -10,6 +10,8 @@ import type { WorkQueue } from '../../shared/queue/work-queue.js';
 import { TimeArgumentError, parseDuration } from '../../shared/replay/time-window.js';
 import { signingOptions, type FleetqConfig } from '../../shared/runtime/config.js';
 import { configFromFlags, UsageError } from './common.js';
+/** -o yaml of text from Redis or a cluster (shared/ops/terminal-text.ts). */
+export { inertYaml } from '../../shared/ops/terminal-text.js';
 
 export type QueueFlags = { readonly driver?: string; readonly queue?: string; readonly registry?: string };
 
@@ -59,21 +61,4 @@ export async function openQueue(config: FleetqConfig): Promise<OpenQueue> {
       redis.disconnect();
     },
   };
-}
-
-/** Characters YAML leaves raw that a terminal acts on (DEL, C1 such as the 8-bit CSI, separators, bidi controls). */
-const YAML_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
-
-/**
- * `data` as YAML safe to print: every string double-quoted with JSON's escapes, and the characters the yaml
- * library leaves raw escaped as \uXXXX (inside double quotes: the same value for a YAML reader).
- */
-export async function inertYaml(data: unknown): Promise<string> {
-  const { stringify } = await import('yaml');
-  return stringify(data, {
-    defaultStringType: 'QUOTE_DOUBLE',
-    defaultKeyType: 'PLAIN',
-    doubleQuotedAsJSON: true,
-    lineWidth: 0,
-  }).replace(YAML_RAW_UNSAFE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }

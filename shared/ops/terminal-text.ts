@@ -37,3 +37,20 @@ export function capText(s: string, max: number): string {
   const room = Math.max(0, max - `…(+${chars.length})`.length);
   return `${chars.slice(0, room).join('')}…(+${chars.length - room})`;
 }
+
+/** Characters YAML leaves raw that a terminal acts on (DEL, C1 such as the 8-bit CSI, separators, bidi controls). */
+const YAML_RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+
+/**
+ * `data` as YAML safe to print: every string double-quoted with JSON's escapes, and the characters the yaml
+ * library leaves raw escaped as \uXXXX (inside double quotes: the same value for a YAML reader).
+ */
+export async function inertYaml(data: unknown): Promise<string> {
+  const { stringify } = await import('yaml');
+  return stringify(data, {
+    defaultStringType: 'QUOTE_DOUBLE',
+    defaultKeyType: 'PLAIN',
+    doubleQuotedAsJSON: true,
+    lineWidth: 0,
+  }).replace(YAML_RAW_UNSAFE, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}

@@ -1,8 +1,8 @@
-// -o yaml of the queue commands (functions/cli/queue-open.ts inertYaml): text from Redis or a cluster is printed
+// -o yaml of the queue commands (shared/ops/terminal-text.ts inertYaml): text from Redis or a cluster is printed
 // with every character a terminal acts on escaped, and still reads back as the same value.
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import { inertYaml } from '../../../functions/cli/queue-open.js';
+import { inertYaml } from '../../../shared/ops/terminal-text.js';
 
 describe('inertYaml', () => {
   it('escapes C0, C1 (8-bit CSI) and bidi controls, and reads back as the same data', async () => {
