@@ -2,10 +2,12 @@
 // of a stream is a valid file log, byte for byte; import and stats; an unknown version is refused by every
 // reader; and redaction through a real forwarder on the sandbox cluster fleetq-2.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Registry } from 'prom-client';
 import { Forwarder } from '../../shared/forwarder/forwarder.js';
 import { redactionPolicy } from '../../shared/forwarder/forwarder-deps.js';
@@ -26,6 +28,7 @@ import '../helpers/long-timeout.js';
 import { redisClient } from '../helpers/queue/redis.js';
 import { kubectl, sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
 
+const execFileP = promisify(execFile);
 const T0 = Date.UTC(2026, 11, 3, 12, 0, 0);
 const obj = (kind: string, name: string, rv: string): unknown => ({
   apiVersion: 'v1',
@@ -165,6 +168,55 @@ describe('log format v1 on Redis and files', () => {
       `${segment}:2: log format version 2`,
     );
     await expect(collect(readLogFile(segment))).rejects.toThrow(LogFormatError);
+  });
+});
+
+describe('fleetq log export and stats (the command)', () => {
+  const redis = redisClient();
+  afterAll(async () => redis.quit());
+
+  it('exports a cluster the store holds, refuses one it has no record of naming the nearest, and counts as JSON', async () => {
+    const queue = `test-${randomUUID()}`;
+    const dir = await mkdtemp(join(tmpdir(), 'fleetq-export-cli-'));
+    const store = openLogStore('redis', loadConfig({ FLEETQ_QUEUE: queue }));
+    try {
+      await store.append('prod-eu', EVENTS);
+      await store.append('prod-us', EVENTS.slice(0, 1));
+      const fleetq = (...args: string[]) =>
+        execFileP(process.execPath, ['--import', 'tsx', 'functions/cli.ts', 'log', ...args], {
+          env: { ...process.env, FLEETQ_QUEUE: queue, FLEETQ_EVENT_LOG: '', NODE_OPTIONS: '' },
+          timeout: 240_000,
+        }).then(
+          (out) => ({ code: 0, ...out }),
+          (err: { code: number; stdout: string; stderr: string }) => err,
+        );
+      const out = join(dir, 'eu.jsonl');
+      const [exported, typo, unknown, stats] = await Promise.all([
+        fleetq('export', '--cluster', 'prod-eu', '--out', out),
+        fleetq('export', '--cluster', 'prod-euu'),
+        fleetq('export', '--cluster', 'nosuch'),
+        fleetq('stats', '--cluster', 'prod-eu', '-o', 'json'),
+      ]);
+      expect(exported.code).toBe(0);
+      expect(exported.stderr).toContain(`exported ${EVENTS.length} record(s) of prod-eu from redis to ${out}`);
+      expect((await collect(readLogFile(out))).length).toBe(EVENTS.length);
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain(
+        'fleetq: --cluster "prod-euu": redis has no record of this cluster; did you mean prod-eu? (it holds prod-eu, prod-us)',
+      );
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain(
+        '--cluster "nosuch": redis has no record of this cluster (it holds prod-eu, prod-us)',
+      );
+      expect(unknown.stdout).toBe('');
+      expect(stats.code).toBe(0);
+      expect(JSON.parse(stats.stdout)).toMatchObject({ records: 6, counts: { pods: { LISTED: 2, DELETED: 1 } } });
+    } finally {
+      await store.close();
+      const keys = await redis.keys(`fleetq:{fleetq:${queue}}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

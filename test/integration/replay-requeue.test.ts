@@ -179,3 +179,20 @@ describe('fleetq replay requeue --dry-run (the command)', () => {
     }
   });
 });
+
+describe('fleetq replay requeue on the memory queue (the command)', () => {
+  it('is refused: that queue lives only inside fleetq run, and the keys would vanish with the command', async () => {
+    const run = await execFileP(
+      process.execPath,
+      ['--import', 'tsx', 'functions/cli.ts', 'replay', 'requeue', '--cluster', CLUSTER, '--since', '1h'],
+      { env: { ...process.env, FLEETQ_DRIVER: '', NODE_OPTIONS: '' }, timeout: 240_000 },
+    ).then(
+      (out) => ({ code: 0, ...out }),
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).not.toContain('requeued');
+    expect(run.stderr).toContain('replay requeue on the memory queue: that queue lives only inside `fleetq run`');
+    expect(run.stderr).toContain('Use --driver redis or sqs');
+  });
+});
