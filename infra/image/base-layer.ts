@@ -77,10 +77,18 @@ export function fetchDebs(
     const file = `${name}_${version.replace(/^\d+:/, '').replace(/:/g, '%3a')}_amd64.deb`;
     if (!existsSync(join(cacheDir, file))) {
       log(`apt-get download ${name}=${version}`);
-      execFileSync('apt-get', ['download', '-q', `${name}=${version}`], {
-        cwd: cacheDir,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      try {
+        execFileSync('apt-get', ['download', '-q', `${name}=${version}`], {
+          cwd: cacheDir,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+      } catch (err) {
+        const said = (err as { stderr?: Buffer }).stderr?.toString().trim() ?? String(err);
+        throw new Error(
+          `apt-get download ${name}=${version} failed (the image takes the libraries of the installed version; ` +
+            `if apt knows no package lists yet, run apt-get update first):\n${said}`,
+        );
+      }
     }
     if (!existsSync(join(cacheDir, file))) throw new Error(`apt-get download ${name}=${version} left no ${file}`);
     const root = join(cacheDir, `${name}_${version}`);
