@@ -84,10 +84,14 @@ export async function replayShadow(flags: ReplayShadowFlags): Promise<void> {
     progress.done();
     malformed.summary();
     if (report.events === 0) {
+      const window = `between ${new Date(fromMs).toISOString()} and ${new Date(toMs).toISOString()}`;
+      const windowed = flags.since !== undefined || flags.until !== undefined;
       throw new Error(
-        flags.log !== undefined
-          ? noRecordsMessage(flags.log, malformed.count(), malformed.first())
-          : `${store?.spec ?? 'the store'}: no record of ${flags.cluster} between ${new Date(fromMs).toISOString()} and ${new Date(toMs).toISOString()}`,
+        flags.log === undefined
+          ? `${store?.spec ?? 'the store'}: no record of ${flags.cluster} ${window}`
+          : windowed && malformed.count() === 0
+            ? `${flags.log}: no log record ${window} (--since, --until)`
+            : noRecordsMessage(flags.log, malformed.count(), malformed.first()),
       );
     }
     await printResult(flags.json ? 'json' : flags.output, {
