@@ -6,9 +6,10 @@
 //   conflicts   capped at the maximum)
 //   dead letter the dead-letter hash entry of the key (a keyed letter's entry id is the key; a "bad signature"
 //               letter is a raw entry whose text is the key)
-//   last error  the dead letter's reason when the key is parked; retries keep no error text
-//   last run    the last-reconcile record `<prefix>last:<id>` (lastReconcileKey), when the worker path writes
-//               one; "not recorded" otherwise (today's workers keep no per-key record of a run)
+//   last run    the key's last outcome `<prefix>last:<id>` (lastReconcileKey), which the queue's scripts write
+//               with the outcome (done, requeued, retried, conflict, dead-lettered) and keep 24 h; "not recorded"
+//               when there is none (never run, or more than 24 h ago)
+//   last error  that record's error (redacted and capped by the queue), else the dead letter's reason
 //   cache       the cached object's resourceVersion and its kind's watermark (RedisCacheStore: the entry is read
 //               and verified as a handler reads it; no watermark while no forwarder keeps the cache alive)
 // Ids come from the key (validated by parseKey), and every value read back is untrusted: the text rendering
@@ -23,16 +24,16 @@ import { displayText } from './terminal-text.js';
 
 /**
  * Where a key's last-reconcile record is read from: a STRING of LastReconcile as JSON, in the queue's slot, with
- * a TTL so the records of deleted objects go away by themselves.
+ * a 24 h TTL so the records of deleted objects go away by themselves (redis-keys.ts lastOutcome).
  */
 export function lastReconcileKey(prefix: string, id: string): string {
-  return `${prefix}last:${id}`;
+  return redisKeys(prefix).lastOutcome(id);
 }
 
 export type LastReconcile = {
   /** Server ms when the run ended. */
   readonly at: number;
-  /** done | requeued | retried | conflict | dead-lettered | lease-lost */
+  /** done | requeued | retried | conflict | dead-lettered */
   readonly result: string;
   /** The error of a run that failed (retried, conflict, dead-lettered), capped. */
   readonly error?: string;
@@ -48,7 +49,7 @@ export type KeyDescription = {
   /** Waiting to be handed out: since (ready) or until (delayed) readyAt. */
   readonly queued: { readonly readyAt: string; readonly delayed: boolean; readonly inMs: number } | null;
   readonly held: {
-    /** The queue client holding it (the token's instance id: one per process's queue). */
+    /** The queue client holding it: the token's instance id, `host/pid/random` (one per process's queue). */
     readonly holder: string;
     readonly token: string;
     readonly leaseExpiresAt: string | null;
@@ -59,7 +60,7 @@ export type KeyDescription = {
   readonly failures: { readonly count: number; readonly backoffMs: number | null };
   readonly conflicts: { readonly count: number; readonly backoffMs: number | null };
   readonly deadLetter: { readonly reason: string; readonly failures: number; readonly parkedAt: string } | null;
-  /** The dead letter's reason; null (not recorded) for a key that is not parked. */
+  /** The last outcome's error, else the dead letter's reason; null (not recorded) when neither has one. */
   readonly lastError: string | null;
   /** null: not recorded. */
   readonly lastReconcile: { readonly at: string; readonly result: string; readonly error: string | null } | null;
@@ -137,7 +138,7 @@ export async function describeKey(redis: Redis, key: ReconcileKey, o: DescribeOp
     const token = held.split('|')[0] ?? '';
     const expiry = leaseExpiry === null ? null : Number(leaseExpiry);
     heldBy = {
-      holder: token.split('.')[0] ?? token,
+      holder: tokenHolder(token),
       token,
       leaseExpiresAt: expiry === null ? null : iso(expiry),
       leaseExpiresInMs: expiry === null ? null : expiry - now,
@@ -149,7 +150,7 @@ export async function describeKey(redis: Redis, key: ReconcileKey, o: DescribeOp
   const deadLetter = parseLetter(letter ?? (await rawLetterOf(redis, k.deadLetters, id)));
   const lastRun = parseLast(last);
   if (lastRun === null) notRecorded.push('lastReconcile');
-  const lastError = deadLetter?.reason ?? lastRun?.error ?? null;
+  const lastError = lastRun?.error ?? deadLetter?.reason ?? null;
   if (lastError === null) notRecorded.push('lastError');
 
   const objectKind = o.objectKind ?? key.kind;
@@ -190,6 +191,14 @@ export async function describeKey(redis: Redis, key: ReconcileKey, o: DescribeOp
     cache: { kind: objectKind, resourceVersion: typeof rv === 'string' ? rv : null, watermark: watermark ?? null },
     notRecorded,
   };
+}
+
+/**
+ * The queue instance in a fencing token `instance.call.n` (redis-queue.ts): all but the last two fields, since a
+ * host name in the instance id may hold dots.
+ */
+export function tokenHolder(token: string): string {
+  return /^(.+)\.\d+\.\d+$/.exec(token)?.[1] ?? token;
 }
 
 function parseJson(text: string | null): Record<string, unknown> | null {
@@ -272,7 +281,10 @@ export function formatDescription(d: KeyDescription): string {
       : `parked ${d.deadLetter.parkedAt} after ${d.deadLetter.failures} failure(s): ` +
         displayText(d.deadLetter.reason, 500);
   const last =
-    d.lastReconcile === null ? NOT_RECORDED : `${d.lastReconcile.at} ${displayText(d.lastReconcile.result, 40)}`;
+    d.lastReconcile === null
+      ? NOT_RECORDED
+      : `${displayText(d.lastReconcile.result, 40)} at ${d.lastReconcile.at} ` +
+        `(${formatSpan(Date.parse(d.at) - Date.parse(d.lastReconcile.at))} ago)`;
   const cache =
     `${d.cache.kind} ` +
     (d.cache.resourceVersion === null

@@ -1,13 +1,15 @@
 // `fleetq describe KEY` (shared/ops/describe.ts) against real Redis and a real RedisQueue: each state is built
-// through the queue's own operations (add, addAfter, get, retry, deadLetter) and the forwarder's cache store, and
-// describe must show exactly those facts; then the command itself, as a process (text, -o json, a malformed key).
+// through the queue's own operations (add, addAfter, get, done, retry, deadLetter) and the forwarder's cache store,
+// and describe must show exactly those facts, the last outcome the scripts recorded with them; then the command
+// itself, as a process (text, -o json, a malformed key).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { keyString, type ReconcileKey } from '../../shared/kube/key.js';
 import { cacheEntry } from '../../shared/cache/cache-entry.js';
 import { RedisCacheStore, redisCachePrefix } from '../../shared/cache/redis-cache-store.js';
-import { describeKey, type KeyDescription } from '../../shared/ops/describe.js';
-import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
+import { describeKey, lastReconcileKey, type KeyDescription } from '../../shared/ops/describe.js';
+import { LAST_ERROR_MAX, RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { DEFAULT_QUEUE_OPTIONS, type Lease } from '../../shared/queue/work-queue.js';
 import { spawnTsx, type Proc } from '../helpers/processes.js';
@@ -21,9 +23,19 @@ const HELD = key('held');
 const PARKED = key('parked');
 const FAILING = key('failing');
 const CONFLICTING = key('conflicting');
+const DONE = key('done');
+const REQUEUED = key('requeued');
+const LONG_ERROR = key('long-error');
 const CACHED_RV = '424242';
 /** Consecutive failures of FAILING: its last backoff is 5 ms · 2^11 ≈ 10 s, long enough to be seen waiting. */
 const FAILURES = 12;
+/** The failing key's error: a URL with a password and a bearer token, which must not reach Redis. */
+const PASSWORD = 'hunter2-s3cret';
+const BEARER_TOKEN = 'abcdefghijklmnopqrstuvwx0123';
+const FAILING_ERROR = `GET https://admin:${PASSWORD}@api.example:6443/apis said 500 (Authorization: Bearer ${BEARER_TOKEN})`;
+const DAY_MS = 86_400_000;
+
+const regexpText = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 describe('fleetq describe', () => {
   const name = testQueueName();
@@ -34,6 +46,13 @@ describe('fleetq describe', () => {
   const describeOf = (k: ReconcileKey): Promise<KeyDescription> =>
     describeKey(redis, k, { queue: name, baseDelayMs, maxDelayMs });
   let held: Lease;
+  /** Server-clock bounds around each run's end: the record's time must fall between them. */
+  let doneBetween: [number, number];
+
+  async function serverNow(): Promise<number> {
+    const [s, us] = await redis.time();
+    return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+  }
 
   async function leaseOf(k: ReconcileKey, ms = 20_000): Promise<Lease> {
     const lease = await queue.get(ms);
@@ -44,14 +63,25 @@ describe('fleetq describe', () => {
   beforeAll(async () => {
     // Each state through the queue's own operations, one key in play at a time so get() hands out that key.
     await queue.add(FAILING);
-    for (let i = 0; i < FAILURES; i++) await queue.retry(await leaseOf(FAILING), new Error('apiserver said 500'));
+    for (let i = 0; i < FAILURES; i++) await queue.retry(await leaseOf(FAILING), new Error(FAILING_ERROR));
     await queue.add(PARKED);
     await queue.deadLetter(await leaseOf(PARKED), 'terminal: spec.replicas: Invalid value: -1');
-    await queue.add(CONFLICTING);
-    await queue.retry(await leaseOf(CONFLICTING), new Error('409'), { conflict: true });
     await queue.add(HELD);
     held = await leaseOf(HELD);
     await queue.add(HELD); // an event while it runs: a rerun after the lease
+    await queue.add(DONE);
+    const doneLease = await leaseOf(DONE);
+    const before = await serverNow();
+    await queue.done(doneLease);
+    doneBetween = [before, await serverNow()];
+    await queue.add(REQUEUED);
+    await queue.done(await leaseOf(REQUEUED), 600_000);
+    // Retries with a short backoff come last: a later get() would hand them out again (they are due in ms, and
+    // a key added before that get() is ahead of them).
+    await queue.add(CONFLICTING);
+    await queue.retry(await leaseOf(CONFLICTING), new Error('409'), { conflict: true });
+    await queue.add(LONG_ERROR);
+    await queue.retry(await leaseOf(LONG_ERROR), 'x'.repeat(5_000));
     await queue.add(READY);
     await queue.addAfter(DELAYED, 600_000);
     // The forwarder's cache of the cluster: READY's Deployment at CACHED_RV, kept alive by a heartbeat.
@@ -94,14 +124,17 @@ describe('fleetq describe', () => {
   it('a held key: its holder and token, the lease expiry, the rerun asked for while held', async () => {
     const d = await describeOf(HELD);
     expect(d).toMatchObject({ state: 'held', queued: null });
-    expect(d.held).toMatchObject({ holder: held.token.split('.')[0], token: held.token });
+    expect(d.held).toMatchObject({ token: held.token });
+    // The holder names this process: host/pid/random, the token's fields before its call and lease numbers.
+    expect(d.held?.holder.startsWith(`${hostname()}/${process.pid}/`)).toBe(true);
+    expect(held.token).toBe(`${d.held?.holder}.${held.token.split('.').slice(-2).join('.')}`);
     expect(d.held?.leaseExpiresInMs).toBeGreaterThan(0);
     expect(d.held?.leaseExpiresInMs).toBeLessThanOrEqual(DEFAULT_QUEUE_OPTIONS.leaseMs);
     expect(Date.parse(d.held?.leaseExpiresAt ?? '') - Date.parse(d.at)).toBe(d.held?.leaseExpiresInMs);
     expect(d.held?.rerunAt).not.toBeNull();
   });
 
-  it('a dead-lettered key: the letter, its reason as the last error', async () => {
+  it('a dead-lettered key: the letter, its reason as the last error and the last outcome', async () => {
     const d = await describeOf(PARKED);
     expect(d).toMatchObject({
       state: 'dead-lettered',
@@ -109,8 +142,30 @@ describe('fleetq describe', () => {
       held: null,
       deadLetter: { reason: 'terminal: spec.replicas: Invalid value: -1', failures: 0 },
       lastError: 'terminal: spec.replicas: Invalid value: -1',
-      notRecorded: ['lastReconcile'],
+      lastReconcile: { result: 'dead-lettered', error: 'terminal: spec.replicas: Invalid value: -1' },
+      notRecorded: [],
     });
+  });
+
+  it('a finished key: its last reconcile, done at the time the script ran, kept 24 h', async () => {
+    const d = await describeOf(DONE);
+    expect(d).toMatchObject({
+      state: 'not queued',
+      lastReconcile: { result: 'done', error: null },
+      lastError: null,
+      notRecorded: ['lastError'],
+    });
+    const at = Date.parse(d.lastReconcile?.at ?? '');
+    expect(at).toBeGreaterThanOrEqual(doneBetween[0]);
+    expect(at).toBeLessThanOrEqual(doneBetween[1]);
+    const ttl = await redis.pttl(lastReconcileKey(queue.prefix, keyString(DONE)));
+    expect(ttl).toBeGreaterThan(DAY_MS - 600_000);
+    expect(ttl).toBeLessThanOrEqual(DAY_MS);
+  });
+
+  it('a key finished with a requeue: requeued, and delayed until then', async () => {
+    const d = await describeOf(REQUEUED);
+    expect(d).toMatchObject({ state: 'delayed', lastReconcile: { result: 'requeued', error: null } });
   });
 
   it('a failing key: its failures and the backoff it waits out', async () => {
@@ -122,9 +177,28 @@ describe('fleetq describe', () => {
       failures: { count: FAILURES, backoffMs: backoff },
       conflicts: { count: 0, backoffMs: null },
       deadLetter: null,
-      lastError: null,
+      lastReconcile: { result: 'retried' },
     });
     expect(d.queued?.inMs).toBeLessThanOrEqual(backoff);
+  });
+
+  it('a retried key: its error as the last error, the password and token in it redacted', async () => {
+    const d = await describeOf(FAILING);
+    expect(d.lastError).toBe(d.lastReconcile?.error);
+    expect(d.lastError).toMatch(/^Error: GET https:\/\/admin:\*\*\*@api\.example:6443\/apis said 500 /);
+    expect(d.lastError).toContain('***');
+    // Not in describe, nor anywhere in the record Redis holds.
+    const stored = (await redis.get(lastReconcileKey(queue.prefix, keyString(FAILING)))) ?? '';
+    for (const text of [d.lastError ?? '', stored]) {
+      expect(text).not.toContain(PASSWORD);
+      expect(text).not.toContain(BEARER_TOKEN);
+    }
+    expect(JSON.parse(stored)).toMatchObject({ result: 'retried', at: Date.parse(d.lastReconcile?.at ?? '') });
+  });
+
+  it('a long error is capped before it reaches Redis', async () => {
+    const d = await describeOf(LONG_ERROR);
+    expect(d.lastReconcile).toMatchObject({ result: 'retried', error: 'x'.repeat(LAST_ERROR_MAX) });
   });
 
   it('a conflicting key: its conflict count and backoff, no failures', async () => {
@@ -132,6 +206,8 @@ describe('fleetq describe', () => {
     expect(d).toMatchObject({
       failures: { count: 0, backoffMs: null },
       conflicts: { count: 1, backoffMs: baseDelayMs },
+      lastReconcile: { result: 'conflict', error: 'Error: 409' },
+      lastError: 'Error: 409',
     });
   });
 
@@ -148,6 +224,7 @@ describe('fleetq describe', () => {
         queued: null,
         deadLetter: { reason: 'bad signature', failures: 0 },
         lastError: 'bad signature',
+        lastReconcile: null, // a raw letter records no outcome: no worker ran it
       });
     } finally {
       await stranger.close();
@@ -159,13 +236,14 @@ describe('fleetq describe', () => {
   it('the command: text and -o json show the same facts; a malformed key is bad usage (exit 2)', async () => {
     const env = { REDIS_URL, FLEETQ_DRIVER: 'redis', FLEETQ_QUEUE: name };
     const run = (...args: string[]): Proc => spawnTsx('functions/cli.ts', env, args.join(' '), args);
-    const [text, json, parked, malformed] = [
+    const [text, json, parked, done, malformed] = [
       run('describe', keyString(HELD)),
       run('describe', keyString(FAILING), '-o', 'json'),
       run('describe', keyString(PARKED)),
+      run('describe', keyString(DONE)),
       run('describe', `${CLUSTER}/Deployment/shop`),
-    ] as [Proc, Proc, Proc, Proc];
-    expect(await Promise.all([text, json, parked, malformed].map((p) => p.exited))).toEqual([0, 0, 0, 2]);
+    ] as [Proc, Proc, Proc, Proc, Proc];
+    expect(await Promise.all([text, json, parked, done, malformed].map((p) => p.exited))).toEqual([0, 0, 0, 0, 2]);
 
     const field = (p: Proc, name: string): string =>
       (p.lines.find((l) => l.startsWith(`${name}:`)) ?? '').slice(name.length + 1).trim();
@@ -173,7 +251,9 @@ describe('fleetq describe', () => {
     expect(field(text, 'State')).toBe('held');
     expect(field(text, 'Queued')).toBe('no');
     expect(field(text, 'Held')).toMatch(
-      new RegExp(`^by ${held.token.split('.')[0]} \\(token ${held.token.replace(/\./g, '\\.')}\\), lease expires `),
+      new RegExp(
+        `^by ${regexpText(`${hostname()}/${process.pid}/`)}\\S+ \\(token ${regexpText(held.token)}\\), lease expires `,
+      ),
     );
     expect(field(text, 'Held')).toContain('runs again after it');
     expect(field(text, 'Failures')).toBe('0');
@@ -186,14 +266,19 @@ describe('fleetq describe', () => {
     expect(d).toMatchObject({
       key: keyString(FAILING),
       failures: { count: FAILURES, backoffMs: baseDelayMs * 2 ** (FAILURES - 1) },
-      lastReconcile: null,
+      lastReconcile: { result: 'retried' },
     });
+    expect(d.lastError).not.toContain(PASSWORD);
 
     expect(field(parked, 'State')).toBe('dead-lettered');
     expect(field(parked, 'Dead letter')).toMatch(
       /^parked \S+ after 0 failure\(s\): terminal: spec\.replicas: Invalid value: -1$/,
     );
     expect(field(parked, 'Last error')).toBe('terminal: spec.replicas: Invalid value: -1');
+    expect(field(parked, 'Last reconcile')).toMatch(/^dead-lettered at \S+ \(\S+ ago\)$/);
+
+    expect(field(done, 'Last reconcile')).toMatch(/^done at \d{4}-\S+Z \(\S+ ago\)$/);
+    expect(field(done, 'Last error')).toBe('not recorded');
 
     expect(malformed.lines.join('\n')).toContain('the form is cluster/kind/namespace/name');
   }, 150_000);

@@ -1,7 +1,8 @@
 // Key layout of the Redis driver. Every key of one queue shares the hash tag `{queueName}`, so all of them
 // live in one slot and the Lua scripts work unchanged on Redis Cluster. The scripts build the per-cluster
 // ready-list names from the prefix, the way BullMQ's scripts do; the routing key passed as KEYS[1] is in the
-// same slot.
+// same slot. Keys named after an id (`last:<id>`) put the id after the prefix: Redis hashes the text between the
+// first `{` and the next `}`, which is the prefix's tag whatever braces the id holds.
 import type { Redis } from 'ioredis';
 
 export function redisKeyPrefix(queueName: string, prefix = 'fleetq'): string {
@@ -22,7 +23,10 @@ export function redisKeys(p: string) {
     rotation: `${p}rot`,
     /** SET of the clusters in the rotation list (so a cluster is listed once). */
     rotationMembers: `${p}rotset`,
-    /** HASH id → "token|readyAt" of the current lease (readyAt for queue-duration metrics). */
+    /**
+     * HASH id → "token|readyAt" of the current lease (readyAt for queue-duration metrics). The token is
+     * `host/pid/random.call.n` (redis-queue.ts queueInstanceId): the process holding the lease, then its numbers.
+     */
     held: `${p}held`,
     /** ZSET id → lease expiry (ms). */
     leases: `${p}leases`,
@@ -36,6 +40,12 @@ export function redisKeys(p: string) {
     conflicts: `${p}conf`,
     /** HASH entry id → JSON dead letter {id | raw, reason, failures, at, seq}. */
     deadLetters: `${p}dl`,
+    /**
+     * STRING per id with a 24 h TTL: JSON {at, result, error?} of the key's last outcome (done | requeued |
+     * retried | conflict | dead-lettered), set by the script of that outcome (lua/includes/last-run.lua); the error
+     * redacted and capped by the client. Read by `fleetq describe`; the TTL drops the records of deleted objects.
+     */
+    lastOutcome: (id: string) => `${p}last:${id}`,
     /** STRING counter: dead-letter order. */
     sequence: `${p}seq`,
     /** LIST of wake-up marks for blocked get() calls. */

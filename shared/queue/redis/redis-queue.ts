@@ -24,6 +24,7 @@
 // Blocked get() calls wait on a BLPOP of a small wake list (one connection per concurrent waiter) with a
 // timeout no longer than the next delayed/lease deadline the script reports, capped at 200 ms.
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Redis, type RedisOptions } from 'ioredis';
 import { keyString, MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
 import {
@@ -54,6 +55,7 @@ import {
   resolveQueueOptions,
   type ResolvedQueueOptions,
 } from '../queue-options.js';
+import { redactText } from '../../kube/redact-secrets.js';
 import { redisKeyPrefix, redisKeys } from './redis-keys.js';
 import { ScriptRunner } from '../../lua/script-runner.js';
 import { PREFIX_SCRIPTS, REDIS_SCRIPTS, type ScriptName } from './redis-scripts.js';
@@ -74,6 +76,35 @@ export type RedisQueueOptions = QueueOptions & {
 };
 
 const MAX_BLOCK_MS = 200;
+
+/** Longest error text kept in a key's last-outcome record (`last:<id>`). */
+export const LAST_ERROR_MAX = 500;
+
+/**
+ * The error of a key's last outcome as the scripts record it: `Name: message`, credentials taken out
+ * (redactText) before the cap, so a cut never leaves part of a secret, and at most LAST_ERROR_MAX characters.
+ */
+export function lastErrorText(error: unknown): string {
+  const text =
+    error instanceof Error
+      ? `${error.name}: ${error.message}`
+      : typeof error === 'string'
+        ? error
+        : (JSON.stringify(error) ?? String(error));
+  const capped = redactText(text).slice(0, LAST_ERROR_MAX);
+  return /[\uD800-\uDBFF]$/.test(capped) ? capped.slice(0, -1) : capped; // no half of a surrogate pair
+}
+
+/**
+ * The queue instance's id, the part of each fencing token that says who holds a lease (`fleetq describe` shows
+ * it): `host/pid/random`, the random part telling apart two queues of one process or a reused pid. The host name
+ * keeps only `[A-Za-z0-9._-]`, so the id never holds the held hash's `|` separator; its dots stay, and describe
+ * finds the id by dropping the token's last two `.` fields (the call and lease numbers).
+ */
+export function queueInstanceId(host = hostname(), pid = process.pid): string {
+  const h = host.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 63) || 'unknown-host';
+  return `${h}/${pid}/${randomUUID().slice(0, 8)}`;
+}
 
 /**
  * The ARGV header every queue script starts with (lua/includes/prelude.lua: prefix, lease, signed, backoff,
@@ -102,8 +133,11 @@ export class RedisQueue implements WorkQueue {
   private readonly healEveryMs: number;
   private closed = false;
   private readonly epochListeners = new Set<() => void>();
-  /** Fencing tokens are `${instance}.${call}.${n}`: unique without a Redis counter. */
-  private readonly instance = randomUUID();
+  /**
+   * Fencing tokens are `${instance}.${call}.${n}`: unique without a Redis counter. The instance id names the
+   * process (queueInstanceId: host/pid/random), so `fleetq describe` shows who holds a key.
+   */
+  private readonly instance = queueInstanceId();
   private calls = 0;
 
   constructor(options: RedisQueueOptions) {
@@ -222,9 +256,13 @@ export class RedisQueue implements WorkQueue {
     return Number(reply[0]) === 1 ? { outcome: 'done' } : { outcome: 'lease-lost' };
   }
 
-  /** A conflict backs off on the key's conflict count (the `conf` hash); its failure count is untouched. */
-  async retry(lease: Lease, _error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {
-    const reply = (await this.scripts.run('retry', lease.id, lease.token, options?.conflict ? '1' : '0')) as string[];
+  /**
+   * A conflict backs off on the key's conflict count (the `conf` hash); its failure count is untouched. The
+   * error, redacted and capped (lastErrorText), is the key's last outcome (retry.lua).
+   */
+  async retry(lease: Lease, error: unknown, options?: { readonly conflict?: boolean }): Promise<RetryOutcome> {
+    const conflict = options?.conflict ? '1' : '0';
+    const reply = (await this.scripts.run('retry', lease.id, lease.token, conflict, lastErrorText(error))) as string[];
     if (reply[0] === 'retried') return { outcome: 'retried', delayMs: Number(reply[1]) };
     return { outcome: 'lease-lost' };
   }
@@ -262,7 +300,7 @@ export class RedisQueue implements WorkQueue {
   }
 
   async deadLetter(lease: Lease, reason: string): Promise<void> {
-    await this.scripts.run('deadLetter', lease.id, lease.token, reason, '0');
+    await this.scripts.run('deadLetter', lease.id, lease.token, reason, '0', '', lastErrorText(reason));
   }
 
   async renew(lease: Lease): Promise<boolean> {
