@@ -132,10 +132,11 @@ export async function redrive(flags: RedriveFlags): Promise<void> {
     const matching = await listDeadLetters(queue, filter, now);
     if (matching.length === 0) {
       const all = isFiltered(filter) ? (await queue.deadLetters()).length : 0;
+      const done = flags.dryRun ? 'would redrive 0 key(s) (dry run)' : 'redrove 0 key(s)';
       console.log(
         all === 0
-          ? 'redrove 0 key(s): the dead-letter list is empty'
-          : `redrove 0 key(s): no dead letter matches ${filterText(filter)} (${all} other(s) parked: fleetq dlq list)`,
+          ? `${done}: the dead-letter list is empty`
+          : `${done}: no dead letter matches ${filterText(filter)} (${all} other(s) parked: fleetq dlq list)`,
       );
       return;
     }

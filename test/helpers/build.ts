@@ -12,17 +12,24 @@ export const ROOT = new URL('../..', import.meta.url).pathname;
 export const CLI_JS = join(ROOT, 'dist/functions/cli.js');
 const LOCK = join(ROOT, 'dist.build.lock');
 
-/** The newest modification time of the sources `npm run build` compiles (and of package.json). */
+/**
+ * The newest modification time of what `npm run build` reads: every file under functions/ and shared/ (modules, Lua
+ * scripts, the web view's page), the build script and its settings.
+ */
 function newestSource(): number {
-  let newest = statSync(join(ROOT, 'package.json')).mtimeMs;
+  let newest = Math.max(
+    ...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'infra/build/dist.ts'].map(
+      (f) => statSync(join(ROOT, f)).mtimeMs,
+    ),
+  );
   const walk = (dir: string): void => {
     for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
       const path = join(dir, e.name);
       if (e.isDirectory()) walk(path);
-      else if (/\.(ts|lua)$/.test(e.name)) newest = Math.max(newest, statSync(join(ROOT, path)).mtimeMs);
+      else newest = Math.max(newest, statSync(join(ROOT, path)).mtimeMs);
     }
   };
-  for (const dir of ['functions', 'shared', 'infra']) walk(dir);
+  for (const dir of ['functions', 'shared']) walk(dir);
   return newest;
 }
 
