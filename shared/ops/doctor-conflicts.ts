@@ -128,13 +128,18 @@ async function checkKind(
         fix: `if it still runs: ${fix}; \`fleetq doctor --probe\` tells for sure`,
       };
     const count = objects?.items?.length ?? 0;
+    // Nothing to look at is not a pass: kube-controller-manager may still run the controller.
+    if (count === 0)
+      return {
+        ...base,
+        status: CheckStatus.warn,
+        message: `no ${kind} yet and no Event of ${upstream.name}: nothing to tell whether it runs`,
+        fix: `\`fleetq doctor --probe\` makes a throwaway ${kind} to look; or check that ${cluster}'s kube-controller-manager runs with --controllers=*,-${upstream.name}`,
+      };
     return {
       ...base,
       status: CheckStatus.ok,
-      message:
-        count === 0
-          ? `no ${kind} yet and no Event of ${upstream.name}: nothing to see (\`fleetq doctor --probe\` makes one to look)`
-          : `${count} ${kind}(s) read: no status written by ${KCM_MANAGER}, no Event of ${upstream.name}`,
+      message: `${count} ${kind}(s) read: no status written by ${KCM_MANAGER}, no Event of ${upstream.name}`,
     };
   } catch (err) {
     return {

@@ -101,6 +101,16 @@ describe('fleetq run', () => {
   });
 });
 
+/** The process's exit code, or 'late' (and the process killed) if it has not exited within `ms`. */
+async function exitWithin(proc: Proc, ms: number): Promise<number | null | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  const code = await Promise.race([proc.exited, late]);
+  clearTimeout(timer);
+  if (code === 'late') await proc.stop('SIGKILL');
+  return code;
+}
+
 describe('fleetq run: start-up checks and usage', () => {
   const dataDir = (): string => mkdtempSync(join(tmpdir(), 'fleetq-run-'));
 
@@ -113,8 +123,7 @@ describe('fleetq run: start-up checks and usage', () => {
       '--registry',
       registry,
     ]);
-    const code = await Promise.race([proc.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000))]);
-    if (code === 'late') await proc.stop('SIGKILL');
+    const code = await exitWithin(proc, 30_000);
     const said = proc.lines.join('\n');
     expect(code).toBe(1);
     expect(Date.now() - started).toBeLessThan(30_000);
@@ -156,8 +165,7 @@ describe('fleetq run: start-up checks and usage', () => {
 
   it("functions/worker.ts --help prints the worker command's help and starts no worker", async () => {
     const proc = spawnTsx('functions/worker.ts', { FLEETQ_DRIVER: 'memory' }, 'worker.ts --help', ['--help']);
-    const code = await Promise.race([proc.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000))]);
-    if (code === 'late') await proc.stop('SIGKILL');
+    const code = await exitWithin(proc, 30_000);
     expect(code).toBe(0);
     const said = proc.lines.join('\n');
     expect(said).toMatch(/^Usage: worker\.ts \[options\]/m);
