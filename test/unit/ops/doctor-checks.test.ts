@@ -65,7 +65,7 @@ describe('kcmStatusWrite', () => {
 });
 
 describe('checkSigningSecret', () => {
-  const config = (env: Record<string, string>) => loadConfig({ FLEETQ_ALLOW_INSECURE_REDIS: '1', ...env });
+  const config = (env: Record<string, string | undefined>) => loadConfig({ FLEETQ_ALLOW_INSECURE_REDIS: '1', ...env });
   it.each([
     { name: 'memory driver: not needed', env: {}, lambda: false, want: 'ok' },
     { name: 'set', env: { FLEETQ_DRIVER: 'redis', FLEETQ_SIGNING_SECRET: 'x'.repeat(16) }, lambda: false, want: 'ok' },
