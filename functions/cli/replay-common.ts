@@ -1,5 +1,6 @@
 // What the `fleetq log` and `fleetq replay` actions share: the store a command reads (--store), its time window
 // (--since, --until), the check that the store knows the cluster asked for, and the report of malformed records.
+import { displayText } from '../../shared/ops/terminal-text.js';
 import type { OnMalformed } from '../../shared/queue/history/log-record.js';
 import type { LogStore } from '../../shared/replay/log-store.js';
 import { configFromFlags, nearest, UsageError } from './common.js';
@@ -68,7 +69,8 @@ export function malformedReporter(): {
   return {
     on: (err) => {
       first ??= err.message;
-      if (++n <= 5) console.error(`fleetq: skipped a malformed record: ${err.message}`);
+      // The message quotes the line: made inert, it cannot act on the terminal.
+      if (++n <= 5) console.error(`fleetq: skipped a malformed record: ${displayText(err.message, 300)}`);
     },
     summary: () => {
       if (n > 0) console.error(`fleetq: skipped ${n} malformed record(s)`);

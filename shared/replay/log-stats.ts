@@ -1,5 +1,6 @@
 // `fleetq log stats`: records per resource and type, streamed.
 import Table from 'cli-table3';
+import { displayText } from '../ops/terminal-text.js';
 import type { LogRecord } from '../queue/history/log-record.js';
 
 export type LogStats = {
@@ -32,7 +33,7 @@ export function formatStats(stats: LogStats): string {
   for (const resource of Object.keys(stats.counts).sort()) {
     const byType = stats.counts[resource] ?? {};
     const total = Object.values(byType).reduce((a, b) => a + b, 0);
-    table.push([resource, ...types.map((t) => byType[t] ?? 0), total]);
+    table.push([displayText(resource), ...types.map((t) => byType[t] ?? 0), total]);
   }
   const span =
     stats.firstAt === undefined || stats.lastAt === undefined

@@ -2,6 +2,7 @@
 // (`actions[0].object.spec.replicas: 3`), then the leaves that differ, in the order of the first decision's
 // fields (fields only the second has follow). What a reader of a difference wants to see is which field of which
 // action changed, not two whole objects. Pure: no I/O.
+import { terminalSafeJson } from '../ops/terminal-text.js';
 
 /** One field that differs: its value in each build (absent: the build has no such field). */
 export type FieldChange = { readonly path: string; readonly a?: unknown; readonly b?: unknown };
@@ -67,7 +68,7 @@ export function changeTopic(change: FieldChange, a: { actions?: unknown }, b: { 
 /** A value as one line of a diff: strings as they are when plain, everything else as JSON. */
 export function valueText(value: unknown): string {
   if (typeof value === 'string' && /^[\x20-\x7e]*$/.test(value) && value.trim() === value && value !== '') return value;
-  return JSON.stringify(value) ?? 'undefined';
+  return value === undefined ? 'undefined' : terminalSafeJson(value);
 }
 
 /** `- path: a` / `+ path: b` lines of a change (a field only one side has gives one line). */

@@ -109,4 +109,23 @@ describe('formatShadow', () => {
     expect(same).not.toContain('@@');
     expect(same).not.toContain('KIND');
   });
+
+  it('prints what came from the log inert: an escape sequence in a name, a value or an error shows as text', () => {
+    const esc = '\u001b]52;c;cm0gLXJm\u0007';
+    const a = { actions: [], error: `bad ${esc}` };
+    const b = { actions: [] };
+    const { changes, total } = fieldChanges(a, b);
+    const hostile: ShadowReport = {
+      ...report,
+      differing: 1,
+      differences: [{ ...difference(0), key: `c1/Deployment/ns/x${esc}`, a, b, changes, changed: total }],
+      byKindAction: [{ kind: `Deployment${esc}`, action: 'error', differing: 1 }],
+      failures: [{ error: `bad ${esc}`, count: 1 }],
+    };
+    const text = formatShadow(hostile);
+    expect(text).not.toContain('\u001b');
+    expect(text).not.toContain('\u0007');
+    expect(text).toContain('- error: "bad \\u001b]52;c;cm0gLXJm\\u0007"');
+    expect(text).toContain('c1/Deployment/ns/x\\x1b]52;c;cm0gLXJm\\x07');
+  });
 });
