@@ -23,7 +23,7 @@ export function nearest(value: string, valid: readonly string[]): string | undef
   if (exact !== undefined) return exact;
   const best = closest(lower, [...byLower.keys()]);
   // A typo: at most a third of the word changed (Deploymnet, Replicaset, stauts), never a different word.
-  return distance(lower, best) <= Math.max(2, Math.floor(best.length / 3)) ? byLower.get(best) : undefined;
+  return distance(lower, best) <= Math.max(1, Math.floor(best.length / 3)) ? byLower.get(best) : undefined;
 }
 
 /**
