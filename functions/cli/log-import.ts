@@ -1,8 +1,9 @@
 // `fleetq log import`: a JSON-lines log file into a named log (default `imported`), all records or none
 // (shared/replay/log-import.ts).
 import { badRecordLines, importLogFile } from '../../shared/replay/log-import.js';
-import { importStoreSpec, LIVE_LOG, openLogStore } from '../../shared/replay/log-store.js';
-import { configFromFlags, UsageError } from './common.js';
+import { importStoreSpec, LIVE_LOG } from '../../shared/replay/log-store.js';
+import { UsageError } from './common.js';
+import { openStoreSpec } from './replay-common.js';
 
 export type LogImportFlags = {
   readonly file: string;
@@ -26,7 +27,7 @@ export async function logImport(flags: LogImportFlags): Promise<void> {
       : `--store ${JSON.stringify(base)}`;
     throw new UsageError(`${flag}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const store = openLogStore(spec, await configFromFlags({}, {}));
+  const store = await openStoreSpec(spec, '--store');
   try {
     const { imported, check } = await importLogFile(flags.file, store, {
       now: Date.now(),

@@ -7,14 +7,35 @@ import { configFromFlags, nearest, UsageError } from './common.js';
 
 /** The store `--store` names (default: the forwarder's own setting, FLEETQ_EVENT_LOG, else redis). */
 export async function openStoreFlag(store: string | undefined): Promise<LogStore> {
-  const { openLogStore } = await import('../../shared/replay/log-store.js');
-  const spec = store ?? (process.env.FLEETQ_EVENT_LOG || 'redis');
+  return openStoreSpec(store ?? (process.env.FLEETQ_EVENT_LOG || 'redis'), '--store');
+}
+
+/**
+ * The store `spec` names; a spec it refuses is bad usage naming `flag`. A Redis store's connection is made first and
+ * fails within seconds, naming the URL without its password, when Redis does not answer (a command never hangs on
+ * it, nor prints the client's retry errors).
+ */
+export async function openStoreSpec(spec: string, flag: string): Promise<LogStore> {
+  const { checkLogName, isRedisLogStore, logStoreRedisUrl, openLogStore } =
+    await import('../../shared/replay/log-store.js');
   const config = await configFromFlags({}, {});
-  try {
-    return openLogStore(spec, config);
-  } catch (err) {
-    throw new UsageError(`--store ${JSON.stringify(spec)}: ${err instanceof Error ? err.message : String(err)}`);
+  const refused = (err: unknown): UsageError =>
+    new UsageError(`${flag} ${JSON.stringify(spec)}: ${err instanceof Error ? err.message : String(err)}`);
+  if (!isRedisLogStore(spec)) {
+    try {
+      return openLogStore(spec, config);
+    } catch (err) {
+      throw refused(err);
+    }
   }
+  try {
+    if (spec !== 'redis') checkLogName(spec.slice('redis:'.length));
+  } catch (err) {
+    throw refused(err);
+  }
+  const { connectFailFast } = await import('../../shared/queue/redis/redis-connection.js');
+  const redis = await connectFailFast({ ...config, REDIS_URL: logStoreRedisUrl(config) });
+  return openLogStore(spec, config, process.env, redis);
 }
 
 /** [--since, --until] in epoch ms; a time that does not parse is bad usage naming its flag. */

@@ -1,11 +1,11 @@
 // `fleetq replay requeue`: the keys of a cluster's events in a window (mapped as the forwarder maps them), added
 // to the live queue once each. The memory queue lives only inside `fleetq run`, so it is refused: keys added to
 // it here would go with this process.
-import { createQueue } from '../../shared/queue/index.js';
 import { keyString } from '../../shared/kube/key.js';
 import { requeue, windowKeys } from '../../shared/replay/requeue.js';
-import { queueConfig, registryFrom } from '../../shared/runtime/deps.js';
+import { registryFrom } from '../../shared/runtime/deps.js';
 import { configFromFlags, nearest, oneOf, UsageError } from './common.js';
+import { openQueue } from './queue-open.js';
 import { malformedReporter, openStoreFlag, requireCluster, windowFlags } from './replay-common.js';
 
 export type ReplayRequeueFlags = {
@@ -66,13 +66,14 @@ export async function replayRequeue(flags: ReplayRequeueFlags): Promise<void> {
     console.error(`fleetq: would requeue ${found.keys.length} key(s) from ${found.events} event(s) in ${window}`);
     return;
   }
-  const queue = await createQueue(queueConfig(config));
+  // A Redis that does not answer fails here within seconds, naming its URL (queue-open.ts).
+  const { queue, close } = await openQueue(config);
   try {
     const n = await requeue(queue, found.keys);
     console.log(
       `requeued ${n} key(s) from ${found.events} event(s) in ${window} into the ${config.FLEETQ_DRIVER} queue ${config.FLEETQ_QUEUE}`,
     );
   } finally {
-    await queue.close();
+    await close();
   }
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { EventLog, LoggedEvent } from '../queue/history/event-log.js';
 import { JsonlEventLog } from '../queue/history/jsonl-event-log.js';
 import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js';
+import type { Redis } from 'ioredis';
 import { connectRedis } from '../queue/redis/redis-connection.js';
 import type { FleetqConfig } from '../runtime/config.js';
 import {
@@ -58,13 +59,35 @@ export function importStoreSpec(spec: string, into: string): string {
   );
 }
 
-export function openLogStore(spec: string, config: FleetqConfig, env: NodeJS.ProcessEnv = process.env): LogStore {
-  if (spec === 'redis' || spec.startsWith('redis:')) {
+/** The Redis URL a `redis` or `redis:NAME` store reads: FLEETQ_EVENT_LOG_REDIS_URL, else the queue's REDIS_URL. */
+export function logStoreRedisUrl(config: FleetqConfig, env: NodeJS.ProcessEnv = process.env): string {
+  return env.FLEETQ_EVENT_LOG_REDIS_URL || config.REDIS_URL;
+}
+
+/** Whether `spec` names a store in Redis (`redis`, `redis:NAME`). */
+export const isRedisLogStore = (spec: string): boolean => spec === 'redis' || spec.startsWith('redis:');
+
+/**
+ * The store `spec` names. A Redis store uses `connected` when given (the command line passes a client that failed
+ * fast if Redis did not answer: functions/cli/replay-common.ts), and owns it either way.
+ */
+export function openLogStore(
+  spec: string,
+  config: FleetqConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  connected?: Redis,
+): LogStore {
+  if (isRedisLogStore(spec)) {
     const name = spec === 'redis' ? undefined : checkLogName(spec.slice('redis:'.length));
-    const url = env.FLEETQ_EVENT_LOG_REDIS_URL || config.REDIS_URL;
     const live = `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`;
     const prefix = name === undefined ? live : `${live}:import:${name}`;
-    const redis = connectRedis(url, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { maxRetriesPerRequest: 3 });
+    const redis =
+      connected ??
+      connectRedis(
+        logStoreRedisUrl(config, env),
+        { tlsCaFile: config.FLEETQ_REDIS_TLS_CA },
+        { maxRetriesPerRequest: 3 },
+      );
     const log = new RedisStreamEventLog({ redis, prefix, maxLen: 0, maxEntryBytes: 0, ownsClient: true });
     return Object.assign(log, {
       spec,

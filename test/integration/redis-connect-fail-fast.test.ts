@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../infra/sandbox/process.js';
 import { connectFailFast, RedisUnreachableError } from '../../shared/queue/redis/redis-connection.js';
+import { unreachableCluster, writeRegistry } from '../helpers/pipeline/fleet.js';
 import { spawnTsx } from '../helpers/processes.js';
 
 const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -40,6 +41,8 @@ describe('connectFailFast', () => {
 
   it('every command that opens Redis exits 1 within the deadline, naming the URL and what to do', async () => {
     const port = await freePort();
+    // replay requeue reads the cluster's entry first (its owns): a registry naming c1.
+    const registry = writeRegistry([await unreachableCluster('c1')]);
     const commands = [
       ['status'],
       ['status', '-o', 'json'],
@@ -50,6 +53,12 @@ describe('connectFailFast', () => {
       ['redrive'],
       ['describe', 'c1/Deployment/ns/a'],
       ['forwarder', 'unquarantine', 'some-cluster'],
+      // The event log's store (--store redis, the default) is the same Redis.
+      ['log', 'export', '--cluster', 'c1'],
+      ['log', 'stats', '--cluster', 'c1'],
+      ['log', 'import', '--file', 'events/logs/rollout-scale.jsonl', '--into', 'x1'],
+      ['replay', 'requeue', '--cluster', 'c1', '--since', '1h', '--registry', registry],
+      ['replay', 'shadow', '--cluster', 'c1', '--b', 'current'],
     ];
     const started = Date.now();
     // At once: a process start takes seconds (tens at this machine's load); a command that hangs never exits.
