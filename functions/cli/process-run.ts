@@ -1,15 +1,27 @@
 // `fleetq run`: the checks of `fleetq doctor` (all but its probe) first, failing fast with what failed; then a
 // forwarder for every registered cluster and the workers in this process (all-in-one.ts) until SIGINT or SIGTERM.
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FleetqConfig } from '../../shared/runtime/config.js';
 import type { ClusterRegistry } from '../../shared/kube/registry.js';
 import { configFromFlags } from './common.js';
 import { PROCESS_FLAGS, type ProcessFlags } from './process-flags.js';
 
-/** The checkout this runs from: `fleetq run` keeps its data under .fleetq there unless FLEETQ_DATA_DIR says else. */
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/**
+ * Where `fleetq run` keeps its data unless FLEETQ_DATA_DIR says: `.fleetq` in the checkout it runs from (from the
+ * sources or from its dist/), else, installed, the user's state folder ($XDG_STATE_HOME/fleetq, ~/.local/state/fleetq).
+ */
+export function defaultDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  from: string = dirname(fileURLToPath(import.meta.url)),
+): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git')) && existsSync(join(dir, 'package.json'))) return join(dir, '.fleetq');
+  }
+  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'fleetq');
+}
 
 export async function run(flags: ProcessFlags & { skipPreflight?: boolean }): Promise<void> {
   const config = await configFromFlags(flags, PROCESS_FLAGS);
@@ -24,7 +36,7 @@ export async function run(flags: ProcessFlags & { skipPreflight?: boolean }): Pr
   else await preflight(config, registry);
   const { startAllInOne } = await import('../all-in-one.js');
   const { serveMetrics } = await import('../../shared/runtime/metrics.js');
-  const dataDir = resolve(process.env.FLEETQ_DATA_DIR ?? join(REPO_ROOT, '.fleetq'));
+  const dataDir = resolve(process.env.FLEETQ_DATA_DIR || defaultDataDir());
   mkdirSync(dataDir, { recursive: true });
   const app = await startAllInOne({ config, registry, dataDir });
   const server =
