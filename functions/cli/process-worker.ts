@@ -30,8 +30,24 @@ export async function worker(flags: ProcessFlags): Promise<void> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   deps.logger.info('Worker stopping', { signal, inFlight: loop.busy });
-  await loop.stop();
-  await closeDeps(deps);
-  server?.close();
+  // The Redis sockets are unref'd (shared/runtime/deps.ts): once the loop stops, nothing else holds the process
+  // open while closing waits for their replies (the last rates flush, QUIT), and Node would end with the command's
+  // promise unsettled (exit 13). A timer holds it open, for STOP_DEADLINE_MS at most.
+  let deadline: NodeJS.Timeout | undefined;
+  const stopped = (async () => {
+    await loop.stop();
+    await closeDeps(deps);
+    server?.close();
+    return true;
+  })();
+  const finished = await Promise.race([
+    stopped,
+    new Promise<false>((resolve) => (deadline = setTimeout(() => resolve(false), STOP_DEADLINE_MS))),
+  ]);
+  clearTimeout(deadline);
+  if (!finished) throw new Error(`the worker did not stop within ${STOP_DEADLINE_MS / 1000} s of ${signal}`);
   deps.logger.info('Worker stopped', { signal });
 }
+
+/** How long a stopping worker may take to finish its keys in flight and close its connections. */
+const STOP_DEADLINE_MS = 60_000;
