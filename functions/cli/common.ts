@@ -5,6 +5,7 @@ import { Option } from 'commander';
 import { closest, distance } from 'fastest-levenshtein';
 import type { FleetqConfig } from '../../shared/runtime/config.js';
 import { inertYaml, terminalSafeJson } from '../../shared/ops/terminal-text.js';
+import { parseDuration, TimeArgumentError } from '../../shared/replay/time-window.js';
 
 /** Exit codes (docs/operations.md "Exit codes"): 0 done, 1 failed, 2 bad usage (a flag, a value, an argument). */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -45,6 +46,16 @@ export function listOf<T extends string>(flag: string, value: string, valid: rea
     .filter((s) => s !== '');
   if (items.length === 0) throw new UsageError(`${flag}: empty; give one or more of ${valid.join(', ')}`);
   return items.map((item) => oneOf(flag, item, valid, what));
+}
+
+/** A duration flag (`--older-than 2h`, `--refresh 5s`); one that does not parse is bad usage (exit 2). */
+export function durationFlag(text: string, flag: string): number {
+  try {
+    return parseDuration(text, flag);
+  } catch (err) {
+    if (err instanceof TimeArgumentError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;

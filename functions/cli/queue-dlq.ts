@@ -21,7 +21,8 @@ import {
 } from '../../shared/replay/dead-letters.js';
 import { signingOptions, type FleetqConfig } from '../../shared/runtime/config.js';
 import { oneOf, UsageError, type OutputFormat } from './common.js';
-import { durationFlag, inertYaml, openQueue, queueCommandConfig, type QueueFlags } from './queue-open.js';
+import { durationFlag } from './common.js';
+import { inertYaml, openQueue, queueCommandConfig, type QueueFlags } from './queue-open.js';
 
 export type FilterFlags = QueueFlags & {
   readonly cluster?: string;

@@ -7,9 +7,8 @@
 import { connectFailFast } from '../../shared/queue/redis/redis-connection.js';
 import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import type { WorkQueue } from '../../shared/queue/work-queue.js';
-import { TimeArgumentError, parseDuration } from '../../shared/replay/time-window.js';
 import { signingOptions, type FleetqConfig } from '../../shared/runtime/config.js';
-import { configFromFlags, UsageError } from './common.js';
+import { configFromFlags } from './common.js';
 /** -o yaml of text from Redis or a cluster (shared/ops/terminal-text.ts). */
 export { inertYaml } from '../../shared/ops/terminal-text.js';
 
@@ -18,16 +17,6 @@ export type QueueFlags = { readonly driver?: string; readonly queue?: string; re
 /** The configuration with --driver, --queue and --registry over FLEETQ_DRIVER, FLEETQ_QUEUE, FLEETQ_REGISTRY. */
 export function queueCommandConfig(flags: QueueFlags): Promise<FleetqConfig> {
   return configFromFlags(flags, { driver: 'FLEETQ_DRIVER', queue: 'FLEETQ_QUEUE', registry: 'FLEETQ_REGISTRY' });
-}
-
-/** A duration flag (`--older-than 2h`); a bad one is bad usage (exit 2). */
-export function durationFlag(text: string, flag: string): number {
-  try {
-    return parseDuration(text, flag);
-  } catch (err) {
-    if (err instanceof TimeArgumentError) throw new UsageError(err.message);
-    throw err;
-  }
 }
 
 export type OpenQueue = { readonly queue: WorkQueue; close(): Promise<void> };

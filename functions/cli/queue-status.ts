@@ -4,7 +4,8 @@ import { collectStatus, formatStatus, type FleetStatus } from '../../shared/ops/
 import { terminalSafeJson } from '../../shared/ops/terminal-text.js';
 import { textStyleFor } from '../../shared/ops/text-table.js';
 import type { OutputFormat } from './common.js';
-import { durationFlag, inertYaml, queueCommandConfig, type QueueFlags } from './queue-open.js';
+import { durationFlag } from './common.js';
+import { inertYaml, queueCommandConfig, type QueueFlags } from './queue-open.js';
 
 export type StatusFlags = QueueFlags & {
   readonly output: OutputFormat;

@@ -7,10 +7,9 @@ import { collectSnapshot } from '../../shared/ops/ui/snapshot.js';
 import { createQueue } from '../../shared/queue/index.js';
 import type { WorkQueue } from '../../shared/queue/work-queue.js';
 import { listDeadLetters } from '../../shared/replay/dead-letters.js';
-import { parseDuration, TimeArgumentError } from '../../shared/replay/time-window.js';
 import { queueConfig, registryFrom } from '../../shared/runtime/deps.js';
 import { registryDigest } from '../../shared/runtime/registry-reload.js';
-import { configFromFlags, oneOf, UsageError } from './common.js';
+import { configFromFlags, durationFlag, oneOf, UsageError } from './common.js';
 
 /** The flags of `fleetq ui` (ui.ts), as commander gives them. */
 export type UiFlags = {
@@ -89,13 +88,7 @@ function parseHost(text: string): string {
 }
 
 function parseRefresh(text: string): number {
-  let ms: number;
-  try {
-    ms = parseDuration(text, '--refresh');
-  } catch (err) {
-    if (err instanceof TimeArgumentError) throw new UsageError(err.message);
-    throw err;
-  }
+  const ms = durationFlag(text, '--refresh');
   if (ms < 1_000)
     throw new UsageError(`--refresh ${JSON.stringify(text)}: at least 1s (every read asks Redis and every cluster)`);
   return ms;
