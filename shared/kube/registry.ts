@@ -12,6 +12,9 @@
 // `mirror.allowedNamespaces` (per cluster, or in defaults): the namespaces the example ConfigMap mirror may
 // write copies into; DNS labels, or a prefix ending in `*` (`team-*`). Empty (the default) allows none, and the
 // system namespaces are refused whatever the list says.
+//
+// `labels` (per cluster): Kubernetes-style labels a FleetRollout's cluster selectors match; `hub: true` marks the one
+// cluster that holds fleetq's own resources (FleetRollouts). At most one cluster is the hub.
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -25,6 +28,48 @@ import { redactText, redactValue } from './redact-secrets.js';
 const NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 /** A namespace (DNS-1123 label), or a prefix of one ending in '*'. */
 const NAMESPACE_PATTERN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?|[a-z0-9][a-z0-9-]{0,61}\*)$/;
+
+/** A label name: DNS-1123 subdomain prefix (optional, ≤253) + '/' + a name of ≤63 alphanumerics, '-', '_', '.'. */
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A label value: empty, or ≤63 alphanumerics, '-', '_', '.', beginning and ending with an alphanumeric. */
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/** Why a label key is not a valid Kubernetes label key, or undefined when it is (apimachinery's IsQualifiedName). */
+export function labelKeyProblem(key: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash === -1 ? undefined : key.slice(0, slash);
+  const name = slash === -1 ? key : key.slice(slash + 1);
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)))
+    return `label key ${JSON.stringify(key)}: the prefix must be a lowercase DNS subdomain of at most 253 characters`;
+  if (name.length === 0 || name.length > 63 || !LABEL_NAME.test(name))
+    return `label key ${JSON.stringify(key)}: the name must be 1-63 characters, alphanumerics, '-', '_' or '.', beginning and ending with an alphanumeric (with an optional DNS prefix and '/')`;
+  return undefined;
+}
+
+/** Why a label value is not a valid Kubernetes label value, or undefined when it is. */
+export function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63 || !LABEL_VALUE.test(value))
+    return "must be at most 63 characters, alphanumerics, '-', '_' or '.', beginning and ending with an alphanumeric (or empty)";
+  return undefined;
+}
+
+/** A cluster's labels, matched by FleetRollout selectors: Kubernetes label keys and values. */
+const labelsSchema = z
+  .record(
+    z.string(),
+    z.string({
+      error: (issue) =>
+        `must be a string (quote it: ${JSON.stringify(String(issue.input))}), as Kubernetes label values are`,
+    }),
+    'must be a map of label keys to values',
+  )
+  .superRefine((labels, ctx) => {
+    for (const [key, value] of Object.entries(labels)) {
+      const problem = labelKeyProblem(key) ?? labelValueProblem(value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, path: [key] });
+    }
+  });
 
 const mirrorSchema = z
   .object({
@@ -90,6 +135,10 @@ const clusterSchema = z
     limits: limitsSchema.optional(),
     mirror: mirrorSchema.optional(),
     eventLog: eventLogSchema.optional(),
+    /** Labels a FleetRollout's cluster selectors match. */
+    labels: labelsSchema.optional(),
+    /** This cluster holds fleetq's own resources (FleetRollouts); at most one cluster is the hub. */
+    hub: z.boolean('must be true or false').optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -144,6 +193,14 @@ const registrySchema = z
         ctx.addIssue({ code: 'custom', message: `duplicate cluster name ${c.name}`, path: ['clusters', i, 'name'] });
       seen.add(c.name);
     });
+    const hubs = r.clusters.flatMap((c, i) => (c.hub === true ? [{ name: c.name, i }] : []));
+    for (const extra of hubs.slice(1)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${hubs[0]?.name} and ${extra.name} both say hub: true; at most one cluster is the hub`,
+        path: ['clusters', extra.i, 'hub'],
+      });
+    }
   });
 
 export type ClusterLimits = { readonly concurrency?: number; readonly qps: number; readonly burst: number };
@@ -166,6 +223,10 @@ export type ClusterConfig = {
   readonly mirror?: MirrorPolicy;
   /** Registry `eventLog.configMapData: true`: the event log keeps ConfigMap data (redacted by default). */
   readonly eventLog?: { readonly configMapData: boolean };
+  /** Labels FleetRollout selectors match (absent: none). */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** The hub: the one cluster that holds fleetq's own resources (FleetRollouts). */
+  readonly hub?: true;
   /** How to connect: a kubeconfig file (+ context), or a server with a token file. */
   readonly connection:
     | { readonly type: 'kubeconfig'; readonly path: string; readonly context?: string }
@@ -209,6 +270,8 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
       mirror: { allowedNamespaces: (c.mirror ?? defaults.mirror)?.allowedNamespaces ?? [] },
     }),
     ...((c.eventLog ?? defaults.eventLog) !== undefined && { eventLog: c.eventLog ?? defaults.eventLog }),
+    ...(c.labels !== undefined && Object.keys(c.labels).length > 0 && { labels: { ...c.labels } }),
+    ...(c.hub === true && { hub: true as const }),
     connection:
       c.kubeconfig !== undefined
         ? { type: 'kubeconfig', path: abs(c.kubeconfig), context: c.context }

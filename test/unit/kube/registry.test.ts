@@ -261,3 +261,84 @@ describe('mirror policy', () => {
     expect(() => parseRegistry(yaml, 'f.yaml')).toThrow(says);
   });
 });
+
+describe('labels and the hub', () => {
+  it('keeps each cluster its labels (prefixed keys, empty values) and marks the hub', () => {
+    const clusters = parseRegistry(
+      [
+        'clusters:',
+        '  - { name: a, kubeconfig: /k, hub: true, labels: { env: prod, ring: "0", fleetq.dev/zone: eu-west_1.b } }',
+        '  - { name: b, kubeconfig: /k, labels: { env: prod, canary: "" } }',
+        '  - { name: c, kubeconfig: /k, hub: false, labels: {} }',
+      ].join('\n'),
+      'x.yaml',
+    );
+    expect(clusters.map((c) => [c.name, c.labels, c.hub])).toEqual([
+      ['a', { env: 'prod', ring: '0', 'fleetq.dev/zone': 'eu-west_1.b' }, true],
+      ['b', { env: 'prod', canary: '' }, undefined],
+      ['c', undefined, undefined],
+    ]);
+  });
+
+  it.each([
+    {
+      name: 'a value that is not a string',
+      labels: '{ ring: 0 }',
+      field: 'ring',
+      says: /must be a string \(quote it: "0"\)/,
+    },
+    { name: 'a value over 63 characters', labels: `{ team: ${'a'.repeat(64)} }`, field: 'team', says: /at most 63/ },
+    {
+      name: 'a value with a space',
+      labels: '{ team: "a b" }',
+      field: 'team',
+      says: /at most 63 characters, alphanumerics/,
+    },
+    { name: 'a value ending in a dash', labels: '{ team: a- }', field: 'team', says: /ending with an alphanumeric/ },
+    {
+      name: 'a key name over 63 characters',
+      labels: `{ ${'k'.repeat(64)}: x }`,
+      field: 'k'.repeat(64),
+      says: /the name must be 1-63/,
+    },
+    {
+      name: 'a key with an upper-case prefix',
+      labels: '{ Fleetq.dev/ring: "1" }',
+      field: 'Fleetq.dev/ring',
+      says: /the prefix must be a lowercase DNS subdomain/,
+    },
+    { name: 'a key with an empty prefix', labels: '{ /ring: "1" }', field: '/ring', says: /the prefix must be/ },
+    { name: 'a key with two slashes', labels: '{ a/b/c: "1" }', field: 'a/b/c', says: /the prefix must be/ },
+    {
+      name: 'a key with an empty name',
+      labels: '{ fleetq.dev/: "1" }',
+      field: 'fleetq.dev/',
+      says: /the name must be 1-63/,
+    },
+  ])('refuses $name, naming the field', ({ labels, field, says }) => {
+    const yaml = `clusters: [{ name: a, kubeconfig: /k, labels: ${labels} }]`;
+    expect(() => parseRegistry(yaml, 'f.yaml')).toThrow(`\n  clusters[0].labels.${field}: `);
+    expect(() => parseRegistry(yaml, 'f.yaml')).toThrow(says);
+  });
+
+  it('refuses labels that are not a map, and a hub that is not a boolean', () => {
+    expect(() => parseRegistry('clusters: [{ name: a, kubeconfig: /k, labels: [env] }]', 'f.yaml')).toThrow(
+      '\n  clusters[0].labels: must be a map of label keys to values',
+    );
+    expect(() => parseRegistry('clusters: [{ name: a, kubeconfig: /k, hub: yes }]', 'f.yaml')).toThrow(
+      '\n  clusters[0].hub: must be true or false',
+    );
+  });
+
+  it('refuses a second hub, naming both clusters', () => {
+    const yaml = [
+      'clusters:',
+      '  - { name: a, kubeconfig: /k, hub: true }',
+      '  - { name: b, kubeconfig: /k }',
+      '  - { name: c, kubeconfig: /k, hub: true }',
+    ].join('\n');
+    expect(() => parseRegistry(yaml, 'f.yaml')).toThrow(
+      'f.yaml: invalid cluster registry\n  clusters[2].hub: a and c both say hub: true; at most one cluster is the hub',
+    );
+  });
+});
