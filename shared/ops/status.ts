@@ -1,6 +1,13 @@
 // `fleetq status`: one row per cluster of what an operator asks first. It reads what the metrics serve, from the
 // shared stores rather than from any one process:
 //   depth      keys waiting, ready or delayed, not held (workqueue_depth: the driver's depthBreakdown)
+//   latency    queue latency: how long the key that has waited longest among the cluster's ready keys (due, not
+//              delayed into the future, not held) has waited since its ready time, on the Redis server's clock:
+//              the wait workqueue_queue_duration_seconds would record were it handed out now (the driver's
+//              oldestReadyBreakdown, queue/oldest-ready.ts). `-` when no key is ready. Read from the first 100
+//              entries of each ready list, in the order get() takes them: exact when the list is no longer, else a
+//              lower bound (shown `≥`). SQS has no such figure (its ApproximateAgeOfOldestMessage is a CloudWatch
+//              metric, not a queue attribute), so it shows none and says so.
 //   in flight  keys held under a live lease, fleet-wide (the redis driver's lease set)
 //   backoff    keys waiting out a failure or conflict backoff (fleetq_keys_in_backoff: backoffBreakdown)
 //   dead       dead letters, by the cluster of their key (`(unparsed)` for a message that never was a key)
@@ -22,6 +29,7 @@
 // keeps its queue inside the process that runs it: there is nothing to read from outside, and status says so.
 import type { Redis } from 'ioredis';
 import { eventStreamKey } from '../queue/history/redis-stream-event-log.js';
+import { READ_LIMITS, type OldestReadyBreakdown } from '../queue/oldest-ready.js';
 import { clusterAndKind } from '../queue/queue-options.js';
 import { connectFailFast } from '../queue/redis/redis-connection.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
@@ -53,6 +61,14 @@ export type ClusterStatus = {
   /** ms since the forwarder last logged an event of this cluster (event-log stream), null when not known. */
   readonly lastEventAgeMs: number | null;
   readonly depth: number | null;
+  /**
+   * Queue latency (ms): how long the cluster's longest-waiting ready key (due, not delayed into the future, not
+   * held) has waited since its ready time, on the store's clock. null when no key is ready, or the driver cannot
+   * tell (sqs).
+   */
+  readonly oldestReadyAgeMs: number | null;
+  /** oldestReadyAgeMs is a lower bound: the cluster had more ready keys than status reads (the first 100). */
+  readonly oldestReadyLowerBound: boolean;
   readonly inFlight: number | null;
   readonly backoff: number | null;
   readonly deadLetters: number | null;
@@ -102,6 +118,8 @@ function emptyRow(cluster: string, counted: boolean): Row {
     forwarderToken: null,
     lastEventAgeMs: null,
     depth: zero,
+    oldestReadyAgeMs: null,
+    oldestReadyLowerBound: false,
     inFlight: zero,
     backoff: zero,
     deadLetters: zero,
@@ -138,7 +156,7 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
     try {
       if (config.FLEETQ_DRIVER === 'redis') {
         redis = await connectFailFast(config);
-        await readRedisQueue(redis, config, now, row);
+        await readRedisQueue(redis, config, now, row, notes);
       } else await readSqsQueue(config, row, notes);
       try {
         redis ??= await connectFailFast(config);
@@ -182,15 +200,27 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
   };
 }
 
-async function readRedisQueue(redis: Redis, config: StatusConfig, now: number, row: (c: string) => Row): Promise<void> {
+async function readRedisQueue(
+  redis: Redis,
+  config: StatusConfig,
+  now: number,
+  row: (c: string) => Row,
+  notes: string[],
+): Promise<void> {
   const queue = new RedisQueue({ name: config.FLEETQ_QUEUE, prefix: config.FLEETQ_REDIS_PREFIX, redis });
-  const [depths, backoff, letters, live] = await Promise.all([
-    queue.depthBreakdown(),
+  // The latency is read for the clusters with waiting keys: a ready key is a waiting one.
+  const latency = queue.depthBreakdown().then(async (depths) => ({
+    depths,
+    ready: await queue.oldestReadyBreakdown(depths.filter((d) => d.depth > 0).map((d) => d.cluster)),
+  }));
+  const [{ depths, ready }, backoff, letters, live] = await Promise.all([
+    latency,
     queue.backoffBreakdown(),
     queue.deadLetters(),
     queue.liveLeaseIds(now),
   ]);
   for (const d of depths) (row(d.cluster).depth as number) += d.depth;
+  applyLatency(ready, row, notes);
   for (const b of backoff) row(b.cluster).backoff = b.keys;
   for (const d of letters) {
     const r = row(d.key?.cluster ?? UNPARSED);
@@ -200,6 +230,30 @@ async function readRedisQueue(redis: Redis, config: StatusConfig, now: number, r
     const r = row(clusterAndKind(id).cluster);
     r.inFlight = (r.inFlight ?? 0) + 1;
   }
+}
+
+/** The latency figures into their rows, and what was left out into the notes. */
+function applyLatency(ready: OldestReadyBreakdown, row: (c: string) => Row, notes: string[]): void {
+  for (const r of ready.clusters) {
+    const out = row(r.cluster);
+    out.oldestReadyAgeMs = r.ageMs;
+    out.oldestReadyLowerBound = !r.exact;
+  }
+  if (ready.clusters.some((r) => !r.exact))
+    notes.push(
+      `LATENCY ≥: the cluster has more than ${READ_LIMITS.perList} ready keys and status reads the first ` +
+        `${READ_LIMITS.perList} (in the order get() takes them); a key put back out of order further down is not seen`,
+    );
+  if (ready.unusable > 0)
+    notes.push(
+      `${ready.unusable} ready key(s) have a stored ready time that is not a positive number no later than the Redis ` +
+        "server's clock (a corrupt entry, or a clock that went back): left out of LATENCY",
+    );
+  if (ready.dueTruncated)
+    notes.push(
+      `more than ${READ_LIMITS.due} keys are past their delay but no get() has moved them to a ready list yet (are ` +
+        `workers running?): LATENCY counts the ${READ_LIMITS.due} oldest, so a cluster may lack its figure`,
+    );
 }
 
 /** SQS tells approximate counts of whole queues only: one `*` row. */
@@ -239,6 +293,10 @@ async function readSqsQueue(config: StatusConfig, row: (c: string) => Row, notes
       'sqs: approximate message counts of the whole queue (row *): depth = work visible + delayed + delay queue, ' +
         'in flight = work not visible (held, buffered by a consumer, or backing off), dead = dead-letter queue; ' +
         'none per cluster',
+    );
+    notes.push(
+      'sqs: no LATENCY: the age of the oldest message (ApproximateAgeOfOldestMessage) is a CloudWatch metric of the ' +
+        'whole queue, not an attribute GetQueueAttributes returns; read it in CloudWatch',
     );
   } finally {
     client.destroy();
@@ -316,13 +374,30 @@ export function formatAge(ms: number | null): string {
   return `${Math.round(ms / 3_600_000)}h`;
 }
 
+/** The LATENCY cell: the oldest ready key's age, `≥` before a lower bound, `-` when no key is ready or not known. */
+export function formatLatency(c: Pick<ClusterStatus, 'oldestReadyAgeMs' | 'oldestReadyLowerBound'>): string {
+  if (c.oldestReadyAgeMs === null) return '-';
+  return `${c.oldestReadyLowerBound ? '≥' : ''}${formatAge(c.oldestReadyAgeMs)}`;
+}
+
 /**
  * The human table: one row per cluster (wide: with each forwarder lease's fencing token), then the pool's
  * members, the quarantined clusters and the notes. `style` makes the headings bold on a terminal.
  */
 export function formatStatus(s: FleetStatus, o: { readonly wide?: boolean; readonly style?: TextStyle } = {}): string {
   const style = o.style ?? PLAIN;
-  const header = ['CLUSTER', 'FORWARDER', 'LAST EVENT', 'DEPTH', 'IN FLIGHT', 'BACKOFF', 'DEAD', 'REC/S', 'ERR/S'];
+  const header = [
+    'CLUSTER',
+    'FORWARDER',
+    'LAST EVENT',
+    'DEPTH',
+    'LATENCY',
+    'IN FLIGHT',
+    'BACKOFF',
+    'DEAD',
+    'REC/S',
+    'ERR/S',
+  ];
   if (o.wide) header.push('TOKEN');
   // Cluster and holder names and the notes (Redis and SQS error text) come from outside: printed inert, redacted.
   const quarantined = new Set((s.quarantined ?? []).map((q) => q.cluster));
@@ -335,6 +410,7 @@ export function formatStatus(s: FleetStatus, o: { readonly wide?: boolean; reado
       : displayText(c.forwarder, 80),
     c.lastEventAgeMs === null ? '-' : `${formatAge(c.lastEventAgeMs)} ago`,
     num(c.depth),
+    formatLatency(c),
     num(c.inFlight),
     num(c.backoff),
     num(c.deadLetters),

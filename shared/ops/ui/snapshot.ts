@@ -1,5 +1,5 @@
 // What `fleetq ui` shows, as one JSON document (GET /api/status): the fleet status (status.ts: per cluster the
-// forwarder holding its watch, depth, in flight, backoff, dead letters, rates, last event), each registered
+// forwarder holding its watch, depth, queue latency, in flight, backoff, dead letters, rates, last event), each registered
 // cluster's health (cluster-health.ts), the first dead letters, and the fleet rollouts (none exist yet: the
 // section says so). Every string in it came from a cluster, Redis or the queue and is untrusted: capped, control
 // and bidi characters made visible (displayText), credentials redacted; the page inserts it as text only.

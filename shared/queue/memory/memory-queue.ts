@@ -42,6 +42,7 @@ import {
   resolveQueueOptions,
   type ResolvedQueueOptions,
 } from '../queue-options.js';
+import type { OldestReadyBreakdown } from '../oldest-ready.js';
 import { MinHeap } from './min-heap.js';
 import { MemoryWaiters } from './memory-waiters.js';
 
@@ -198,6 +199,28 @@ export class MemoryQueue implements WorkQueue {
       counts.set(label, entry);
     }
     return [...counts.values()];
+  }
+
+  /**
+   * Queue latency by cluster (oldest-ready.ts): per cluster with a ready key (a delayed one whose time has come
+   * counts: the next get() moves it), the ready time of the one that has waited longest. Exact: one pass over the
+   * waiting keys, O(waiting), in the process, as depthBreakdown.
+   */
+  async oldestReadyBreakdown(): Promise<OldestReadyBreakdown> {
+    this.reclaimExpired();
+    const now = this.now();
+    const oldest = new Map<string, number>();
+    for (const [id, { readyAt }] of this.pending) {
+      if (readyAt > now) continue;
+      const { cluster } = clusterAndKind(id);
+      const seen = oldest.get(cluster);
+      if (seen === undefined || readyAt < seen) oldest.set(cluster, readyAt);
+    }
+    return {
+      clusters: [...oldest].map(([cluster, at]) => ({ cluster, oldestReadyAt: at, ageMs: now - at, exact: true })),
+      unusable: 0,
+      dueTruncated: false,
+    };
   }
 
   async close(): Promise<void> {

@@ -58,7 +58,9 @@ import {
 import { redactText } from '../../kube/redact-secrets.js';
 import { redisKeyPrefix, redisKeys } from './redis-keys.js';
 import { ScriptRunner } from '../../lua/script-runner.js';
-import { PREFIX_SCRIPTS, REDIS_SCRIPTS, type ScriptName } from './redis-scripts.js';
+import { loadLuaScripts } from '../../lua/lua-loader.js';
+import { PREFIX_SCRIPTS, QUEUE_LUA_DIR, REDIS_SCRIPTS, type ScriptName } from './redis-scripts.js';
+import { mergeOldestReady, parseOldestReadyReply, READ_LIMITS, type OldestReadyBreakdown } from '../oldest-ready.js';
 import { LeaseBuffer } from './lease-buffer.js';
 
 export type RedisQueueOptions = QueueOptions & {
@@ -76,6 +78,9 @@ export type RedisQueueOptions = QueueOptions & {
 };
 
 const MAX_BLOCK_MS = 200;
+
+/** Scripts that only read, with the prefix as their only header (no queue options). */
+const READ_SCRIPTS = loadLuaScripts(QUEUE_LUA_DIR, ['oldestReady']);
 
 /** Longest error text kept in a key's last-outcome record (`last:<id>`). */
 export const LAST_ERROR_MAX = 500;
@@ -125,6 +130,7 @@ export class RedisQueue implements WorkQueue {
   private readonly redis: Redis;
   private readonly ownsClient: boolean;
   private readonly scripts: ScriptRunner<ScriptName>;
+  private readonly readScripts: ScriptRunner<keyof typeof READ_SCRIPTS>;
   private readonly keys: ReturnType<typeof redisKeys>;
   private readonly blockers: Redis[] = [];
   private readonly blockersInUse = new Set<Redis>();
@@ -157,6 +163,7 @@ export class RedisQueue implements WorkQueue {
     const header = queueScriptHeader(this.prefix, o);
     this.healEveryMs = Math.max(1, Math.floor(options.healEveryMs ?? 5_000));
     this.scripts = new ScriptRunner(this.redis, this.keys.pending, header, REDIS_SCRIPTS);
+    this.readScripts = new ScriptRunner(this.redis, this.keys.pending, [this.prefix], READ_SCRIPTS);
     const cap = Number.isFinite(o.clusterConcurrency) ? o.clusterConcurrency : -1;
     this.capArgs = [cap, JSON.stringify(o.clusterConcurrencyOverrides)];
     this.buffer = new LeaseBuffer(options.prefetch ?? 1, o.leaseMs, (lease) => this.renew(lease));
@@ -349,6 +356,25 @@ export class RedisQueue implements WorkQueue {
       }
     } while (cursor !== '0');
     return [...counts.values()];
+  }
+
+  /**
+   * Queue latency by cluster (oldest-ready.ts): per cluster with a ready key, the ready time of the one that has
+   * waited longest, read by lua/oldest-ready.lua on the server's clock. `clusters`: those to look at (status passes
+   * the clusters with waiting keys); default the rotation's members. Bounded cost: one script per
+   * READ_LIMITS.clustersPerCall clusters, each reading at most READ_LIMITS.perList entries of each cluster's ready
+   * list (exact when the list is no longer, else a lower bound: `exact: false`) and the READ_LIMITS.due oldest due
+   * delayed keys; never a scan of the whole pending hash.
+   */
+  async oldestReadyBreakdown(clusters?: Iterable<string>): Promise<OldestReadyBreakdown> {
+    const names = [...new Set(clusters ?? (await this.redis.smembers(this.keys.rotationMembers)))];
+    const parts: OldestReadyBreakdown[] = [];
+    for (let i = 0; i < names.length; i += READ_LIMITS.clustersPerCall) {
+      const batch = names.slice(i, i + READ_LIMITS.clustersPerCall);
+      const reply = await this.readScripts.run('oldestReady', READ_LIMITS.perList, READ_LIMITS.due, ...batch);
+      parts.push(parseOldestReadyReply(reply, READ_LIMITS.due));
+    }
+    return mergeOldestReady(parts);
   }
 
   async close(): Promise<void> {

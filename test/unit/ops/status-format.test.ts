@@ -1,6 +1,12 @@
 // The `fleetq status` table: one row per cluster, unknowns as '-', numbers right-aligned, notes after.
 import { describe, expect, it } from '@jest/globals';
-import { formatAge, formatStatus, type ClusterStatus, type FleetStatus } from '../../../shared/ops/status.js';
+import {
+  formatAge,
+  formatLatency,
+  formatStatus,
+  type ClusterStatus,
+  type FleetStatus,
+} from '../../../shared/ops/status.js';
 
 const row = (cluster: string, o: Partial<ClusterStatus> = {}): ClusterStatus => ({
   cluster,
@@ -8,6 +14,8 @@ const row = (cluster: string, o: Partial<ClusterStatus> = {}): ClusterStatus => 
   forwarderToken: null,
   lastEventAgeMs: null,
   depth: 0,
+  oldestReadyAgeMs: null,
+  oldestReadyLowerBound: false,
   inFlight: 0,
   backoff: 0,
   deadLetters: 0,
@@ -103,11 +111,21 @@ describe('formatStatus', () => {
           forwarder: 'host/12/ab',
           lastEventAgeMs: 2_400,
           depth: 3,
+          oldestReadyAgeMs: 1_500,
           inFlight: 12,
           reconcilesPerSec: 4.2,
           errorsPerSec: 0,
         }),
-        row('us-2', { backoff: 1, deadLetters: 2, reconcilesPerSec: 150, errorsPerSec: 0.05 }),
+        row('us-2', {
+          depth: 250,
+          oldestReadyAgeMs: 600_000,
+          oldestReadyLowerBound: true,
+          backoff: 1,
+          deadLetters: 2,
+          reconcilesPerSec: 150,
+          errorsPerSec: 0.05,
+        }),
+        row('ap-3', { depth: 2 }),
       ]),
     );
     const lines = text.split('\n');
@@ -117,14 +135,28 @@ describe('formatStatus', () => {
       'FORWARDER',
       'LAST EVENT',
       'DEPTH',
+      'LATENCY',
       'IN FLIGHT',
       'BACKOFF',
       'DEAD',
       'REC/S',
       'ERR/S',
     ]);
-    expect(lines[2]?.split(/\s{2,}/)).toEqual(['eu-1', 'host/12/ab', '2s ago', '3', '12', '0', '0', '4.20', '0.00']);
-    expect(lines[3]?.split(/\s{2,}/)).toEqual(['us-2', '-', '-', '0', '0', '1', '2', '150', '0.05']);
+    expect(lines[2]?.split(/\s{2,}/)).toEqual([
+      'eu-1',
+      'host/12/ab',
+      '2s ago',
+      '3',
+      '2s',
+      '12',
+      '0',
+      '0',
+      '4.20',
+      '0.00',
+    ]);
+    // A lower bound (more ready keys than status reads) is marked; a cluster with only delayed keys shows none.
+    expect(lines[3]?.split(/\s{2,}/)).toEqual(['us-2', '-', '-', '250', '≥10m', '0', '1', '2', '150', '0.05']);
+    expect(lines[4]?.split(/\s{2,}/)).toEqual(['ap-3', '-', '-', '2', '-', '0', '0', '0', '-', '-']);
     // Right-aligned numbers: the DEPTH column ends at the same place on every line.
     const end = (l: string | undefined): number => (l ?? '').indexOf('DEPTH') + 'DEPTH'.length;
     expect(lines[2]?.[end(lines[1]) - 1]).toBe('3');
@@ -134,8 +166,22 @@ describe('formatStatus', () => {
     const text = formatStatus(
       status([row('*', { depth: 7, inFlight: 1, backoff: null, deadLetters: 4 })], ['sqs: approximate']),
     );
-    expect(text.split('\n')[2]?.split(/\s{2,}/)).toEqual(['*', '-', '-', '7', '1', '-', '4', '-', '-']);
+    expect(text.split('\n')[2]?.split(/\s{2,}/)).toEqual(['*', '-', '-', '7', '-', '1', '-', '4', '-', '-']);
     expect(text.split('\n').at(-1)).toBe('note: sqs: approximate');
+  });
+
+  it('-o wide shows LATENCY too, with the forwarder token last', () => {
+    const text = formatStatus(status([row('eu-1', { depth: 1, oldestReadyAgeMs: 450, forwarderToken: 7 })]), {
+      wide: true,
+    });
+    const [header, line] = text
+      .split('\n')
+      .slice(1, 3)
+      .map((l) => l.split(/\s{2,}/));
+    expect(header?.slice(3, 5)).toEqual(['DEPTH', 'LATENCY']);
+    expect(header?.at(-1)).toBe('TOKEN');
+    expect(line?.slice(3, 5)).toEqual(['1', '450ms']);
+    expect(line?.at(-1)).toBe('7');
   });
 
   it('says so when there is no cluster at all', () => {
@@ -152,4 +198,15 @@ describe('formatAge', () => {
     [600_000, '10m'],
     [3 * 3_600_000, '3h'],
   ])('%p → %s', (ms, text) => expect(formatAge(ms)).toBe(text));
+});
+
+describe('formatLatency', () => {
+  it.each([
+    { name: 'no ready key', age: null, lowerBound: false, text: '-' },
+    { name: 'under a second', age: 12, lowerBound: false, text: '12ms' },
+    { name: 'seconds', age: 42_400, lowerBound: false, text: '42s' },
+    { name: 'a lower bound', age: 3 * 3_600_000, lowerBound: true, text: '≥3h' },
+  ])('$name → $text', ({ age, lowerBound, text }) =>
+    expect(formatLatency({ oldestReadyAgeMs: age, oldestReadyLowerBound: lowerBound })).toBe(text),
+  );
 });

@@ -32,6 +32,12 @@ function age(ms) {
   return `${Math.round(ms / 86400000)}d`;
 }
 
+// Queue latency: the cluster's oldest ready key's age (status.ts), `≥` before a lower bound, `-` when none is ready.
+function latency(c) {
+  if (c.oldestReadyAgeMs === null || c.oldestReadyAgeMs === undefined) return '-';
+  return `${c.oldestReadyLowerBound ? '≥' : ''}${age(c.oldestReadyAgeMs)}`;
+}
+
 function cell(field, text, className) {
   const td = el('td', text, className);
   td.dataset.field = field;
@@ -62,6 +68,7 @@ function renderClusters(s) {
       healthCell(c),
       cell('forwarder', forwarderText(c), c.forwarder ? 'text' : 'muted'),
       cell('depth', count(c.depth), 'num'),
+      cell('latency', latency(c), 'num'),
       cell('inFlight', count(c.inFlight), 'num'),
       cell('backoff', count(c.backoff), 'num'),
       cell('deadLetters', count(c.deadLetters), 'num'),
