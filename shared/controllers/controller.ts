@@ -25,6 +25,12 @@ export interface Controller<Observed = unknown> {
    */
   handedOver?(observed: Observed): boolean;
   /**
+   * Creates all at once, in batches of this many, every create tried whatever the others met (upstream JobSet's
+   * createJobs: ParallelizeUntil with MaxParallelism 50). Absent: slow-start batches (1, 2, 4, …) that stop at
+   * the first failure, as upstream's built-in controllers create pods.
+   */
+  readonly createParallelism?: number;
+  /**
    * Optional damage bound, run after plan() and before any write: may read fresh state and throw a
    * ReconcileError to refuse a plan that would break a safety limit (e.g. ReplicaSet: pods past
    * replicas + maxSurge). A refusal is logged and retried with backoff.

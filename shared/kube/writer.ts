@@ -1,6 +1,8 @@
 // The one writer: applies a plan's actions with their preconditions. Creates go in slow-start batches
 // (1, 2, 4, …) and stop at the first failing batch, so a failing admission costs one object, not a
-// thousand; status is written last.
+// thousand, as upstream's ReplicaSet, Job, StatefulSet and DaemonSet controllers do; a controller whose upstream
+// creates everything at once (JobSet: ParallelizeUntil over its Jobs, at most 50 in flight, every create tried
+// whatever the others did) asks for that instead (`createParallelism`). Status is written last.
 //
 // Fencing (a holder that lost its lease must not write): two checks.
 // - fence.held(), synchronous and local, before EVERY request is issued and again inside KubeRest right before
@@ -57,6 +59,11 @@ export type ApplyResult = {
 export type ApplyOptions = {
   /** The cluster's event recorder; without one, no events are recorded. */
   readonly events?: EventSink;
+  /**
+   * Creates in batches of this many at once, every batch sent whatever the earlier ones met, the first failure
+   * thrown after the last batch (upstream JobSet's createJobs). Absent: slow start.
+   */
+  readonly createParallelism?: number;
 };
 
 const SLOW_START_INITIAL = 1;
@@ -80,7 +87,14 @@ export async function applyActions(
 
   try {
     const creates = ofType('create');
-    for (let start = 0, size = SLOW_START_INITIAL; start < creates.length; start += size, size *= 2) {
+    const parallel = o.createParallelism;
+    let createFailure: { reason: unknown } | undefined;
+    const next = (size: number): number => (parallel === undefined ? size * 2 : size);
+    for (
+      let start = 0, size = parallel ?? SLOW_START_INITIAL;
+      start < creates.length;
+      start += size, size = next(size)
+    ) {
       const confirmed = confirmFence(fence);
       const batch = creates.slice(start, start + size);
       const outcomes = await Promise.allSettled(
@@ -93,8 +107,12 @@ export async function applyActions(
         recorded[i] = outcomeEvents(action.events, out, out.status === 'fulfilled' ? out.value.metadata?.name : '');
       });
       const failed = outcomes.find((x): x is PromiseRejectedResult => x.status === 'rejected');
-      if (failed) throw failed.reason;
+      if (failed && parallel === undefined) throw failed.reason;
+      // A lost lease ends the apply at once in either mode: nothing more may be sent.
+      if (failed && failed.reason instanceof ReconcileError && failed.reason.code === 'LeaseLost') throw failed.reason;
+      if (failed) createFailure ??= { reason: failed.reason };
     }
+    if (createFailure) throw createFailure.reason;
     const others = ofType('update', 'patch', 'delete');
     if (others.length > 0) {
       const confirmed = confirmFence(fence);

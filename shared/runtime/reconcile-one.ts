@@ -255,7 +255,10 @@ async function observeAndApply(
   const { preflight } = controller;
   if (preflight) await timedPhase('preflight', () => preflight(view, key, observed, result));
   const events = deps.events?.for(key.cluster, rest);
-  const apply = events ? { events } : {};
+  const apply = {
+    ...(events && { events }),
+    ...(controller.createParallelism !== undefined && { createParallelism: controller.createParallelism }),
+  };
   try {
     await timedPhase('apply', () => applyActions(rest, result.actions, fence, apply));
   } catch (err) {

@@ -6,10 +6,16 @@ import { observeJobSet } from './observe.js';
 import { planJobSet } from './plan.js';
 import { JOBSET_KIND, type ObservedJobSet } from './types.js';
 
+/** sigs.k8s.io/jobset pkg/constants MaxParallelism: Job creates and deletes in flight at once. */
+export const JOBSET_CREATE_PARALLELISM = 50;
+
 export const jobSetController: Controller<ObservedJobSet> = {
   kind: JOBSET_KIND,
   observe: observeJobSet,
   plan: (observed, now) => planJobSet(observed, now),
+  // Upstream's createJobs sends every Job at once (constants.MaxParallelism): one round trip between the fresh
+  // read of a JobSet and its Jobs, not slow start's 1, 2, 4, … batches.
+  createParallelism: JOBSET_CREATE_PARALLELISM,
 };
 
 export type { ObservedJobSet } from './types.js';
