@@ -10,6 +10,9 @@
 //           forwarder logs an event (last event seen)
 // Then the command itself: `fleetq status --json` as a process, the table, `--watch` until SIGINT, and the
 // memory driver's refusal.
+// Queue latency (LATENCY, oldestReadyAgeMs) on a queue of its own with no worker, so nothing takes its keys: keys
+// put in through the queue at measured times, the age status reports within the bounds those times allow, none for
+// a cluster with only delayed keys, a malformed stored ready time skipped and noted, and a lower bound marked.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -177,7 +180,7 @@ describe('fleetq status', () => {
     const table = spawnTsx('functions/cli.ts', env(), 'status', ['status']);
     expect(await json.exited).toBe(0);
     const printed = JSON.parse(json.lines.find((l) => l.startsWith('{')) ?? 'null') as FleetStatus;
-    expect(rowOf(printed, 'parked')).toMatchObject({ depth: 3, inFlight: 0 });
+    expect(rowOf(printed, 'parked')).toMatchObject({ depth: 3, oldestReadyAgeMs: null, inFlight: 0 });
     expect(rowOf(printed, 'held')).toMatchObject({ inFlight: 2 });
     expect(rowOf(printed, 'ghost')).toMatchObject({ deadLetters: 2 });
     // The retried key is either waiting out its backoff or being retried right now.
@@ -189,10 +192,10 @@ describe('fleetq status', () => {
     expect(header).toBeGreaterThan(0);
     const cells = (cluster: string): string[] =>
       (table.lines.find((l) => l.startsWith(`${cluster} `)) ?? '').trim().split(/\s{2,}/);
-    // CLUSTER FORWARDER LAST-EVENT DEPTH IN-FLIGHT BACKOFF DEAD REC/S ERR/S
-    expect(cells('parked').slice(3, 7)).toEqual(['3', '0', '0', '0']);
-    expect(cells('held').slice(3, 7)).toEqual(['0', '2', '0', '0']);
-    expect(cells('ghost').slice(3, 7)).toEqual(['0', '0', '0', '2']);
+    // CLUSTER FORWARDER LAST-EVENT DEPTH LATENCY IN-FLIGHT BACKOFF DEAD REC/S ERR/S; no latency without a ready key
+    expect(cells('parked').slice(3, 8)).toEqual(['3', '-', '0', '0', '0']);
+    expect(cells('held').slice(3, 8)).toEqual(['0', '-', '2', '0', '0']);
+    expect(cells('ghost').slice(3, 8)).toEqual(['0', '-', '0', '0', '2']);
   });
 
   it('--watch prints again every interval until SIGINT; the memory driver is refused', async () => {
@@ -217,5 +220,139 @@ describe('fleetq status', () => {
 
     expect(await memory.exited).toBe(1);
     expect(memory.lines.join('\n')).toMatch(/status needs a shared store/);
+  });
+});
+
+/** A LATENCY cell (formatAge) in ms, with half its unit: the rounding it may carry. */
+function shownAge(text: string): { ms: number; slack: number } {
+  const m = /^(\d+)(ms|s|m|h)$/.exec(text);
+  if (!m) throw new Error(`LATENCY ${JSON.stringify(text)} is not an age`);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+  return { ms: Number(m[1]) * unit, slack: unit / 2 };
+}
+
+describe('fleetq status: queue latency', () => {
+  const queueName = `latency-${randomUUID().slice(0, 8)}`;
+  let redis: Redis;
+  let queue: RedisQueue;
+  const procs: Proc[] = [];
+  const env = (): NodeJS.ProcessEnv => ({
+    FLEETQ_DRIVER: 'redis',
+    FLEETQ_QUEUE: queueName,
+    FLEETQ_REDIS_PREFIX: PREFIX,
+    REDIS_URL,
+  });
+  const status = (): Promise<FleetStatus> =>
+    collectStatus(loadConfig(env()), { clusters: ['parked', 'late', 'corrupt', 'bulk'], env: {} });
+  const rowOf = (s: FleetStatus, cluster: string): ClusterStatus => {
+    const row = s.clusters.find((r) => r.cluster === cluster);
+    if (!row) throw new Error(`no row for ${cluster} in ${JSON.stringify(s)}`);
+    return row;
+  };
+  /** The Redis server's clock and this process's are one machine's; TIME is cut to whole ms. */
+  const CLOCK_SLACK_MS = 5;
+
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL);
+    queue = new RedisQueue({ name: queueName, prefix: PREFIX, redis: REDIS_URL, leaseMs: 300_000 });
+  });
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.stop('SIGKILL')));
+    await queue?.close();
+    await deleteQueueKeys(redis, queue.prefix);
+    redis.disconnect();
+  });
+
+  it('reports the age of the oldest ready key per cluster, none for delayed keys, and skips a malformed one', async () => {
+    // parked: delayed keys only. late: a key whose short delay ends (due, not yet moved to the ready list: no get()
+    // runs), then a key added once the first has waited 500 ms, so its ready time is later: the first is the oldest.
+    for (const name of ['p1', 'p2']) await queue.addAfter(key('parked', name), 600_000);
+    const dueFrom = Date.now() + 300;
+    await queue.addAfter(key('late', 'due'), 300);
+    const dueTo = Date.now() + 300;
+    await waitFor(
+      async () => (rowOf(await status(), 'late').oldestReadyAgeMs ?? 0) >= 500,
+      30_000,
+      50,
+      'the delayed key of late to be due and have waited 500 ms',
+    );
+    const newFrom = Date.now();
+    await queue.add(key('late', 'new'));
+    // corrupt: one ready key put in through the queue, and one whose stored ready time is not a number (a corrupt or
+    // hostile entry: written straight into Redis, beside it in the cluster's ready list).
+    const goodFrom = Date.now();
+    await queue.add(key('corrupt', 'good'));
+    const goodTo = Date.now();
+    await redis.hset(`${queue.prefix}pending`, 'corrupt/ConfigMap/default/bad', 'not-a-time');
+    await redis.rpush(`${queue.prefix}ready:corrupt`, 'corrupt/ConfigMap/default/bad');
+
+    const before = Date.now();
+    const s = await status();
+    const after = Date.now();
+    const late = rowOf(s, 'late');
+    // The oldest is the due key: its age lies within what its ready time allows, above any age the new key can have.
+    expect(late.oldestReadyAgeMs).toBeGreaterThanOrEqual(before - dueTo - CLOCK_SLACK_MS);
+    expect(late.oldestReadyAgeMs).toBeLessThanOrEqual(after - dueFrom + CLOCK_SLACK_MS);
+    expect(late.oldestReadyAgeMs).toBeGreaterThan(after - newFrom + CLOCK_SLACK_MS);
+    expect(late).toMatchObject({ depth: 2, oldestReadyLowerBound: false });
+    expect(rowOf(s, 'parked')).toMatchObject({ depth: 2, oldestReadyAgeMs: null });
+    const corrupt = rowOf(s, 'corrupt');
+    expect(corrupt.oldestReadyAgeMs).toBeGreaterThanOrEqual(before - goodTo - CLOCK_SLACK_MS);
+    expect(corrupt.oldestReadyAgeMs).toBeLessThanOrEqual(after - goodFrom + CLOCK_SLACK_MS);
+    expect(s.notes).toContainEqual(expect.stringMatching(/^1 ready key\(s\) have a stored ready time that is not/));
+
+    // The command as processes: -o json has the same figure, -o wide shows it in the LATENCY column.
+    const spawnedFrom = Date.now();
+    const json = spawnTsx('functions/cli.ts', env(), 'status -o json', ['status', '-o', 'json']);
+    const wide = spawnTsx('functions/cli.ts', env(), 'status -o wide', ['status', '-o', 'wide']);
+    procs.push(json, wide);
+    expect(await json.exited).toBe(0);
+    expect(await wide.exited).toBe(0);
+    const exitedAt = Date.now();
+    const printed = JSON.parse(json.lines.find((l) => l.startsWith('{')) ?? 'null') as FleetStatus;
+    const lateAge = rowOf(printed, 'late').oldestReadyAgeMs ?? -1;
+    expect(lateAge).toBeGreaterThanOrEqual(spawnedFrom - dueTo - CLOCK_SLACK_MS);
+    expect(lateAge).toBeLessThanOrEqual(exitedAt - dueFrom + CLOCK_SLACK_MS);
+    expect(rowOf(printed, 'parked').oldestReadyAgeMs).toBeNull();
+    const header = wide.lines.find((l) => l.startsWith('CLUSTER'))?.split(/\s{2,}/) ?? [];
+    expect(header.slice(3, 5)).toEqual(['DEPTH', 'LATENCY']);
+    const cells = (cluster: string): string[] =>
+      (wide.lines.find((l) => l.startsWith(`${cluster} `)) ?? '').trim().split(/\s{2,}/);
+    expect(cells('parked').slice(3, 5)).toEqual(['2', '-']);
+    expect(cells('late')[3]).toBe('2');
+    const shown = shownAge(cells('late')[4] ?? '');
+    expect(shown.ms + shown.slack).toBeGreaterThanOrEqual(spawnedFrom - dueTo - CLOCK_SLACK_MS);
+    expect(shown.ms - shown.slack).toBeLessThanOrEqual(exitedAt - dueFrom + CLOCK_SLACK_MS);
+  });
+
+  it('marks a lower bound when the oldest ready key lies beyond the entries status reads', async () => {
+    // bulk: a key whose delay ends, then 101 newer keys; a get() moves the due key behind them and takes the list's
+    // head, so the oldest key is the 101st of 101 entries and status reads the first 100.
+    await queue.addAfter(key('bulk', 'oldest'), 100);
+    const oldestFrom = Date.now() + 100;
+    await waitFor(
+      async () => (rowOf(await status(), 'bulk').oldestReadyAgeMs ?? 0) >= 300,
+      30_000,
+      50,
+      'the delayed key of bulk to be due and have waited 300 ms',
+    );
+    const newFrom = Date.now();
+    for (let i = 0; i < 101; i++) await queue.add(key('bulk', `n${i}`));
+    // The other clusters' keys are ready too: take until bulk's head goes (the get that moves the due key).
+    for (;;) {
+      const lease = await queue.get(5_000);
+      if (!lease) throw new Error('no lease for a ready key');
+      if (lease.key.cluster === 'bulk') break;
+    }
+    expect(await redis.llen(`${queue.prefix}ready:bulk`)).toBe(101);
+    const s = await status();
+    const after = Date.now();
+    const bulk = rowOf(s, 'bulk');
+    expect(bulk).toMatchObject({ depth: 101, oldestReadyLowerBound: true });
+    // A lower bound: the age of a newer key, not the oldest's.
+    expect(bulk.oldestReadyAgeMs).toBeLessThanOrEqual(after - newFrom + CLOCK_SLACK_MS);
+    expect(bulk.oldestReadyAgeMs).toBeLessThan(after - oldestFrom);
+    expect(s.notes).toContainEqual(expect.stringMatching(/^LATENCY ≥: the cluster has more than 100 ready keys/));
   });
 });

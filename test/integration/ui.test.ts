@@ -1,8 +1,10 @@
 // `fleetq ui` in a real headless browser (Debian's chromium through playwright-core), against real Redis and the
 // sandbox cluster fleetq-2. The test makes each figure itself, on a queue of its own:
-//   fleetq-2  3 keys added with a 10-minute delay (depth 3); its apiserver answers /version (health ok)
+//   fleetq-2  3 keys added with a 10-minute delay (depth 3, no latency: none is ready); its apiserver answers
+//             /version (health ok)
 //   gone      an unreachable cluster of the registry (health unreachable); 2 keys this test holds under leases
-//             (in flight 2) and 1 key it dead-letters with a reason carrying a <script> element (dead 1)
+//             (in flight 2), 1 key it dead-letters with a reason carrying a <script> element (dead 1) and 1 ready
+//             key nothing takes (depth 1; its latency, the age of that key, within the bounds of when it was added)
 //   raw       a message that never was a key, parked with `<img src=x onerror=...>` as its text: (unparsed) dead 1
 // `fleetq ui` runs as a process; the page must show exactly those figures, the hostile text as literal text with
 // nothing of it run or loaded (no <img>, no request for `x`, no flag set by the handler), the fleet rollouts
@@ -127,7 +129,11 @@ describe('fleetq ui', () => {
     await queue.deadLetter(broken, HOSTILE_REASON);
     await queue.parkInvalid(HOSTILE_RAW, 'not a key');
     for (const name of ['p1', 'p2', 'p3']) await queue.addAfter(key(CLUSTER, name), 600_000);
+    const waitingFrom = Date.now();
+    await queue.add(key('gone', 'waiting'));
+    const waitingTo = Date.now();
 
+    const uiFrom = Date.now();
     const ui = spawnTsx('functions/cli.ts', env(), 'ui', ['ui', '--port', '0', '--refresh', '1s']);
     procs.push(ui);
     const url = /(http:\/\/\S+)/.exec(await ui.waitForLine(/^fleetq ui: http:\/\//, 120_000))?.[1] ?? '';
@@ -166,8 +172,8 @@ describe('fleetq ui', () => {
 
     // The page refreshes every second; wait (60 s at most) until it shows every figure, then read it once more.
     const want = {
-      [CLUSTER]: { depth: '3', inFlight: '0', deadLetters: '0' },
-      gone: { depth: '0', inFlight: '2', deadLetters: '1' },
+      [CLUSTER]: { depth: '3', latency: '-', inFlight: '0', deadLetters: '0' },
+      gone: { depth: '1', inFlight: '2', deadLetters: '1' },
       '(unparsed)': { deadLetters: '1' },
     };
     let shown: Shown | undefined;
@@ -179,7 +185,8 @@ describe('fleetq ui', () => {
         Object.entries(cells).every(([field, value]) => rows[cluster]?.[field] === value),
       );
       const healthKnown = rows[CLUSTER]?.health?.startsWith('ok') && rows.gone?.health?.startsWith('unreachable');
-      if (matches && healthKnown && shown.deadLetters.length === 2) break;
+      const latencyShown = /^\d+(ms|s|m|h)$/.test(rows.gone?.latency ?? '');
+      if (matches && healthKnown && latencyShown && shown.deadLetters.length === 2) break;
       if (Date.now() > deadline)
         throw new Error(`the page never showed the test's figures; it shows ${JSON.stringify(shown)}`);
       await page.waitForEvent('response', { predicate: (r) => r.url().endsWith('/api/status'), timeout: 10_000 });
@@ -194,7 +201,16 @@ describe('fleetq ui', () => {
       deadLetters: '0',
     });
     expect(shown.rows[CLUSTER]?.health).toMatch(/^ok\s*v\d+\.\d+/);
-    expect(shown.rows.gone).toMatchObject({ cluster: 'gone', depth: '0', inFlight: '2', deadLetters: '1' });
+    const readAt = Date.now();
+    expect(shown.rows.gone).toMatchObject({ cluster: 'gone', depth: '1', inFlight: '2', deadLetters: '1' });
+    // The latency cell: the waiting key's age at a snapshot taken after `fleetq ui` started and before this read,
+    // within what the key's ready time allows (the page rounds to its unit: half of one either way).
+    const [, digits, unit] = /^(\d+)(ms|s|m|h)$/.exec(shown.rows.gone?.latency ?? '') ?? [];
+    const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+    const latencyMs = Number(digits) * unitMs;
+    expect(latencyMs + unitMs / 2).toBeGreaterThanOrEqual(uiFrom - waitingTo - 5);
+    expect(latencyMs - unitMs / 2).toBeLessThanOrEqual(readAt - waitingFrom + 5);
+    expect(shown.rows[CLUSTER]?.latency).toBe('-');
     expect(shown.rows.gone?.health).toMatch(/^unreachable/);
     expect(shown.rows['(unparsed)']?.cluster).toContain('not in the registry');
     expect(shown.problem).toBe('');
