@@ -47,6 +47,11 @@ export type ClusterObservation = {
    * updatedNumberScheduled = desiredNumberScheduled = numberAvailable).
    */
   readonly available: boolean;
+  /**
+   * Why `present` or `available` is false (observedGeneration behind, 2 of 3 replicas available, a malformed
+   * object), for the ledger and the status; absent when available.
+   */
+  readonly reason?: string;
   /** The new revision's pods show a failure signature. */
   readonly failure?: RevisionFailure;
 };
