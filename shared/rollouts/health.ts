@@ -41,6 +41,11 @@ export function daemonSetHealth(cluster: string, read: DaemonSetRead, options: H
   return observe(cluster, 'DaemonSet', read.daemonSet, options, (ds) => daemonSetVerdict(ds, read));
 }
 
+/** The observation of a cluster that could not be read this pass (the reading itself is the caller's I/O). */
+export function unreachableHealth(cluster: string, reason: string): ClusterObservation {
+  return { ...absent(cluster, reason), unreachable: true };
+}
+
 /** The observation of any target kind; an unknown kind is not present. */
 export function targetHealth(cluster: string, read: TargetRead, options: HealthOptions): ClusterObservation {
   const kind: RolloutTargetKind = read.kind;

@@ -16,6 +16,7 @@ import {
   deploymentHealth,
   statefulSetHealth,
   targetHealth,
+  unreachableHealth,
   type HealthOptions,
   type TargetRead,
 } from '../../../shared/rollouts/health.js';
@@ -352,6 +353,23 @@ describe('Deployment', () => {
     });
   });
 
+  it('a rollback not yet synced: the new ReplicaSet keeps its old number, the previous is the highest other', () => {
+    const d = aDeployment({ image: 'app:1', generation: 3 });
+    d.status = deploymentStatus({ observedGeneration: 2, replicas: 3, updated: 3, available: 3, progressing: DONE });
+    const back = rsOf('app:1', { replicas: 0, revision: 1 });
+    const obs = deploymentHealth('c1', { deployment: d, replicaSets: [back, NEW_RS], pods: [] }, OPTIONS);
+    expect(obs).toMatchObject({ revision: D_HASH_1, previousRevision: D_HASH_2, available: false });
+  });
+
+  it('0 replicas: Progressing keeps naming the old ReplicaSet upstream, so the counts decide', () => {
+    const oldDone = progressing('NewReplicaSetAvailable', `ReplicaSet "web-${D_HASH_1}" has successfully progressed.`);
+    const d = aDeployment({ image: 'app:2', generation: 2, replicas: 0 });
+    d.status = { observedGeneration: 2, replicas: 0, updatedReplicas: 0, availableReplicas: 0, conditions: [oldDone] };
+    const fresh = rsOf('app:2', { replicas: 0, revision: 2, createdAt: 30 });
+    const obs = deploymentHealth('c1', { deployment: d, replicaSets: [OLD_RS, fresh], pods: [] }, OPTIONS);
+    expect(obs).toMatchObject({ revision: D_HASH_2, previousRevision: D_HASH_1, available: true });
+  });
+
   it('a ReplicaSet another Deployment controls is not this one', () => {
     const foreign = {
       ...NEW_RS,
@@ -597,6 +615,13 @@ describe('StatefulSet', () => {
     expect(obs.reason).toBe(`pods of revision ${REV_2} at every ordinal: 3 updated, 3 ready, 2 available of 3`);
   });
 
+  it('a rollback seen before the controller: the older revision holding the template, the current one before it', () => {
+    const set = aSet({ image: 'web:1', generation: 3, status: { ...fullStatus(REV_2, REV_2), observedGeneration: 2 } });
+    const pods = [0, 1, 2].map((i) => aStatefulPod(set, i, 'ready', setAt2()));
+    const obs = statefulSetHealth('c1', { statefulSet: set, revisions: REVISIONS, pods }, OPTIONS);
+    expect(obs).toMatchObject({ revision: REV_1, previousRevision: REV_2, available: false });
+  });
+
   it('a partition: only the ordinals from the partition count', () => {
     const set = setAt2({
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 2 } },
@@ -829,6 +854,19 @@ describe('targetHealth', () => {
       ['StatefulSet', false],
       ['DaemonSet', true],
     ]);
+  });
+  it('an unreachable cluster', () => {
+    expect(unreachableHealth('c9', 'connect ECONNREFUSED')).toEqual({
+      cluster: 'c9',
+      present: false,
+      unreachable: true,
+      revision: '',
+      previousRevision: '',
+      generation: 0,
+      observedGeneration: 0,
+      available: false,
+      reason: 'connect ECONNREFUSED',
+    });
   });
   it('an unknown kind is not present', () => {
     const obs = targetHealth('c1', { kind: 'CronJob' } as unknown as TargetRead, OPTIONS);
