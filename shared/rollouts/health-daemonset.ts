@@ -22,7 +22,7 @@ import {
   podsOfRevision,
   type KindVerdict,
 } from './health-verdict.js';
-import { count, labelOf, text, withSections, type Json } from './health-untrusted.js';
+import { count, revisionLabelOf, text, withSections, type Json } from './health-untrusted.js';
 
 export type DaemonSetRead = {
   /** The DaemonSet as read; null or undefined when it does not exist. */
@@ -55,9 +55,18 @@ export function daemonSetVerdict(target: Json, read: DaemonSetRead): KindVerdict
   };
 }
 
-/** The hash pods of this revision carry. */
+/** The hash pods of this revision carry (a label too long to be one throws: see revisionLabelOf). */
 function hashOf(cr: ControllerRevision): string {
-  return labelOf(cr, REVISION_HASH_LABEL) || text(cr.metadata?.name);
+  return revisionLabelOf(cr, REVISION_HASH_LABEL) || text(cr.metadata?.name);
+}
+
+/** hashOf for an older revision: one with a malformed label is skipped, not the reading's failure. */
+function olderHashOf(cr: ControllerRevision): string {
+  try {
+    return hashOf(cr);
+  } catch {
+    return '';
+  }
 }
 
 /** templateHash with a collisionCount that is a number (absent and 0 hash differently, as in Go: nil vs 0). */
@@ -74,10 +83,11 @@ function previousRevision(
   newest: ControllerRevision | undefined,
   revision: string,
 ): string {
-  const older = sorted.filter(
-    (cr) => hashOf(cr) !== revision && (newest === undefined || revisionNumber(cr) < revisionNumber(newest)),
-  );
-  return older.length === 0 ? '' : hashOf(older[older.length - 1]!);
+  const older = sorted.filter((cr) => {
+    const hash = olderHashOf(cr);
+    return hash !== '' && hash !== revision && (newest === undefined || revisionNumber(cr) < revisionNumber(newest));
+  });
+  return older.length === 0 ? '' : olderHashOf(older[older.length - 1]!);
 }
 
 function statusReason(ds: DaemonSet): string {

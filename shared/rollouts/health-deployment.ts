@@ -47,6 +47,7 @@ import {
   recordOf,
   recordsOf,
   replicasOf,
+  revisionLabelOf,
   text,
   withSections,
   type Json,
@@ -65,7 +66,7 @@ export function deploymentVerdict(target: Json, read: DeploymentRead): KindVerdi
   const d = withSections<Deployment>(target);
   const owned = controlledBy(read.replicaSets, text(d.metadata.uid)).map((rs) => withSections<ReplicaSet>(rs));
   const newRS = findNewReplicaSet(d, [...owned]);
-  const revision = labelOf(newRS, POD_TEMPLATE_HASH_LABEL) || templateHash(d);
+  const revision = revisionLabelOf(newRS, POD_TEMPLATE_HASH_LABEL) || templateHash(d);
   const desired = replicasOf(d.spec) ?? 0;
   const notAvailable = firstReason(
     () => (isBeingDeleted(target) ? 'Deployment is being deleted' : ''),
@@ -98,7 +99,7 @@ function previousRevision(owned: readonly ReplicaSet[], newRS: ReplicaSet | null
   for (const rs of owned.filter((x) => x !== newRS).sort(byCreationTimestamp)) {
     const hash = labelOf(rs, POD_TEMPLATE_HASH_LABEL);
     const n = isShortRevision(rs) ? revisionOf(rs) : null;
-    if (n === null || hash === '' || hash === revision) continue;
+    if (n === null || hash === '' || hash.length > 63 || hash === revision) continue;
     if (previous === undefined || n >= highest) {
       previous = rs;
       highest = n;

@@ -44,6 +44,17 @@ export function labelOf(object: unknown, key: string): string {
   return typeof v === 'string' ? v : '';
 }
 
+/**
+ * A label that names a revision (pod-template-hash, controller-revision-hash): '' when absent; a value longer than
+ * a label value may be (63) throws, so that the reading guard reports the object as malformed rather than gating
+ * on a cut name.
+ */
+export function revisionLabelOf(object: unknown, key: string): string {
+  const v = labelOf(object, key);
+  if (v.length > 63) throw new Error(`label ${key} is longer than 63 characters`);
+  return v;
+}
+
 /** One line, at most `max` characters: a message from a cluster made safe to put into a reason. */
 export function oneLine(value: unknown, max = 200): string {
   return [...text(value, max)].map((c) => (isControl(c) ? ' ' : c)).join('');

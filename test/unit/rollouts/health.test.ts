@@ -23,7 +23,7 @@ import {
 import type { FailureSignature } from '../../../shared/rollouts/observation.js';
 import { aDeployment, anRS, NOW, template } from '../controllers/deployment/builders.js';
 import { aPod as aStatefulPod, aRevision, aSet, revOf } from '../controllers/statefulset/builders.js';
-import { aDaemonSet, aPod as aDaemonPod, currentRevision } from '../controllers/daemonset/builders.js';
+import { aDaemonSet, aPod as aDaemonPod, currentRevision, dsRef } from '../controllers/daemonset/builders.js';
 
 const OPTIONS: HealthOptions = { now: NOW, progressDeadlineMs: 600_000 };
 const ago = (seconds: number): string => new Date(NOW.getTime() - seconds * 1000).toISOString().replace('.000Z', 'Z');
@@ -519,6 +519,17 @@ describe('Deployment', () => {
       });
     });
 
+    it('a pod-template-hash longer than a label value: malformed, not cut', () => {
+      const long = { ...NEW_RS, metadata: { ...NEW_RS.metadata, labels: { 'pod-template-hash': 'h'.repeat(64) } } };
+      const obs = deploymentHealth('c1', { deployment: healthyDeployment, replicaSets: [long], pods: [] }, OPTIONS);
+      expect(obs).toMatchObject({
+        present: true,
+        revision: '',
+        available: false,
+        reason: 'malformed Deployment: label pod-template-hash is longer than 63 characters',
+      });
+    });
+
     it('no metadata, spec or status of the right type', () => {
       const obs = deploymentHealth(
         'c1',
@@ -834,10 +845,25 @@ describe('DaemonSet', () => {
       const ds = { ...dsAt2(), status: { observedGeneration: '2', desiredNumberScheduled: {}, collisionCount: 'x' } };
       const revisions: unknown[] = [
         { metadata: { labels: { 'controller-revision-hash': 3 } }, data: 'x' },
+        {
+          metadata: {
+            name: 'agent-x',
+            labels: { 'controller-revision-hash': 'x'.repeat(100) },
+            ownerReferences: [dsRef],
+          },
+          revision: 1,
+        },
         ...DS_REVISIONS,
       ];
       const obs = daemonSetHealth('c1', { daemonSet: ds, revisions, pods: [{ status: null }] } as never, OPTIONS);
-      expect(obs).toMatchObject({ present: true, revision: DS_HASH_2, observedGeneration: 0, available: false });
+      expect(obs).toMatchObject({
+        present: true,
+        revision: DS_HASH_2,
+        previousRevision: DS_HASH_1,
+        observedGeneration: 0,
+        available: false,
+        reason: 'status not observed yet (observedGeneration 0)',
+      });
     });
   });
 });
