@@ -107,7 +107,7 @@ export function plan(input: PlanInput): PlanResult {
       }
       return row;
     });
-  const startEntry = (revision: string, attempt: number): Entry => {
+  const startEntry = (revision: string, attempt: number, reason: string): Entry => {
     const waves = assignWaves(selected, spec.waves);
     const entry: Entry = {
       revision,
@@ -122,29 +122,38 @@ export function plan(input: PlanInput): PlanResult {
     const sizes = spec.waves.map((w) => `${w.name} (${entry.clusters.filter((r) => r.wave === w.name).length})`);
     note(
       'Normal',
-      attempt === 1 ? 'RolloutStarted' : 'RolloutRetried',
+      reason,
       `revision ${revision}${attempt === 1 ? '' : ` attempt ${attempt}`}: ${entry.clusters.length} clusters in waves ${sizes.join(', ')}`,
     );
     return entry;
   };
 
   // A revision the target asks for somewhere that the ledger does not hold starts a new entry; the one it
-  // replaces stops where it is. (One template, one revision: the most asked-for new one wins, then by name.)
-  const known = new Set(ledger.map((e) => e.revision));
+  // replaces stops where it is. (One template, one revision: the most asked-for new one wins, then by name.) When
+  // no cluster asks for the current revision any more but some ask for one the ledger holds (the template went
+  // back), that one is rolled again, as a new attempt.
   const asked = new Map<string, number>();
   for (const c of selected) {
     const o = obs(c.name);
-    if (o.present && o.unreachable !== true && o.revision !== '' && !known.has(o.revision))
+    if (o.present && o.unreachable !== true && o.revision !== '')
       asked.set(o.revision, (asked.get(o.revision) ?? 0) + 1);
   }
-  const newRevision = [...asked].sort((a, b) => b[1] - a[1] || compare(a[0], b[0]))[0]?.[0];
-  if (newRevision !== undefined) {
-    const previous = ledger[ledger.length - 1];
-    if (previous?.phase === REVISION_PHASE.Progressing) {
-      previous.phase = REVISION_PHASE.Superseded;
-      previous.wave = '';
+  const mostAsked = (revisions: [string, number][]) =>
+    revisions.sort((a, b) => b[1] - a[1] || compare(a[0], b[0]))[0]?.[0];
+  const latest = ledger[ledger.length - 1];
+  const newRevision = mostAsked([...asked].filter(([r]) => !ledger.some((e) => e.revision === r)));
+  const wentBack =
+    newRevision === undefined && latest !== undefined && !asked.has(latest.revision)
+      ? mostAsked([...asked])
+      : undefined;
+  const restart = newRevision ?? wentBack;
+  if (restart !== undefined) {
+    if (latest?.phase === REVISION_PHASE.Progressing) {
+      latest.phase = REVISION_PHASE.Superseded;
+      latest.wave = '';
     }
-    startEntry(newRevision, 1);
+    const attempts = ledger.filter((e) => e.revision === restart).map((e) => e.attempt);
+    startEntry(restart, Math.max(0, ...attempts) + 1, 'RolloutStarted');
   }
 
   // A retry rolls a stopped revision again as a new attempt; one that names anything else is dropped.
@@ -152,7 +161,7 @@ export function plan(input: PlanInput): PlanResult {
   const last = ledger[ledger.length - 1];
   if (retry !== undefined) {
     if (last?.revision === retry.revision && last.stoppedAt !== undefined && ms(retry.at) >= ms(last.stoppedAt)) {
-      startEntry(last.revision, last.attempt + 1);
+      startEntry(last.revision, last.attempt + 1, 'RolloutRetried');
     } else {
       note('Warning', 'RetryIgnored', `retry of revision ${retry.revision}: not the stopped current revision`);
     }
@@ -173,6 +182,11 @@ export function plan(input: PlanInput): PlanResult {
   }
   entry.clusters = entry.clusters.filter((r) => selectedNames.has(r.cluster));
   const lastWave = spec.waves[spec.waves.length - 1]?.name ?? '';
+  // A wave the spec no longer has (renamed or removed mid-rollout): its clusters go on in the last wave.
+  for (const row of entry.clusters.filter((r) => !waveIndex.has(r.wave))) {
+    note('Normal', 'ClusterMoved', `${row.cluster}: wave ${row.wave} is gone from the spec; moved to wave ${lastWave}`);
+    row.wave = lastWave;
+  }
   const joined = selected.filter((c) => !entry.clusters.some((r) => r.cluster === c.name));
   for (const row of newRows(revision, joined, () => lastWave)) {
     entry.clusters.push({ ...row, joinedAt: at });

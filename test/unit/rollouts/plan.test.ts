@@ -408,6 +408,19 @@ describe('failures', () => {
     expect(other.entry()?.stoppedAt).toBeUndefined();
   });
 
+  it('a cluster with no previous revision to return to is frozen instead of rolled back', () => {
+    const d = new Driver({ failureBudget: { maxFailedClusters: 0 } });
+    d.pass(at(0), fleet({ c0: { previousRevision: '' } }));
+    const r = d.pass(at(10), fleet({ c0: { previousRevision: '' } }));
+    expect(changes(r)).toEqual([expect.objectContaining({ type: 'freeze', cluster: 'c0' })]);
+    expect(r.events.map((e) => [e.reason, e.message])).toContainEqual([
+      'RollbackImpossible',
+      'c0: no previous revision to return to; frozen at r2',
+    ]);
+    expect(d.row('c0')).toMatchObject({ verdict: 'Failed', failedAt: iso(10) });
+    expect(d.entry()?.phase).toBe('RolledBack');
+  });
+
   it('onFailure Pause freezes every cluster in flight instead of rolling back, and holds the revision', () => {
     const d = throughCanary({ onFailure: 'Pause', failureBudget: { maxFailedClusters: 0 } });
     const failure = { signature: 'OOMKilled' as const, image: 'shop/web:2', pods: ['p'], message: 'OOMKilled' };
@@ -529,6 +542,33 @@ describe('revisions and membership', () => {
     expect(d.row('c0')?.previousRevision).toBe('r2');
   });
 
+  it('a template that goes back to a revision the ledger holds rolls it again once no cluster asks for the newer one', () => {
+    const d = new Driver();
+    d.pass(at(0), fleet());
+    const r3 = (clusters: string[]) =>
+      Object.fromEntries(clusters.map((c) => [c, { revision: 'r3', previousRevision: 'r2' }]));
+    d.pass(at(1), fleet(r3(PROD)));
+    // Going back cluster by cluster: while one still asks for r3, r3 stays the current revision.
+    let r = d.pass(at(2), fleet(r3(['c2b'])));
+    expect(d.status?.revisions?.map((e) => [e.revision, e.attempt])).toEqual([
+      ['r2', 1],
+      ['r3', 1],
+    ]);
+    expect(holds(r).c1a).toBe('NotOnRevision');
+    r = d.pass(at(3), fleet());
+    expect(d.status?.revisions?.map((e) => [e.revision, e.attempt, e.phase, e.startedAt])).toEqual([
+      ['r2', 1, 'Superseded', iso(0)],
+      ['r3', 1, 'Superseded', iso(1)],
+      ['r2', 2, 'Progressing', iso(3)],
+    ]);
+    expect(changes(r)).toEqual([admit('c0', 'canary')]);
+    expect(r.events[0]).toEqual({
+      type: 'Normal',
+      reason: 'RolloutStarted',
+      message: 'revision r2 attempt 2: 5 clusters in waves canary (1), early (2), rest (2)',
+    });
+  });
+
   it('after a rollback the revision stays held until the target revision changes', () => {
     const d = new Driver({ failureBudget: { maxFailedClusters: 0 } });
     d.pass(at(0), fleet());
@@ -544,6 +584,27 @@ describe('revisions and membership', () => {
     for (let i = 0; i < 7; i++) d.pass(at(i), fleet(Object.fromEntries(PROD.map((c) => [c, { revision: `v${i}` }]))));
     expect(d.status?.revisions?.map((e) => e.revision)).toEqual(['v2', 'v3', 'v4', 'v5', 'v6']);
     expect(d.status?.approvals).toEqual([]);
+  });
+
+  it('a wave removed from the spec mid-rollout leaves its clusters to the last wave', () => {
+    const d = new Driver();
+    d.pass(at(0), fleet());
+    const renamed = new Driver({
+      waves: [
+        { name: 'canary', clusters: { matchLabels: { ring: '0' } }, maxConcurrency: 1, soak: '10m' },
+        { name: 'rest', maxConcurrency: '25%' },
+      ],
+    });
+    renamed.status = d.status;
+    const r = renamed.pass(at(1), fleet());
+    expect(renamed.entry()?.clusters.map((c) => [c.cluster, c.wave])).toEqual([
+      ['c0', 'canary'],
+      ['c1a', 'rest'],
+      ['c1b', 'rest'],
+      ['c2a', 'rest'],
+      ['c2b', 'rest'],
+    ]);
+    expect(reasons(r)).toEqual(['ClusterMoved', 'ClusterMoved']);
   });
 
   it('a cluster that joins mid-rollout joins the last wave; one that leaves is dropped and noted', () => {
