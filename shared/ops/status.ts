@@ -241,8 +241,8 @@ function applyLatency(ready: OldestReadyBreakdown, row: (c: string) => Row, note
   }
   if (ready.clusters.some((r) => !r.exact))
     notes.push(
-      `LATENCY ≥: the cluster has more than ${READ_LIMITS.perList} ready keys and status reads the first ` +
-        `${READ_LIMITS.perList} (in the order get() takes them); a key put back out of order further down is not seen`,
+      `LATENCY ≥ is a lower bound: that cluster has more than ${READ_LIMITS.perList} ready keys and status reads the ` +
+        `first ${READ_LIMITS.perList} (in the order get() takes them); a key put back out of order further down is not seen`,
     );
   if (ready.unusable > 0)
     notes.push(
