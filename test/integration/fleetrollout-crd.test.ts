@@ -2,6 +2,7 @@
 // served, the issue's example is accepted and read back with the schema's defaults, and the apiserver refuses what
 // only it can check: the CEL rules (unique wave names, only the last wave without clusters, int-or-percent ranges),
 // and the schema's enums and patterns. The CRD is removed afterwards unless it was there before.
+import { request, type RequestOptions } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CustomObjectsApi, KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { installCrds } from '../../infra/sandbox/crds.js';
@@ -47,6 +48,32 @@ const ref = (name: string, namespace: string) => ({
   kind: 'FleetRollout',
   metadata: { name, namespace },
 });
+
+type Table = { columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> };
+
+/** GET `path` as a meta.k8s.io Table: what `kubectl get` prints. */
+async function getTable(kc: KubeConfig, path: string): Promise<Table> {
+  const url = new URL(path, kc.getCurrentCluster()?.server);
+  const opts: RequestOptions = {
+    method: 'GET',
+    headers: { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' },
+    timeout: 30_000,
+  };
+  await kc.applyToHTTPSOptions(opts);
+  return new Promise<Table>((resolve, reject) => {
+    const req = request(url, opts, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(JSON.parse(text) as Table) : reject(new Error(`GET ${path}: ${text}`)),
+      );
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${path}: timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('the FleetRollout CRD on a real apiserver', () => {
   let kc: KubeConfig;
@@ -138,6 +165,11 @@ describe('the FleetRollout CRD on a real apiserver', () => {
       body: { ...read, status },
     })) as Rollout;
     expect(written.status).toEqual(status);
+
+    // kubectl get fleetrollouts: the printer columns read the spec and the ledger.
+    const table = await getTable(kc, `/apis/fleetq.dev/v1alpha1/namespaces/${ns.name}/fleetrollouts/ledger`);
+    expect(table.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Target', 'Revision', 'Wave', 'Phase', 'Age']);
+    expect(table.rows[0]?.cells.slice(0, 5)).toEqual(['ledger', 'web', 'r2', 'canary', 'Progressing']);
   }, 60_000);
 
   it.each([
