@@ -267,7 +267,15 @@ const revisionLedgerSchema = z.object({
   wave: z.string(),
   stoppedAt: timeSchema.optional(),
   stopReason: z.string().optional(),
-  clusters: z.array(clusterRecordSchema),
+  clusters: z.array(clusterRecordSchema).superRefine((records, ctx) => {
+    // One record per cluster: two would let one cluster be admitted twice for a revision.
+    const seen = new Set<string>();
+    records.forEach((r, i) => {
+      if (seen.has(r.cluster))
+        ctx.addIssue({ code: 'custom', message: `a second record of cluster ${r.cluster}`, path: [i, 'cluster'] });
+      seen.add(r.cluster);
+    });
+  }),
   departed: z.array(z.object({ cluster: z.string(), wave: z.string(), at: timeSchema })).optional(),
 });
 

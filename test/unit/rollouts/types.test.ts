@@ -140,6 +140,25 @@ describe('parseFleetRollout', () => {
     );
   });
 
+  it('refuses a ledger entry with two records of one cluster', () => {
+    const record = { cluster: 'c0', wave: 'canary' };
+    const status = {
+      revisions: [
+        {
+          revision: 'r2',
+          attempt: 1,
+          startedAt: '2026-01-01T00:00:00Z',
+          phase: 'Progressing',
+          wave: 'canary',
+          clusters: [record, { cluster: 'c1', wave: 'canary' }, record],
+        },
+      ],
+    };
+    expect(() => parseFleetRollout({ ...EXAMPLE, status })).toThrow(
+      'status.revisions[0].clusters[2].cluster: a second record of cluster c0',
+    );
+  });
+
   it('refuses another kind of object', () => {
     expect(() => parseFleetRollout({ ...EXAMPLE, kind: 'Deployment' })).toThrow('kind: must be FleetRollout');
     expect(() => parseFleetRollout(null)).toThrow('invalid FleetRollout\n  (root)');
