@@ -173,6 +173,24 @@ describe('a new revision', () => {
     ]);
   });
 
+  it('gives a cluster two wave selectors match to the earlier wave', () => {
+    const d = new Driver({
+      waves: [
+        { name: 'first', clusters: { names: ['c1a'] } },
+        { name: 'ring1', clusters: { matchLabels: { ring: '1' } } },
+        { name: 'rest' },
+      ],
+    });
+    d.pass(at(0), fleet());
+    expect(d.entry()?.clusters.map((c) => [c.cluster, c.wave])).toEqual([
+      ['c0', 'rest'],
+      ['c1a', 'first'],
+      ['c1b', 'ring1'],
+      ['c2a', 'rest'],
+      ['c2b', 'rest'],
+    ]);
+  });
+
   it('is idempotent: the same input plans the same, and planning on its own output changes nothing', () => {
     const input = { rollout: rollout(), clusters: REGISTRY, observations: fleet(), now: at(0) };
     const first = plan(input);
@@ -384,6 +402,20 @@ describe('failures', () => {
       `ProgressDeadlineExceeded: not available 600s after admission at ${iso(0)}; rolled back`,
     );
     expect(d.row('c1b')?.reason).toBe('rolled back: 2 clusters failed (c0, c1a), past the budget of 1');
+  });
+
+  it('a percent budget is of the selected clusters, rounded down: 20% of 5 allows one failure, 39% still one', () => {
+    for (const budget of ['20%', '39%']) {
+      const d = new Driver({ failureBudget: { maxFailedClusters: budget } });
+      d.pass(at(0), fleet());
+      d.pass(at(10), fleet()); // c0 fails: within the budget of 1
+      expect(d.entry()?.stoppedAt).toBeUndefined();
+      d.pass(at(20), fleet()); // c1a and c1b fail: past it
+      expect(d.entry()).toMatchObject({
+        stoppedAt: iso(20),
+        stopReason: '3 clusters failed (c0, c1a, c1b), past the budget of 1',
+      });
+    }
   });
 
   it('the same signature on the same image in two clusters stops the rollout within the budget', () => {
