@@ -225,7 +225,11 @@ export function plan(input: PlanInput): PlanResult {
         if (deadlinePassed) {
           const why =
             o.unreachable === true ? 'Unreachable' : !o.present ? 'TargetMissing' : 'ProgressDeadlineExceeded';
-          fail(row, `${why}: not available ${spec.progressDeadlineMs / 1000}s after admission at ${row.admittedAt}`);
+          const detail = o.reason === undefined ? '' : ` (${o.reason})`;
+          fail(
+            row,
+            `${why}: not available ${spec.progressDeadlineMs / 1000}s after admission at ${row.admittedAt}${detail}`,
+          );
         }
       }
     }

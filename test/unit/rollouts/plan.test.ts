@@ -328,6 +328,15 @@ describe('failures', () => {
     });
   });
 
+  it("names the observation's reason for not being available in a missed deadline", () => {
+    const d = new Driver();
+    d.pass(at(0), fleet());
+    d.pass(at(10), fleet({ c0: { reason: '2 of 3 replicas available' } }));
+    expect(d.row('c0')?.reason).toBe(
+      `ProgressDeadlineExceeded: not available 600s after admission at ${iso(0)} (2 of 3 replicas available)`,
+    );
+  });
+
   it('fails a cluster whose new pods show a failure signature, at once, recording signature and image', () => {
     const d = new Driver();
     d.pass(at(0), fleet());
