@@ -1,0 +1,55 @@
+// The pin a FleetRollout puts on a workload it paces (docs/decisions/fleet-rollout-gate.md): the rollout's name and
+// the revision this cluster may run, as two annotations on the target. Read by the Deployment, StatefulSet and
+// DaemonSet controllers; written by the FleetRollout controller after the ledger records the decision.
+// The annotations are untrusted (anyone who may edit the workload may set them): a malformed pin is reported as
+// such, never thrown, and the controllers hold rather than roll on it.
+
+export const PIN_ROLLOUT_ANNOTATION = 'fleetrollout.fleetq.dev/name';
+export const PIN_ADMITTED_ANNOTATION = 'fleetrollout.fleetq.dev/admitted';
+
+/** The condition type a pinned workload's status carries while the pin and its template disagree. */
+export const PIN_CONDITION_TYPE = 'FleetRollout';
+export const PIN_REASON = {
+  /** The template asks for a revision not admitted yet. */
+  Waiting: 'WaitingForFleetRollout',
+  /** The admitted revision is older than the one the template asks for: the rollout rolled it back. */
+  RolledBack: 'RolledBackByFleetRollout',
+  /** The pin names no revision of the workload's history, or cannot be read: nothing is rolled. */
+  Unknown: 'FleetRolloutRevisionUnknown',
+} as const;
+
+export type Pin =
+  /**
+   * `rollout` (namespace/name) paces the workload. `admitted` '' : no revision admitted yet; the controller holds
+   * where the workload stands (a Deployment's newest ReplicaSet, a StatefulSet's currentRevision, a DaemonSet's
+   * newest ControllerRevision) and creates no revision of its own.
+   */
+  | { readonly state: 'pinned'; readonly rollout: string; readonly admitted: string }
+  /** The annotations are there but unusable: the controller holds, saying why. */
+  | { readonly state: 'malformed'; readonly rollout: string; readonly message: string };
+
+// A revision is a hash label value: a pod-template-hash (safe-encoded FNV) or a ControllerRevision's hash suffix.
+const REVISION = /^[a-z0-9]{1,63}$/;
+// namespace/name of the FleetRollout: a DNS label and a DNS subdomain.
+const ROLLOUT = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/** The workload's pin; undefined when no FleetRollout paces it (no name annotation). */
+export function pinOf(workload: { readonly metadata?: { readonly annotations?: unknown } }): Pin | undefined {
+  const annotations = workload.metadata?.annotations;
+  if (annotations === null || typeof annotations !== 'object') return undefined;
+  const a = annotations as Record<string, unknown>;
+  const rollout = a[PIN_ROLLOUT_ANNOTATION];
+  if (rollout === undefined) return undefined;
+  const shown = typeof rollout === 'string' ? rollout.slice(0, 320) : '';
+  if (typeof rollout !== 'string' || !ROLLOUT.test(rollout))
+    return {
+      state: 'malformed',
+      rollout: shown,
+      message: `annotation ${PIN_ROLLOUT_ANNOTATION} is not namespace/name`,
+    };
+  const admitted = a[PIN_ADMITTED_ANNOTATION];
+  if (admitted === undefined || admitted === '') return { state: 'pinned', rollout, admitted: '' };
+  if (typeof admitted !== 'string' || !REVISION.test(admitted))
+    return { state: 'malformed', rollout, message: `annotation ${PIN_ADMITTED_ANNOTATION} is not a revision hash` };
+  return { state: 'pinned', rollout, admitted };
+}
