@@ -7,12 +7,20 @@ import type { ClusterObservation } from './observation.js';
 import { compare } from './select.js';
 import { REVISION_PHASE, VERDICT, type Wave } from './types.js';
 
+/**
+ * One pull failure, two names: the kubelet reports ErrImagePull on a failed pull and ImagePullBackOff while it
+ * waits to try again, so one pod alternates between them and two clusters can show the same failure under each.
+ */
+function signatureFamily(signature: string): string {
+  return signature === 'ErrImagePull' ? 'ImagePullBackOff' : signature;
+}
+
 /** The first failure signature on one image seen in two failed clusters, and those clusters. */
 export function repeatedSignature(failed: readonly Row[]) {
   const seen = new Map<string, string[]>();
   for (const r of failed) {
     if (r.failure === undefined) continue;
-    const key = `${r.failure.signature}\u0000${r.failure.image}`;
+    const key = `${signatureFamily(r.failure.signature)}\u0000${r.failure.image}`;
     const clusters = [...(seen.get(key) ?? []), r.cluster];
     if (clusters.length >= 2) return { ...r.failure, clusters };
     seen.set(key, clusters);

@@ -443,6 +443,16 @@ describe('failures', () => {
     expect(changes(r)).toEqual([
       { type: 'freeze', cluster: 'c1b', revision: 'r2', reason: 'CrashLoopBackOff (shop/web:2): back-off restarting' },
     ]);
+    // ErrImagePull and ImagePullBackOff are one pull failure: seen one way in each cluster, it stops the rollout.
+    const pull = (signature: 'ErrImagePull' | 'ImagePullBackOff') => ({
+      failure: { signature, image: 'shop/web:3', pods: ['p'], message: 'pull failed' },
+    });
+    const pulls = throughCanary({ failureBudget: { maxFailedClusters: 4 }, onFailure: 'Pause' });
+    pulls.pass(at(14), fleet({ c0: available, c1a: pull('ErrImagePull'), c1b: pull('ImagePullBackOff') }));
+    expect(pulls.entry()).toMatchObject({
+      phase: 'Halted',
+      stopReason: 'ImagePullBackOff on shop/web:3 in c1a and c1b',
+    });
     // On different images it is two failures within the budget.
     const other = throughCanary({ failureBudget: { maxFailedClusters: 4 } });
     other.pass(at(14), fleet({ c0: available, c1a: failure('shop/web:2'), c1b: failure('shop/sidecar:9') }));
