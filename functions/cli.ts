@@ -9,6 +9,7 @@ import { completionCommand, completeIfAsked, versionCommand } from './cli/meta.j
 import { processCommands } from './cli/processes.js';
 import { queueCommands } from './cli/queue.js';
 import { replayCommands } from './cli/replay.js';
+import { rolloutCommand } from './cli/rollout.js';
 import { uiCommand } from './cli/ui.js';
 
 export function fleetqProgram(): Command {
@@ -29,6 +30,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage. Settings: flags, else environment var
     ...processCommands(),
     ...queueCommands(),
     ...replayCommands(),
+    rolloutCommand(),
     uiCommand(),
     versionCommand(),
     completionCommand(() => program),
