@@ -14,6 +14,11 @@ import { selectorOf } from '../../kube/meta/label-selector.js';
 import { canAdopt, claimActions, claimObjects } from '../common/claim.js';
 import type { PlanResult } from '../controller.js';
 import { sortControllerRevisions } from '../common/controller-history.js';
+import { withPinCondition } from '../common/fleet-pin-condition.js';
+import { EventType } from '../../kube/events/types.js';
+import { pinOf } from '../../rollouts/pin.js';
+import { stsEvent } from './events.js';
+import { statefulSetGate } from './fleet-pin.js';
 import { nameOf, statefulSetRevisions, templateOf, truncateHistory } from './history.js';
 import {
   CLAIM_REVISIONS,
@@ -56,11 +61,14 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
   const sorted = sortControllerRevisions(revs.claimed);
   const revisions = statefulSetRevisions(set, sorted, o.nameTaken);
   if (revisions.kind === 'collision') return { actions: [collisionAction(set)], requeueAfter: 0 };
+  // The fleet rollout pin decides which revision pods are rolled to (fleet-pin.ts); without it, upstream's.
+  const hasCurrent = sorted.some((cr) => nameOf(cr) === set.status?.currentRevision);
+  const gate = statefulSetGate(set, pinOf(set), sorted, revisions.current, hasCurrent, revisions.update, pods.claimed);
   const current = nameOf(revisions.current);
-  const update = nameOf(revisions.update);
+  const update = gate.statusUpdate;
   const minReadySeconds = set.spec?.minReadySeconds ?? 0;
 
-  const { replicas, planned, condemned } = slots(set, pods.claimed, revisions.current, revisions.update);
+  const { replicas, planned, condemned } = slots(set, pods.claimed, gate.current, gate.update);
   const c: Ctx = {
     set,
     claims: new Map(o.claims.map((pvc) => [pvc.metadata?.name ?? '', pvc])),
@@ -69,13 +77,23 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
     minReadySeconds,
     now,
   };
-  const work: Work = deleting ? { actions: [], updateDeletes: 0 } : converge(c, replicas, planned, condemned, update);
+  const rollTo = gate.rolls && gate.update !== null ? nameOf(gate.update) : null;
+  const work: Work = deleting ? { actions: [], updateDeletes: 0 } : converge(c, replicas, planned, condemned, rollTo);
 
   const counts = countReplicas([...replicas, ...condemned], minReadySeconds, current, update, now);
   counts.currentReplicas -= work.updateDeletes; // status.CurrentReplicas-- per pod deleted for the update
-  const status = newStatus(set, counts, current, update, set.status?.collisionCount ?? 0);
-  const write = statusAction(set, status);
-  const live = new Set([current, update, ...pods.claimed.map(revisionOfPod)]);
+  const computed = newStatus(set, counts, current, update, set.status?.collisionCount ?? 0);
+  const pinned = withPinCondition(computed.conditions, gate.verdict, now, gate.admittedMessage);
+  const { conditions: _previous, ...rest } = computed;
+  const status = { ...rest, ...(pinned.conditions && { conditions: pinned.conditions }) };
+  const event = pinned.event && stsEvent(set, EventType.Normal, pinned.event.reason, pinned.event.message);
+  const write = statusAction(set, status, event);
+  const live = new Set([
+    current,
+    update,
+    ...(gate.update ? [nameOf(gate.update)] : []),
+    ...pods.claimed.map(revisionOfPod),
+  ]);
   const actions: Action[] = [
     ...revisions.actions,
     ...work.actions,
@@ -94,7 +112,12 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
  * revision below the partition), and the condemned pods, highest ordinal first. A pod whose name has no ordinal
  * is ignored.
  */
-function slots(set: StatefulSet, pods: readonly Pod[], current: ControllerRevision, update: ControllerRevision) {
+function slots(
+  set: StatefulSet,
+  pods: readonly Pod[],
+  current: ControllerRevision | null,
+  update: ControllerRevision | null,
+) {
   const start = startOrdinal(set);
   const end = endOrdinal(set);
   const byOrdinal = new Map<number, Pod>();
@@ -119,9 +142,9 @@ function slots(set: StatefulSet, pods: readonly Pod[], current: ControllerRevisi
     const atCurrent =
       (rolling === Strategy.RollingUpdate && partition === undefined && ord < start + currentCount) ||
       (partition !== undefined && ord < start + (partition.partition ?? 0));
-    const pod = atCurrent
-      ? newStatefulPod(set, templateOf(current), ord, nameOf(current))
-      : newStatefulPod(set, templateOf(update), ord, nameOf(update));
+    const revision = atCurrent ? current : update;
+    if (revision === null) continue; // held by a fleet rollout pin that names no revision to make pods from
+    const pod = newStatefulPod(set, templateOf(revision), ord, nameOf(revision));
     planned.add(pod);
     replicas.push(pod);
   }
@@ -136,7 +159,7 @@ function converge(
   replicas: readonly Pod[],
   planned: ReadonlySet<Pod>,
   condemned: readonly Pod[],
-  update: string,
+  update: string | null,
 ): Work {
   const actions: Action[] = [];
   let retryMs: number | undefined;
@@ -162,7 +185,7 @@ function converge(
   const unhealthy = (p: Pod) => isUnavailable(p, c.minReadySeconds, c.now);
   const firstUnhealthy = replicas.find(unhealthy) ?? [...condemned].reverse().find(unhealthy);
   for (const pod of condemned) if (stops(processCondemned(c, pod, firstUnhealthy))) return result();
-  if ((c.set.spec?.updateStrategy?.type ?? Strategy.RollingUpdate) !== Strategy.RollingUpdate) {
+  if ((c.set.spec?.updateStrategy?.type ?? Strategy.RollingUpdate) !== Strategy.RollingUpdate || update === null) {
     return result();
   }
   const deletes = rollingDeletes(c.set, replicas, update, c.minReadySeconds, c.now);

@@ -5,6 +5,7 @@
 import type { Pod, StatefulSet, StatefulSetStatus } from '../../kube/api/objects.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { Action } from '../../kube/actions.js';
+import type { EventSpec } from '../../kube/events/types.js';
 import { isPodAvailable, isPodReady } from '../pod-utils/pod-state.js';
 import { replicasOf, revisionOfPod } from './identity.js';
 
@@ -89,10 +90,10 @@ export function isStatusChanged(set: StatefulSet, s: StatefulSetStatus): boolean
   );
 }
 
-export function statusAction(set: StatefulSet, status: StatefulSetStatus): Action | null {
+export function statusAction(set: StatefulSet, status: StatefulSetStatus, event?: EventSpec): Action | null {
   if (!isStatusChanged(set, status)) return null;
   const object: StatefulSet = { ...set, apiVersion: 'apps/v1', kind: 'StatefulSet', status };
-  return { type: 'updateStatus', object };
+  return { type: 'updateStatus', object, ...(event && { events: { onSuccess: [event] } }) };
 }
 
 /** CreateControllerRevision's hash collision: collisionCount raised, the rest of the status as it was. */
