@@ -8,6 +8,7 @@ import { controllerRefOf } from '../../kube/meta/controller-ref.js';
 import { isSelectingAll, selectorOf } from '../../kube/meta/label-selector.js';
 import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
 import { claimObjects } from '../common/claim.js';
+import { resolvePin, withPinnedTemplate } from './fleet-rollout-pin.js';
 import { actualReplicaCount, findNewReplicaSet, specReplicas } from './replica-sets.js';
 import { Strategy, type Deployment, type ObservedDeployment, type Pod, type ReplicaSet } from './types.js';
 
@@ -52,7 +53,12 @@ export function needsPods(d: Deployment, all: readonly ReplicaSet[]): boolean {
     const ref = controllerRefOf(rs);
     return ref ? ref.uid === d.metadata.uid : selector.matches(rs.metadata.labels);
   });
-  const newRS = findNewReplicaSet(d, [...owned]);
+  // Under a fleet rollout hold the ReplicaSet rolled to is the admitted one, as the planner sees it.
+  const pin = resolvePin(d, owned);
+  if (pin.kind === 'unknown' || (pin.kind === 'hold' && pin.target === null)) return false;
+  const newRS = findNewReplicaSet(pin.kind === 'hold' && pin.target ? withPinnedTemplate(d, pin.target) : d, [
+    ...owned,
+  ]);
   const old = owned.filter((rs) => rs !== newRS);
   return old.length > 0 && actualReplicaCount(old) === 0 && old.every((rs) => specReplicas(rs) === 0);
 }

@@ -4,11 +4,14 @@
 // annotation (deprecated.deployment.rollback.to) is acted on as upstream still does (rollback.ts); `kubectl
 // rollout undo` does not use it: it writes the old template, which rolls out as any template change does and
 // reuses the old ReplicaSet under a new revision. Events upstream records go with the writes (events.ts).
+// A fleet rollout pin (fleet-rollout-pin.ts) may substitute the ReplicaSet the sync rolls to; without the pin
+// annotation the sync is upstream's, unchanged.
 import { TerminalError } from '../../kube/errors.js';
 import { isSelectingAll, selectorOf } from '../../kube/meta/label-selector.js';
 import { claimObjects } from '../common/claim.js';
 import type { PlanResult } from '../controller.js';
 import { selectingAllEvent } from './events.js';
+import { clearPinCondition, enterHold, holdUnknown, leaveHold, resolvePin } from './fleet-rollout-pin.js';
 import { Pass, SyncAborted } from './pass.js';
 import { rolloutRecreate } from './recreate.js';
 import { rollback, rollbackTo } from './rollback.js';
@@ -33,28 +36,20 @@ export function planDeployment(o: ObservedDeployment, now: Date): PlanResult {
       syncStatusOnly(p, rsList);
       return result(p);
     }
-    checkPausedConditions(p);
-    if (d.spec.paused === true) {
-      sync(p, rsList);
-      return result(p);
-    }
-    if (rollbackTo(d) !== null) {
-      rollback(p, rsList);
-      return result(p);
-    }
-    if (isScalingEvent(p, rsList)) {
-      sync(p, rsList);
-      return result(p);
-    }
-    switch (d.spec.strategy?.type) {
-      case Strategy.Recreate:
-        rolloutRecreate(p, rsList, o.pods);
+    const pin = resolvePin(d, rsList);
+    switch (pin.kind) {
+      case 'upstream':
+        clearPinCondition(p.status);
+        syncByStrategy(p, o, rsList, true);
         break;
-      case Strategy.RollingUpdate:
-        rolloutRolling(p, rsList);
+      case 'unknown':
+        holdUnknown(p, pin, rsList);
         break;
-      default:
-        throw new TerminalError('Invalid', `unexpected deployment strategy type: ${String(d.spec.strategy?.type)}`);
+      case 'hold':
+        enterHold(p, pin);
+        if (pin.target !== null) syncByStrategy(p, o, rsList, false);
+        leaveHold(p, pin, rsList);
+        break;
     }
   } catch (err) {
     // Upstream returns an error and the key is requeued (rate limited); what was done so far stays done.
@@ -62,6 +57,27 @@ export function planDeployment(o: ObservedDeployment, now: Date): PlanResult {
     throw err;
   }
   return result(p);
+}
+
+/**
+ * The sync after the claim: paused conditions → paused: scale only → rollback annotation (only when `rollback`:
+ * a fleet rollout pin that disagrees with the template leaves it be, fleet-rollout-pin.ts) → scaling event:
+ * scale only → rollout by strategy.
+ */
+function syncByStrategy(p: Pass, o: ObservedDeployment, rsList: ReplicaSet[], rollbackAllowed: boolean): void {
+  const d = p.original;
+  checkPausedConditions(p);
+  if (d.spec.paused === true) return sync(p, rsList);
+  if (rollbackAllowed && rollbackTo(d) !== null) return rollback(p, rsList);
+  if (isScalingEvent(p, rsList)) return sync(p, rsList);
+  switch (d.spec.strategy?.type) {
+    case Strategy.Recreate:
+      return rolloutRecreate(p, rsList, o.pods);
+    case Strategy.RollingUpdate:
+      return rolloutRolling(p, rsList);
+    default:
+      throw new TerminalError('Invalid', `unexpected deployment strategy type: ${String(d.spec.strategy?.type)}`);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 // Revisions and the annotations a Deployment keeps on its ReplicaSets (deployment_util.go
 // SetNewReplicaSetAnnotations, SetReplicasAnnotations, MaxRevision, LastRevision, SetDeploymentRevision).
+import { PIN_ADMITTED_ANNOTATION, PIN_ROLLOUT_ANNOTATION } from '../../rollouts/pin.js';
 import { Annotation, MAX_INT32, type Deployment, type ReplicaSet } from './types.js';
 
 const INT64 = /^[-+]?[0-9]+$/;
@@ -61,6 +62,10 @@ const SKIP_COPY = new Set<string>([
   Annotation.DesiredReplicas,
   Annotation.MaxReplicas,
   Annotation.DeprecatedRollbackTo,
+  // Not upstream: the fleet rollout pin is the Deployment's alone (a ReplicaSet carrying it would hand a stale pin
+  // back to the Deployment on `kubectl rollout undo`).
+  PIN_ROLLOUT_ANNOTATION,
+  PIN_ADMITTED_ANNOTATION,
 ]);
 
 /** skipCopyAnnotation: annotations a Deployment and its ReplicaSets do not copy to each other. */
