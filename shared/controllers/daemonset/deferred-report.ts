@@ -17,6 +17,8 @@ export type DeferredReport = {
   readonly conditions: DaemonSetCondition[];
   /** The Event to record once they are written; absent when the message did not change. */
   readonly event?: EventSpec;
+  /** Several Events to record once they are written (the fleet rollout pin's beside the policy's). */
+  readonly events?: readonly EventSpec[];
 };
 
 export function deferredReport(ds: DaemonSet, deferred: readonly Deferred[], now: Date): DeferredReport {

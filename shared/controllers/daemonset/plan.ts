@@ -26,6 +26,11 @@ import { nodesToDaemonPods } from './node-pods.js';
 import { newDaemonPod } from './pod-template.js';
 import { rollingUpdate } from './rolling.js';
 import { availabilityRequeueMs, collisionAction, countStatus, statusAction } from './status.js';
+import { withPinCondition } from '../common/fleet-pin-condition.js';
+import { EventType } from '../../kube/events/types.js';
+import { pinOf } from '../../rollouts/pin.js';
+import { dsEvent } from './events.js';
+import { daemonSetGate } from './fleet-pin.js';
 import { BURST_REPLICAS, DS_API_VERSION, DS_KIND, Reason, Strategy, type ObservedDaemonSet } from './types.js';
 
 export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
@@ -53,18 +58,25 @@ export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
 
   const history = constructHistory(ds, revisions.claimed, pods.claimed, o.nameTaken);
   if (history.kind === 'collision') return { actions: [collisionAction(ds)], requeueAfter: 0 };
-  const { hash } = history;
+  // The fleet rollout pin decides which revision pods are made from and rolled to (fleet-pin.ts).
+  const gate = daemonSetGate(ds, pinOf(ds), revisions.claimed, history.hash, pods.claimed);
+  const hash = gate.hash ?? '';
 
   const placement = placementOf(ds);
   const byNode = nodesToDaemonPods(pods.claimed, false);
   const backoff = readBackoff(ds);
-  const core = manage({ ds, nodes: o.nodes, byNode, hash, placement, backoff, now });
-  let creates = core.nodesNeedingPods;
+  const core = manage({ ds: gate.ds, nodes: o.nodes, byNode, hash, placement, backoff, now });
+  let creates = gate.hash === null ? [] : core.nodesNeedingPods;
   let deletes = core.podsToDelete;
   let report: DeferredReport | undefined;
   let healthRequeueMs: number | undefined;
-  if (creates.length === 0 && deletes.length === 0 && ds.spec?.updateStrategy?.type === Strategy.RollingUpdate) {
-    const rolling = rollingUpdate({ ds, nodes: o.nodes, byNode, hash, placement, now });
+  if (
+    creates.length === 0 &&
+    deletes.length === 0 &&
+    gate.rolls &&
+    ds.spec?.updateStrategy?.type === Strategy.RollingUpdate
+  ) {
+    const rolling = rollingUpdate({ ds: gate.ds, nodes: o.nodes, byNode, hash, placement, now });
     creates = rolling.nodesNeedingPods;
     deletes = rolling.podsToDelete;
     if (rolling.deferred !== undefined || hasDeferredCondition(ds)) {
@@ -75,11 +87,20 @@ export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
   const more = creates.length > BURST_REPLICAS || deletes.length > BURST_REPLICAS;
   const backoffWrite = backoffPatch(ds, backoff, core.backoff, now);
 
-  const counts = countStatus(ds, o.nodes, byNode, hash, placement, now);
+  const counts = countStatus(gate.statusDs, o.nodes, byNode, gate.statusHash, placement, now);
+  if (gate.verdict !== undefined) {
+    const base = report?.conditions ?? ds.status?.conditions;
+    const pinned = withPinCondition(base, gate.verdict, now, gate.admittedMessage);
+    const events = [
+      ...(report?.event ? [report.event] : []),
+      ...(pinned.event ? [dsEvent(ds, EventType.Normal, pinned.event.reason, pinned.event.message)] : []),
+    ];
+    report = { conditions: pinned.conditions ?? [], ...(events.length > 0 && { events }) };
+  }
   const status = backoffWrite === null ? statusAction(ds, counts, true, report) : null;
   const actions: Action[] = [
     ...history.actions,
-    ...creates.slice(0, BURST_REPLICAS).map((node) => createPod(ds, node, hash)),
+    ...creates.slice(0, BURST_REPLICAS).map((node) => createPod(gate.ds, node, hash)),
     ...uniqueByUid(deletes)
       .slice(0, BURST_REPLICAS)
       .map((pod) => deletePod(ds, pod)),

@@ -101,10 +101,10 @@ export function statusAction(
   };
   if (status.conditions?.length === 0) delete status.conditions;
   const object: DaemonSet = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
-  const event = report?.event;
-  return event === undefined
+  const events = report?.events ?? (report?.event !== undefined ? [report.event] : []);
+  return events.length === 0
     ? { type: 'updateStatus', object }
-    : { type: 'updateStatus', object, events: { onSuccess: [event] } };
+    : { type: 'updateStatus', object, events: { onSuccess: [...events] } };
 }
 
 /** Conditions compared as they are serialized (times read back are strings, times made here are Dates). */

@@ -1,0 +1,145 @@
+// The fleet rollout pin on a DaemonSet: hold, admit, roll back, '' and an unknown or malformed pin; pods made from
+// the pinned ControllerRevision's template; the FleetRollout condition and its transition events.
+import { describe, expect, it } from '@jest/globals';
+import { planDaemonSet } from '../../../../shared/controllers/daemonset/plan.js';
+import { templateHash } from '../../../../shared/controllers/daemonset/history.js';
+import type { DaemonSet, Pod } from '../../../../shared/kube/api/objects.js';
+import type { PlanResult } from '../../../../shared/controllers/controller.js';
+import { PIN_ADMITTED_ANNOTATION, PIN_ROLLOUT_ANNOTATION } from '../../../../shared/rollouts/pin.js';
+import { aDaemonSet, aNode, aPod, currentRevision, NOW, observed, type DsOptions } from './builders.js';
+
+const ROLLOUT = 'fleetq-system/agent';
+const v1 = aDaemonSet();
+const H1 = templateHash(v1);
+const H2 = templateHash(aDaemonSet({ image: 'agent:2' }));
+const nodes = [aNode('n1'), aNode('n2'), aNode('n3')];
+
+function pinned(admitted: string | undefined, o: DsOptions = {}, rollout = ROLLOUT): DaemonSet {
+  const annotations: Record<string, string> = { [PIN_ROLLOUT_ANNOTATION]: rollout };
+  if (admitted !== undefined) annotations[PIN_ADMITTED_ANNOTATION] = admitted;
+  return aDaemonSet({ image: 'agent:2', ...o, annotations: { ...o.annotations, ...annotations } });
+}
+const revisions = () => [currentRevision(v1, 1), currentRevision(aDaemonSet({ image: 'agent:2' }), 2)];
+
+/** The pinned DaemonSet at agent:2, one ready pod per node at `hashes[i]` ('' for none). */
+function obs(ds: DaemonSet, hashes: string[]) {
+  const pods = hashes.flatMap((h, i) =>
+    h === '' ? [] : [aPod(ds, nodes[i]!.metadata!.name!, { hash: h, readyFor: 600 })],
+  );
+  return observed(ds, nodes, pods, revisions());
+}
+
+const writes = (r: PlanResult) =>
+  r.actions.flatMap((a) => {
+    if (a.type === 'create' && a.object.kind === 'Pod') {
+      const pod = a.object as Pod;
+      const image = pod.spec?.containers[0]?.image ?? '';
+      return [
+        `create ${pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]?.values?.[0]} ${pod.metadata?.labels?.['controller-revision-hash']} ${image}`,
+      ];
+    }
+    if (a.type === 'delete' && a.target.kind === 'Pod') return [`delete ${a.target.name.split('-')[1]}`];
+    return [];
+  });
+const statusOf = (r: PlanResult) =>
+  r.actions.flatMap((a) => (a.type === 'updateStatus' ? [(a.object as DaemonSet).status!] : []))[0];
+const eventsOf = (r: PlanResult) =>
+  r.actions.flatMap((a) =>
+    a.type === 'updateStatus' ? (a.events?.onSuccess ?? []).map((e) => `${e.reason}: ${e.message}`) : [],
+  );
+
+describe('DaemonSet fleet rollout pin', () => {
+  it('without the pin: upstream replaces an old pod', () => {
+    const ds = aDaemonSet({ image: 'agent:2' });
+    expect(writes(planDaemonSet(obs(ds, [H1, H1, H1]), NOW))).toEqual(['delete n1']);
+  });
+
+  it('hold: the template is not admitted, nothing replaced, a new node gets the admitted revision', () => {
+    const r = planDaemonSet(obs(pinned(H1), [H1, H1, '']), NOW);
+    expect(writes(r)).toEqual([`create n3 ${H1} agent:1`]);
+    const s = statusOf(r);
+    expect(s.updatedNumberScheduled).toBe(0); // kubectl rollout status keeps waiting
+    expect(s.conditions).toEqual([
+      {
+        type: 'FleetRollout',
+        status: 'False',
+        reason: 'WaitingForFleetRollout',
+        message: `FleetRollout ${ROLLOUT} admits revision ${H1}; the template's revision ${H2} waits`,
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ]);
+    expect(eventsOf(r)).toEqual([
+      `WaitingForFleetRollout: FleetRollout ${ROLLOUT} admits revision ${H1}; the template's revision ${H2} waits`,
+    ]);
+    expect(writes(planDaemonSet(obs(pinned(H1), [H1, H1, H1]), NOW))).toEqual([]);
+  });
+
+  it('hold: the next pass with the condition in place records no event', () => {
+    const first = planDaemonSet(obs(pinned(H1), [H1, H1, H1]), NOW);
+    const ds = pinned(H1, { status: statusOf(first) });
+    const r = planDaemonSet(obs(ds, [H1, H1, H1]), new Date(NOW.getTime() + 60_000));
+    expect(r.actions).toEqual([]);
+  });
+
+  it('admit: upstream rolls, the condition is removed with an event', () => {
+    const first = planDaemonSet(obs(pinned(H1), [H1, H1, H1]), NOW);
+    const r = planDaemonSet(obs(pinned(H2, { status: statusOf(first) }), [H1, H1, H1]), NOW);
+    expect(writes(r)).toEqual(['delete n1']);
+    expect(statusOf(r).conditions).toBeUndefined();
+    expect(eventsOf(r)).toEqual([`FleetRolloutAdmitted: FleetRollout ${ROLLOUT} admits the template's revision ${H2}`]);
+  });
+
+  it('roll back: pods of the template revision are replaced by the admitted older one', () => {
+    const r = planDaemonSet(obs(pinned(H1), [H2, H2, H2]), NOW);
+    expect(writes(r)).toEqual(['delete n1']);
+    expect(statusOf(r).updatedNumberScheduled).toBe(0);
+    expect(statusOf(r).conditions?.[0]).toMatchObject({
+      reason: 'RolledBackByFleetRollout',
+      message: `FleetRollout ${ROLLOUT} rolled back to revision ${H1} from the template's revision ${H2}`,
+    });
+    expect(writes(planDaemonSet(obs(pinned(H1), ['', H2, H2]), NOW))).toEqual([`create n1 ${H1} agent:1`]);
+  });
+
+  it('roll back complete: every pod at the admitted revision counts as updated, the condition stays', () => {
+    const first = planDaemonSet(obs(pinned(H1), [H2, H2, H2]), NOW);
+    const r = planDaemonSet(obs(pinned(H1, { status: statusOf(first) }), [H1, H1, H1]), NOW);
+    expect(writes(r)).toEqual([]);
+    expect(statusOf(r).updatedNumberScheduled).toBe(3);
+    expect(statusOf(r).conditions?.[0]).toMatchObject({ reason: 'RolledBackByFleetRollout' });
+    expect(eventsOf(r)).toEqual([]);
+  });
+
+  it('OnDelete: a deleted pod is recreated from the admitted revision', () => {
+    const r = planDaemonSet(obs(pinned(H1, { strategy: 'OnDelete' }), [H2, H2, '']), NOW);
+    expect(writes(r)).toEqual([`create n3 ${H1} agent:1`]);
+  });
+
+  it("admitted '': held at the newest revision its pods run, nothing replaced", () => {
+    const r = planDaemonSet(obs(pinned(''), [H1, H2, '']), NOW);
+    expect(writes(r)).toEqual([`create n3 ${H2} agent:2`]);
+    expect(statusOf(r).conditions?.[0]).toMatchObject({ reason: 'WaitingForFleetRollout' });
+    expect(writes(planDaemonSet(obs(pinned(''), [H1, H1, '']), NOW))).toEqual([`create n3 ${H1} agent:1`]);
+  });
+
+  it("admitted '' on a new DaemonSet: no pod is made", () => {
+    const ds = pinned('');
+    const r = planDaemonSet(observed(ds, nodes, [], []), NOW);
+    expect(writes(r)).toEqual([]);
+  });
+
+  it.each([
+    { name: 'a revision it does not have', admitted: 'abc123' },
+    { name: 'a malformed admitted value', admitted: 'Not_A_Hash' },
+  ])(
+    '$name: nothing replaced, new nodes at the newest revision its pods run, FleetRolloutRevisionUnknown',
+    ({ admitted }) => {
+      const r = planDaemonSet(obs(pinned(admitted), [H1, H1, '']), NOW);
+      expect(writes(r)).toEqual([`create n3 ${H1} agent:1`]);
+      expect(statusOf(r).conditions?.[0]).toMatchObject({
+        type: 'FleetRollout',
+        status: 'False',
+        reason: 'FleetRolloutRevisionUnknown',
+      });
+    },
+  );
+});
