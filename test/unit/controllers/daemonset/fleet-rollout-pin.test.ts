@@ -41,8 +41,11 @@ const writes = (r: PlanResult) =>
     if (a.type === 'delete' && a.target.kind === 'Pod') return [`delete ${a.target.name.split('-')[1]}`];
     return [];
   });
-const statusOf = (r: PlanResult) =>
-  r.actions.flatMap((a) => (a.type === 'updateStatus' ? [(a.object as DaemonSet).status!] : []))[0];
+const statusOf = (r: PlanResult) => {
+  const status = r.actions.flatMap((a) => (a.type === 'updateStatus' ? [(a.object as DaemonSet).status] : []))[0];
+  if (status === undefined) throw new Error('no status write');
+  return status;
+};
 const eventsOf = (r: PlanResult) =>
   r.actions.flatMap((a) =>
     a.type === 'updateStatus' ? (a.events?.onSuccess ?? []).map((e) => `${e.reason}: ${e.message}`) : [],
