@@ -221,6 +221,24 @@ describe('fleetq rollout', () => {
     }
   }, 90_000);
 
+  it('a malformed ledger (passes the CRD, not the parser): an error naming the field; list shows the others', async () => {
+    const raw = ledgerRollout('web-malformed', ns.name, Date.now());
+    const current = (raw.status.revisions as Array<{ clusters: unknown[] }>)[1];
+    current?.clusters.push({ cluster: 'eu-1', wave: 'rest' }); // a second record of one cluster
+    await create(raw);
+    const [status, list] = await Promise.all([inHub('rollout', 'status', 'web-malformed'), inHub('rollout', 'list')]);
+    expect(status.code).toBe(1);
+    expect(status.out).toContain(`invalid FleetRollout ${ns.name}/web-malformed`);
+    expect(status.out).toContain('status.revisions[1].clusters[3].cluster: a second record of cluster eu-1');
+    expect(list.code).toBe(1);
+    expect(list.lines.filter((l) => l.startsWith(`${ns.name} `)).map((l) => l.split(/\s+/)[1])).toEqual([
+      'web',
+      'web-stopped',
+    ]);
+    expect(list.out).toContain('1 FleetRollout(s) not shown');
+    await rest.request('DELETE', path('web-malformed'));
+  }, 60_000);
+
   it('refusals: no hub in the registry (exit 2, how to mark one), a FleetRollout not there (exit 1, named)', async () => {
     const [noHub, missing, crdPath] = await Promise.all([
       fleetq('rollout', 'status', 'web', '--registry', noHubRegistry, '-n', ns.name),
