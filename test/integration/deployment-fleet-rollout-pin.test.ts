@@ -2,6 +2,8 @@
 // controllers): the Deployment and ReplicaSet controllers driven in-process through the real runtime
 // (reconcileOne, MemoryQueue, live cluster view, writer), kwok making pods Running and Ready. The test writes the
 // pin annotations as the FleetRollout controller would: hold a new template, admit it, roll it back.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, type V1Deployment, type V1ReplicaSet } from '@kubernetes/client-node';
 import { waitFor } from '../../infra/sandbox/process.js';
@@ -19,7 +21,15 @@ import {
   PIN_ROLLOUT_ANNOTATION,
 } from '../../shared/rollouts/pin.js';
 import { inProcessDeps } from '../helpers/pipeline/runtime.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
+import {
+  kubectlPath,
+  kwokPodTemplate,
+  sandboxCluster,
+  testNamespace,
+  type TestCluster,
+} from '../helpers/sandbox/clusters.js';
+
+const execFileP = promisify(execFile);
 
 const computeHash = (t: unknown): string => computeHashOfWire(JSON.parse(JSON.stringify(t ?? {})) as PodTemplateSpec);
 
@@ -116,6 +126,18 @@ describe('Deployment controller under a fleet rollout pin, on a real apiserver',
     );
   }
 
+  /** `kubectl rollout status` with its own 2 s timeout: exit code and what it printed. */
+  async function rolloutStatus(): Promise<{ code: number; out: string }> {
+    const args = ['--kubeconfig', c.state.kubeconfig, '-n', ns.name, 'rollout', 'status', `deployment/${NAME}`];
+    try {
+      const { stdout, stderr } = await execFileP(kubectlPath(), [...args, '--timeout=2s'], { timeout: 30_000 });
+      return { code: 0, out: stdout + stderr };
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      return { code: typeof e.code === 'number' ? e.code : -1, out: (e.stdout ?? '') + (e.stderr ?? '') };
+    }
+  }
+
   const admit = (revision: string) =>
     edit((d) => {
       d.metadata!.annotations = {
@@ -169,6 +191,11 @@ describe('Deployment controller under a fleet rollout pin, on a real apiserver',
     // kubectl rollout status: generation observed, 0 of 4 updated: "Waiting for deployment ... rollout to finish".
     expect(d.status?.updatedReplicas ?? 0).toBe(0);
     expect(d.spec?.template).toEqual(templateB);
+    const status = await rolloutStatus();
+    expect(status.code).not.toBe(0);
+    expect(status.out).toContain(
+      `Waiting for deployment "${NAME}" rollout to finish: 0 out of ${REPLICAS} new replicas have been updated...`,
+    );
   });
 
   it('admitting B rolls to B, and the condition goes', async () => {
@@ -184,6 +211,7 @@ describe('Deployment controller under a fleet rollout pin, on a real apiserver',
     );
     const rss = await listRSs();
     expect(rsOf(rss, revisionB)?.metadata?.annotations?.['deployment.kubernetes.io/revision']).toBe('2');
+    expect(await rolloutStatus()).toEqual({ code: 0, out: `deployment "${NAME}" successfully rolled out\n` });
   });
 
   it('admitting A again rolls back to A from its ReplicaSet, the spec untouched: RolledBackByFleetRollout', async () => {
