@@ -1,11 +1,12 @@
-// The fleet rollout pin through the real runtime on a real apiserver (fleetq-2): a StatefulSet is held on a new
-// template, then admitted, then rolled back to its earlier revision by the pin alone (the spec keeps the new
-// template). The test plays the forwarder: it enqueues the set's key and runs reconcileOne until what it waits for
+// The fleet rollout pin through the real runtime on a real apiserver (fleetq-2): a StatefulSet, then a DaemonSet,
+// is held on a new template, then admitted, then rolled back to its earlier revision by the pin alone (the spec
+// keeps the new template). The test plays the forwarder: it enqueues the set's key and runs reconcileOne until what it waits for
 // holds or a deadline passes; kwok makes the pods Running and Ready.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, CoreV1Api, type V1Pod, type V1StatefulSet } from '@kubernetes/client-node';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Controller } from '../../shared/controllers/controller.js';
+import { daemonSetController } from '../../shared/controllers/daemonset/index.js';
 import { statefulSetController } from '../../shared/controllers/statefulset/index.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne } from '../../shared/runtime/reconcile-one.js';
@@ -20,7 +21,7 @@ const STEP_DEADLINE_MS = 90_000;
 /** Between two reconcile passes while waiting for kwok to move the pods (a poll interval, not a fixed wait). */
 const POLL_MS = 250;
 
-describe('fleet rollout pin on a StatefulSet through the runtime', () => {
+describe('fleet rollout pin through the runtime', () => {
   let c: TestCluster;
   let core: CoreV1Api;
   let apps: AppsV1Api;
@@ -37,7 +38,7 @@ describe('fleet rollout pin on a StatefulSet through the runtime', () => {
   });
 
   it(
-    'held on a new template, admitted, then rolled back without a spec edit',
+    'a StatefulSet held on a new template, admitted, then rolled back without a spec edit',
     async () => {
       const ns = await testNamespace(c.kc);
       namespaces.push(ns);
@@ -143,6 +144,119 @@ describe('fleet rollout pin on a StatefulSet through the runtime', () => {
         expect(back.pods.map((p) => p.spec?.containers[0]?.image)).toEqual(
           Array(REPLICAS).fill('registry.example/app:1'),
         );
+      } finally {
+        await queue.close();
+      }
+    },
+    5 * STEP_DEADLINE_MS,
+  );
+
+  it(
+    'a DaemonSet held on a new template, admitted, then rolled back without a spec edit',
+    async () => {
+      const ns = await testNamespace(c.kc);
+      namespaces.push(ns);
+      const namespace = ns.name;
+      await apps.createNamespacedDaemonSet({
+        namespace,
+        body: {
+          metadata: { name: 'agent' },
+          spec: { selector: { matchLabels: { app: 'agent' } }, template: kwokPodTemplate({ app: 'agent' }) },
+        },
+      });
+      const queue = new MemoryQueue();
+      const deps = inProcessDeps(c, {
+        owns: ['DaemonSet'],
+        controllers: [['DaemonSet', daemonSetController as Controller]],
+        queue,
+        service: 'workload-fleet-rollout-pin-it',
+      });
+      const key = { cluster: CLUSTER, kind: 'DaemonSet', namespace, name: 'agent' };
+      const read = async () => {
+        const ds = await apps.readNamespacedDaemonSet({ namespace, name: 'agent' });
+        const pods = (await core.listNamespacedPod({ namespace, labelSelector: 'app=agent' })).items;
+        return { ds, pods };
+      };
+      type State = Awaited<ReturnType<typeof read>>;
+      const until = async (what: string, done: (s: State) => boolean): Promise<State> => {
+        const deadline = Date.now() + STEP_DEADLINE_MS;
+        for (;;) {
+          await queue.add(key);
+          const lease = await queue.get(10_000);
+          if (!lease) throw new Error('the queue handed out no lease');
+          await reconcileOne(deps, lease);
+          const s = await read();
+          if (done(s)) return s;
+          if (Date.now() > deadline) {
+            const seen = JSON.stringify({ status: s.ds.status, pods: revisionsOf(s.pods) });
+            throw new Error(`${what}: not reached in ${STEP_DEADLINE_MS} ms: ${seen}`);
+          }
+          await delay(POLL_MS);
+        }
+      };
+      const rest = deps.clients(CLUSTER).rest;
+      const patchDs = (patch: object) =>
+        rest.request('PATCH', `/apis/apps/v1/namespaces/${namespace}/daemonsets/agent`, {
+          body: patch,
+          contentType: 'application/merge-patch+json',
+        });
+      /** Every desired node runs one live Ready pod carrying `hash`, and nothing else is left. */
+      const settledAt = (s: State, hash: string | undefined) => {
+        const desired = s.ds.status?.desiredNumberScheduled ?? 0;
+        return (
+          hash !== undefined &&
+          desired > 0 &&
+          s.pods.length === desired &&
+          s.pods.every(
+            (p) =>
+              !p.metadata?.deletionTimestamp && isReady(p) && p.metadata?.labels?.['controller-revision-hash'] === hash,
+          )
+        );
+      };
+      const dsCondition = (s: State) => s.ds.status?.conditions?.find((cond) => cond.type === 'FleetRollout');
+
+      try {
+        const first = await until('settled at the first revision', (s) =>
+          settledAt(s, s.pods[0]?.metadata?.labels?.['controller-revision-hash']),
+        );
+        const H1 = first.pods[0]!.metadata!.labels!['controller-revision-hash']!;
+        const nodes = first.ds.status!.desiredNumberScheduled;
+
+        await patchDs({
+          metadata: { annotations: { [PIN_ROLLOUT_ANNOTATION]: ROLLOUT, [PIN_ADMITTED_ANNOTATION]: H1 } },
+          spec: { template: { spec: { containers: [{ name: 'app', image: 'registry.example/app:2' }] } } },
+        });
+        const held = await until(
+          'held',
+          (s) =>
+            s.ds.status?.observedGeneration === s.ds.metadata?.generation &&
+            dsCondition(s)?.reason === 'WaitingForFleetRollout',
+        );
+        let again = held;
+        for (let i = 0; i < 3; i++) again = await until('a held pass', () => true);
+        expect(revisionsOf(again.pods)).toEqual(Array(nodes).fill(H1));
+        expect(again.ds.status?.updatedNumberScheduled ?? 0).toBe(0);
+        const revisions = await apps.listNamespacedControllerRevision({ namespace });
+        const H2 = revisions.items
+          .map((cr) => cr.metadata?.labels?.['controller-revision-hash'] ?? '')
+          .find((h) => h !== H1 && h !== '');
+        if (H2 === undefined) throw new Error('the template revision was not recorded');
+
+        await patchDs({ metadata: { annotations: { [PIN_ADMITTED_ANNOTATION]: H2 } } });
+        await until('admitted and rolled', (s) => settledAt(s, H2) && dsCondition(s) === undefined);
+
+        await patchDs({ metadata: { annotations: { [PIN_ADMITTED_ANNOTATION]: H1 } } });
+        const back = await until(
+          'rolled back',
+          (s) => settledAt(s, H1) && s.ds.status?.updatedNumberScheduled === nodes,
+        );
+        expect(dsCondition(back)).toMatchObject({
+          status: 'False',
+          reason: 'RolledBackByFleetRollout',
+          message: `FleetRollout ${ROLLOUT} rolled back to revision ${H1} from the template's revision ${H2}`,
+        });
+        expect(back.ds.spec?.template.spec?.containers[0]?.image).toBe('registry.example/app:2');
+        expect(back.pods.map((p) => p.spec?.containers[0]?.image)).toEqual(Array(nodes).fill('registry.example/app:1'));
       } finally {
         await queue.close();
       }
