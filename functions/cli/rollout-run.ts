@@ -52,7 +52,8 @@ type RawObject = {
   [k: string]: unknown;
 };
 
-type Hub = { readonly name: string; readonly rest: KubeRest };
+/** The hub cluster and a client of it (the status writes take any client that answers as the apiserver does). */
+export type Hub = { readonly name: string; readonly rest: Pick<KubeRest, 'request'> };
 
 /** The registry's hub cluster; none is bad usage (exit 2) saying how to mark one. */
 async function hubOf(flags: RolloutFlags): Promise<Hub> {
@@ -226,17 +227,17 @@ async function setPaused(name: string | undefined, flags: RolloutFlags, paused: 
   console.log(`${what} ${paused ? 'paused' : 'resumed'}`);
 }
 
+/** A status change decided from the rollout as read; undefined: nothing to write (it printed why). */
+export type StatusChange = (
+  r: FleetRollout,
+) => { readonly status: Record<string, unknown>; readonly done: string } | undefined;
+
 /**
  * Writes the status change `change` decides from what it reads, with the resourceVersion read as a precondition;
  * a conflict (another writer in between) reads again and decides again. `change` returns undefined when there is
  * nothing to write (it printed why), or throws to refuse.
  */
-async function writeStatus(
-  hub: Hub,
-  namespace: string,
-  name: string,
-  change: (r: FleetRollout) => { readonly status: Record<string, unknown>; readonly done: string } | undefined,
-): Promise<void> {
+export async function writeStatus(hub: Hub, namespace: string, name: string, change: StatusChange): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const { rollout } = await readRollout(hub, namespace, name);
     const patch = change(rollout);
@@ -259,10 +260,10 @@ async function writeStatus(
   }
 }
 
-async function approve(name: string | undefined, flags: RolloutFlags): Promise<void> {
-  const rolloutName = requireName(name);
-  const hub = await hubOf(flags);
-  await writeStatus(hub, flags.namespace, rolloutName, (r) => {
+/** What `approve` writes to a rollout as read: the approval of `waveFlag`, else of the first gated wave waiting. */
+export function approvalChange(waveFlag: string | undefined): StatusChange {
+  const flags = { wave: waveFlag };
+  return (r) => {
     const what = `FleetRollout ${r.metadata.namespace}/${r.metadata.name}`;
     const entry = currentEntry(r);
     if (entry === undefined) throw new Error(`${what} has no revision in its ledger yet: nothing to approve`);
@@ -298,26 +299,35 @@ async function approve(name: string | undefined, flags: RolloutFlags): Promise<v
     }
     const approvals = [...(r.status.approvals ?? []), { revision, wave, at: new Date().toISOString() }];
     return { status: { approvals }, done: `${what}: wave ${wave} approved for revision ${revision}` };
-  });
+  };
 }
+
+async function approve(name: string | undefined, flags: RolloutFlags): Promise<void> {
+  const rolloutName = requireName(name);
+  const hub = await hubOf(flags);
+  await writeStatus(hub, flags.namespace, rolloutName, approvalChange(flags.wave));
+}
+
+/** What `retry` writes: a retry of the current revision, refused unless that revision has stopped. */
+export const retryChange: StatusChange = (r) => {
+  const what = `FleetRollout ${r.metadata.namespace}/${r.metadata.name}`;
+  const entry = currentEntry(r);
+  if (entry === undefined) throw new Error(`${what} has no revision in its ledger yet: nothing to retry`);
+  if (entry.stoppedAt === undefined)
+    throw new Error(
+      `${what}: revision ${entry.revision} is ${entry.phase}, not stopped; retry rolls again only a revision ` +
+        'that was rolled back or halted',
+    );
+  return {
+    status: { retry: { revision: entry.revision, at: new Date().toISOString() } },
+    done: `${what}: retry of revision ${entry.revision} asked for (attempt ${entry.attempt + 1})`,
+  };
+};
 
 async function retry(name: string | undefined, flags: RolloutFlags): Promise<void> {
   const rolloutName = requireName(name);
   const hub = await hubOf(flags);
-  await writeStatus(hub, flags.namespace, rolloutName, (r) => {
-    const what = `FleetRollout ${r.metadata.namespace}/${r.metadata.name}`;
-    const entry = currentEntry(r);
-    if (entry === undefined) throw new Error(`${what} has no revision in its ledger yet: nothing to retry`);
-    if (entry.stoppedAt === undefined)
-      throw new Error(
-        `${what}: revision ${entry.revision} is ${entry.phase}, not stopped; retry rolls again only a revision ` +
-          'that was rolled back or halted',
-      );
-    return {
-      status: { retry: { revision: entry.revision, at: new Date().toISOString() } },
-      done: `${what}: retry of revision ${entry.revision} asked for (attempt ${entry.attempt + 1})`,
-    };
-  });
+  await writeStatus(hub, flags.namespace, rolloutName, retryChange);
 }
 
 export const rolloutActions: Record<RolloutAction, (name: string | undefined, flags: RolloutFlags) => Promise<void>> = {
