@@ -52,7 +52,7 @@ type RawObject = {
   [k: string]: unknown;
 };
 
-/** The hub cluster and a client of it (the status writes take any client that answers as the apiserver does). */
+/** The hub cluster and a client of it (only its request method is used). */
 export type Hub = { readonly name: string; readonly rest: Pick<KubeRest, 'request'> };
 
 /** The registry's hub cluster; none is bad usage (exit 2) saying how to mark one. */
