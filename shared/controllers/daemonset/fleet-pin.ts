@@ -52,7 +52,7 @@ function atRevision(ds: DaemonSet, cr: ControllerRevision): DaemonSet {
  * The gate for this pass. `template` is the hash of the template's revision (constructHistory's, recorded as
  * upstream does whatever the pin); `revisions` the DaemonSet's ControllerRevisions as observed.
  *
- * - no pin: upstream's, the conditions left alone; the pin admits the template's hash: upstream's, the condition
+ * - no pin: upstream's, a FleetRollout condition left from an earlier pin removed; the pin admits the template's hash: upstream's, the condition
  *   removed;
  * - the pin admits another revision R it has: pods for nodes that lack one are made from R, and the rolling update
  *   (RollingUpdate) replaces the others with R's, within maxUnavailable / maxSurge; OnDelete recreates deleted pods
@@ -73,7 +73,12 @@ export function daemonSetGate(
   const rollout = pin?.rollout ?? '';
   const admittedMessage = `FleetRollout ${rollout} admits the template's revision ${template}`;
   const upstream = { ds, hash: template, rolls: true, statusHash: template, statusDs: ds, admittedMessage };
-  if (pin === undefined) return { ...upstream, verdict: undefined };
+  if (pin === undefined) {
+    // Upstream's. A condition left by a FleetRollout that stopped pacing it (it removed the annotations) goes.
+    const stale = (ds.status?.conditions ?? []).some((c) => c.type === PIN_CONDITION_TYPE);
+    const released = `No FleetRollout paces the DaemonSet any more: the template's revision ${template} rolls`;
+    return { ...upstream, verdict: stale ? null : undefined, admittedMessage: released };
+  }
   if (pin.state === 'pinned' && pin.admitted === template) return { ...upstream, verdict: null };
 
   const byNumber = [...revisions].sort((a, b) => revisionNumber(b) - revisionNumber(a));

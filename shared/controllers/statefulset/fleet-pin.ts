@@ -39,7 +39,7 @@ export function hashOfRevision(set: StatefulSet, cr: ControllerRevision): string
  * (recorded as upstream does, whatever the pin); `current` the one status.currentRevision names (`hasCurrent`
  * false when it names none of the set's revisions, and `current` is then the template's, as upstream has it).
  *
- * - no pin: upstream's (update = template), the conditions left alone;
+ * - no pin: upstream's (update = template); a FleetRollout condition left from an earlier pin is removed;
  * - the pin admits the template's revision: upstream's, the condition removed;
  * - the pin admits another revision R of the set's history: pods are rolled to R by upstream's rolling update
  *   (partition, ordering, maxUnavailable); RolledBackByFleetRollout when R is older than the template's revision T
@@ -62,7 +62,12 @@ export function statefulSetGate(
   const T = hashOfRevision(set, template);
   const upstream = { update: template, current, rolls: true, statusUpdate: nameOf(template) };
   const admittedMessage = `FleetRollout ${pin?.rollout ?? ''} admits the template's revision ${T}`;
-  if (pin === undefined) return { ...upstream, verdict: undefined, admittedMessage };
+  if (pin === undefined) {
+    // Upstream's. A condition left by a FleetRollout that stopped pacing the set (it removed the annotations) goes.
+    const stale = set.status?.conditions?.some((c) => c.type === PIN_CONDITION_TYPE) === true;
+    const released = `No FleetRollout paces the StatefulSet any more: the template's revision ${T} rolls`;
+    return { ...upstream, verdict: stale ? null : undefined, admittedMessage: released };
+  }
   const held = (reason: string, message: string): StatefulSetGate => ({
     update: hasCurrent ? current : null,
     current: hasCurrent ? current : null,

@@ -145,4 +145,15 @@ describe('DaemonSet fleet rollout pin', () => {
       });
     },
   );
+
+  it('the pin removed (the rollout stopped pacing it): upstream rolls, the stale condition goes', () => {
+    const held = planDaemonSet(obs(pinned(H1), [H1, H1, H1]), NOW);
+    const ds = aDaemonSet({ image: 'agent:2', status: statusOf(held) });
+    const r = planDaemonSet(obs(ds, [H1, H1, H1]), NOW);
+    expect(writes(r)).toEqual(['delete n1']);
+    expect(statusOf(r).conditions).toBeUndefined();
+    expect(eventsOf(r)).toEqual([
+      `FleetRolloutAdmitted: No FleetRollout paces the DaemonSet any more: the template's revision ${H2} rolls`,
+    ]);
+  });
 });

@@ -169,4 +169,17 @@ describe('StatefulSet fleet rollout pin', () => {
     expect(podActions(held)).toEqual([]);
     expect(conditionOf(held)?.[0]).toMatchObject({ reason: 'FleetRolloutRevisionUnknown' });
   });
+
+  it('the pin removed (the rollout stopped pacing the set): upstream rolls, the stale condition goes', () => {
+    const held = planStatefulSet(obs(H1, ['old', 'old', 'old']), NOW);
+    const o = obs(undefined, ['old', 'old', 'old']);
+    o.statefulSet!.metadata!.annotations = undefined;
+    o.statefulSet!.status = (held.actions.find((a) => a.type === 'updateStatus')!.object as StatefulSet).status!;
+    const r = planStatefulSet(o, NOW);
+    expect(podActions(r)).toEqual(['delete Pod web-2']);
+    expect(conditionOf(r)).toBeUndefined();
+    expect(eventsOf(r)).toContain(
+      `FleetRolloutAdmitted: No FleetRollout paces the StatefulSet any more: the template's revision ${H2} rolls`,
+    );
+  });
 });
