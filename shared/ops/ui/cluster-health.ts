@@ -30,7 +30,7 @@ export class ClusterHealthProbe {
   private readonly clients = new Map<string, KubeRest>();
 
   constructor(
-    private readonly registry: ClusterRegistry,
+    readonly registry: ClusterRegistry,
     private readonly timeoutMs = 3_000,
   ) {}
 
@@ -50,7 +50,7 @@ export class ClusterHealthProbe {
       return { state: HEALTH.ok, detail: oneLine(version?.gitVersion ?? 'answered') };
     } catch (err) {
       if (err instanceof ApiError) return { state: HEALTH.refused, detail: oneLine(`HTTP ${err.code} ${err.reason}`) };
-      return { state: HEALTH.unreachable, detail: oneLine(describe(err)) };
+      return { state: HEALTH.unreachable, detail: oneLine(errorText(err)) };
     }
   }
 
@@ -62,7 +62,7 @@ export class ClusterHealthProbe {
 }
 
 /** The error and its causes' messages (undici hides ECONNREFUSED in `cause`). */
-function describe(err: unknown): string {
+export function errorText(err: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
     if (e instanceof Error) {

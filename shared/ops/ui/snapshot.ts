@@ -1,7 +1,7 @@
 // What `fleetq ui` shows, as one JSON document (GET /api/status): the fleet status (status.ts: per cluster the
 // forwarder holding its watch, depth, queue latency, in flight, backoff, dead letters, rates, last event), each registered
-// cluster's health (cluster-health.ts), the first dead letters, and the fleet rollouts (none exist yet: the
-// section says so). Every string in it came from a cluster, Redis or the queue and is untrusted: capped, control
+// cluster's health (cluster-health.ts), the first dead letters, and the FleetRollouts of the registry's hub cluster
+// (fleet-rollouts.ts: one bounded LIST per snapshot; no hub, or one that does not answer, is said there). Every string in it came from a cluster, Redis or the queue and is untrusted: capped, control
 // and bidi characters made visible (displayText), credentials redacted; the page inserts it as text only.
 import { keyString } from '../../kube/key.js';
 import { redactText } from '../../kube/redact-secrets.js';
@@ -10,6 +10,7 @@ import type { FleetqConfig } from '../../runtime/config.js';
 import { collectStatus, type ClusterStatus, type FleetStatus, type StatusOptions } from '../status.js';
 import { displayText } from '../terminal-text.js';
 import type { ClusterHealth, ClusterHealthProbe } from './cluster-health.js';
+import { hubRolloutsOf, type HubRollouts, type UiRollouts } from './fleet-rollouts.js';
 
 /** Dead letters listed on the page; the total is shown beside them (`fleetq dlq list` shows them all). */
 export const DEAD_LETTERS_SHOWN = 50;
@@ -47,8 +48,8 @@ export type UiSnapshot = {
     /** Why the list was not read or could not be, when it was not. */
     readonly error?: string;
   };
-  /** Fleet rollouts (FleetRollout): not built yet, so always empty; the page says there are none. */
-  readonly rollouts: readonly never[];
+  /** The hub cluster's FleetRollouts (fleet-rollouts.ts), or why there are none to show. */
+  readonly rollouts: UiRollouts;
   readonly notes: readonly string[];
 };
 
@@ -60,6 +61,8 @@ export type SnapshotSources = {
   /** false: the list is not read (sqs: reading it hides it from other readers); the count comes from status. */
   readonly deadLettersListed: boolean;
   readonly health?: ClusterHealthProbe;
+  /** The hub's FleetRollouts; by default those of the health probe's registry (none without one: no hub). */
+  readonly rollouts?: Pick<HubRollouts, 'read'>;
   readonly refreshMs: number;
 };
 
@@ -71,13 +74,15 @@ const NOT_PROBED: ClusterHealth = { state: 'unknown', detail: 'not in the regist
 
 export async function collectSnapshot(src: SnapshotSources, now = Date.now()): Promise<UiSnapshot> {
   const registered = new Set(src.statusOptions.clusters ?? []);
-  const [status, health, letters] = await Promise.all([
+  const rolloutReader = src.rollouts ?? hubRolloutsOf(src.health?.registry);
+  const [status, health, letters, rollouts] = await Promise.all([
     collectStatus(src.config, { ...src.statusOptions, now }),
     src.health?.probeAll() ?? Promise.resolve(new Map<string, ClusterHealth>()),
     (src.deadLettersListed ? src.deadLetters() : Promise.reject(new Error(NOT_LISTED))).then(
       (all) => ({ all }),
       (err: unknown) => ({ all: null, error: text(err instanceof Error ? err.message : String(err), 500) }),
     ),
+    rolloutReader.read(now),
   ]);
   const quarantined = new Set((status.quarantined ?? []).map((q) => q.cluster));
   const clusters = status.clusters.map((c): UiCluster => ({
@@ -100,7 +105,7 @@ export async function collectSnapshot(src: SnapshotSources, now = Date.now()): P
       shown: (letters.all ?? []).slice(0, DEAD_LETTERS_SHOWN).map((d) => deadLetterView(d, now)),
       ...('error' in letters && { error: letters.error }),
     },
-    rollouts: [],
+    rollouts,
     notes: status.notes.map((n) => text(n, 1_000)),
   };
 }

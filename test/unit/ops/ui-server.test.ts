@@ -14,7 +14,7 @@ const SNAPSHOT: UiSnapshot = {
   rateWindowMs: null,
   clusters: [],
   deadLetters: { total: 0, shown: [] },
-  rollouts: [],
+  rollouts: { hub: null, shown: [], more: false, error: 'no hub cluster in the registry (hub: true)' },
   notes: [],
 };
 

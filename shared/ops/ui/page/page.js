@@ -104,12 +104,110 @@ function renderDeadLetters(s) {
   table.hidden = rows.length === 0;
 }
 
+// A cluster's state in a rollout's current revision (shared/rollouts/format.ts ClusterState), in words.
+const CLUSTER_STATES = {
+  Pending: 'waiting',
+  Progressing: 'admitted',
+  Soaking: 'soaking',
+  Succeeded: 'succeeded',
+  Failed: 'failed',
+  RolledBack: 'rolled back',
+};
+const STATE_CLASS = { Succeeded: 'state-ok', Failed: 'state-bad', RolledBack: 'state-bad' };
+const WAVE_STATES = {
+  Done: 'done',
+  Current: 'current',
+  WaitingForApproval: 'waiting for approval',
+  Pending: 'pending',
+  Stopped: 'stopped',
+};
+
+function clusterState(c) {
+  const words = CLUSTER_STATES[c.state] || 'unknown';
+  if (c.state === 'Soaking' && c.soakRemainingMs !== undefined) return `${words}, ${age(c.soakRemainingMs)} left`;
+  if (c.state === 'Failed' && c.failure) return `${words}: ${c.failure}`;
+  return words;
+}
+
+function waveLabel(w) {
+  const state = WAVE_STATES[w.state] || 'unknown';
+  if (w.state === 'WaitingForApproval' || !w.approval) return `${w.name} (${state})`;
+  return `${w.name} (${state}, ${w.approved ? 'approved' : 'needs approval'})`;
+}
+
+function fact(list, field, label, value) {
+  const dt = el('dt', label);
+  const dd = el('dd', value, 'text');
+  dd.dataset.field = field;
+  list.append(dt, dd);
+}
+
+function waveRows(w) {
+  if (w.clusters.length === 0) {
+    const tr = el('tr');
+    tr.append(cell('wave', waveLabel(w)), cell('cluster', '-', 'muted'), cell('state', ''), cell('reason', ''));
+    return [tr];
+  }
+  return w.clusters.map((c, i) => {
+    const tr = el('tr');
+    tr.dataset.cluster = c.cluster;
+    tr.append(
+      cell('wave', i === 0 ? waveLabel(w) : ''),
+      cell('cluster', c.cluster, 'text'),
+      cell('state', clusterState(c), STATE_CLASS[c.state]),
+      cell('reason', c.reason || '', 'text'),
+    );
+    return tr;
+  });
+}
+
+function rolloutArticle(r) {
+  const article = el('article', undefined, 'rollout');
+  article.dataset.rollout = `${r.namespace}/${r.name}`;
+  const title = el('h3', `${r.namespace}/${r.name}`);
+  title.dataset.field = 'name';
+  article.append(title);
+  if (r.error !== undefined) {
+    const p = el('p', `Not readable: ${r.error}`, 'state-bad');
+    p.dataset.field = 'error';
+    article.append(p);
+    return article;
+  }
+  const facts = el('dl');
+  fact(facts, 'target', 'Target', r.target);
+  fact(facts, 'phase', 'Phase', `${r.phase}${r.paused ? ' (paused)' : ''}`);
+  fact(facts, 'revision', 'Revision', r.revision === undefined ? '-' : `${r.revision} (attempt ${r.attempt || 1})`);
+  fact(facts, 'wave', 'Wave', r.wave || '-');
+  if (r.stopReason !== undefined) fact(facts, 'stopReason', 'Stopped', r.stopReason);
+  article.append(facts);
+  const table = el('table', undefined, 'waves');
+  const head = el('tr');
+  for (const h of ['Wave', 'Cluster', 'State', 'Reason']) {
+    const th = el('th', h);
+    th.scope = 'col';
+    head.append(th);
+  }
+  const thead = el('thead');
+  thead.append(head);
+  const tbody = el('tbody');
+  tbody.append(...r.waves.flatMap(waveRows));
+  table.append(thead, tbody);
+  article.append(table);
+  return article;
+}
+
 function renderRollouts(s) {
-  const p = document.getElementById('rollouts');
-  p.textContent =
-    s.rollouts.length === 0
-      ? 'No rollouts: fleetq does not run fleet rollouts yet.'
-      : `${s.rollouts.length} rollout(s): this page cannot show them yet.`;
+  const r = s.rollouts;
+  const summary = document.getElementById('rollouts-summary');
+  if (r.error) summary.textContent = r.hub === null ? `No rollouts shown: ${r.error}.` : `Not readable: ${r.error}`;
+  else if (r.shown.length === 0) summary.textContent = `No FleetRollouts on the hub cluster ${r.hub}.`;
+  else if (r.more)
+    summary.textContent =
+      `The first ${r.shown.length} FleetRollouts of the hub cluster ${r.hub}` +
+      `${typeof r.more === 'number' ? `; ${r.more} more` : '; more'} not shown (fleetq rollout list -A shows all).`;
+  else
+    summary.textContent = `${r.shown.length} FleetRollout${r.shown.length === 1 ? '' : 's'} on the hub cluster ${r.hub}.`;
+  document.getElementById('rollouts').replaceChildren(...r.shown.map(rolloutArticle));
 }
 
 function renderNotes(s) {
