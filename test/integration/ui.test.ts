@@ -6,9 +6,14 @@
 //             (in flight 2), 1 key it dead-letters with a reason carrying a <script> element (dead 1) and 1 ready
 //             key nothing takes (depth 1; its latency, the age of that key, within the bounds of when it was added)
 //   raw       a message that never was a key, parked with `<img src=x onerror=...>` as its text: (unparsed) dead 1
-// `fleetq ui` runs as a process; the page must show exactly those figures, the hostile text as literal text with
-// nothing of it run or loaded (no <img>, no request for `x`, no flag set by the handler), the fleet rollouts
-// placeholder, and refuse anything but GET and HEAD. A screenshot of the page is saved to test/artifacts/ui.png.
+//   fleetq-1  the registry's hub (hub: true): the FleetRollout CRD applied (idempotently, and left installed: other
+//             tests use it) and, in a namespace of this test's own, two FleetRollouts with their ledgers written
+//             through /status (test/helpers/rollouts/ledger-fixture.ts): `web` mid-way (canary: eu-1 succeeded,
+//             us-2 soaking, its reason an <img> element; rest: ap-3 waiting for an approval) and `web-stopped`
+//             (us-2 failed with a signature, eu-1 rolled back, the stop reason a <script> element)
+// `fleetq ui` runs as a process; the page must show exactly those figures and rollouts, the hostile text as literal
+// text with nothing of it run or loaded (no <img>, no request for `x` or `y`, no flag set by a handler), and refuse
+// anything but GET and HEAD. A screenshot of the page is saved to test/artifacts/ui.png.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,21 +23,29 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { ReconcileKey } from '../../shared/kube/key.js';
+import { installCrds } from '../../infra/sandbox/crds.js';
+import { KubeRest, NO_RATE_LIMIT } from '../../shared/kube/rest.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import type { Lease } from '../../shared/queue/work-queue.js';
 import { unreachableCluster, writeRegistry } from '../helpers/pipeline/fleet.js';
 import { spawnTsx, type Proc } from '../helpers/processes.js';
-import { sandboxCluster } from '../helpers/sandbox/clusters.js';
+import { CURRENT_REVISION, ledgerRollout, type RawRollout } from '../helpers/rollouts/ledger-fixture.js';
+import { sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = 'fleetq';
 const CLUSTER = 'fleetq-2';
+const HUB = 'fleetq-1';
+const CRD_FILE = new URL('../../infra/k8s/fleetrollout-crd.yaml', import.meta.url);
 const CHROMIUM = process.env.FLEETQ_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts', 'ui.png');
 /** Text that runs a handler if a page ever parses it as HTML. */
 const HOSTILE_RAW = '<img src=x onerror="window.__pwned=1">';
 const HOSTILE_REASON = 'apply failed: <script>window.__pwned=2</script>';
+/** Tenant text in FleetRollouts: a cluster's reason and a stop reason. */
+const HOSTILE_CLUSTER_REASON = 'Available <img src=y onerror="window.__pwned=3">';
+const HOSTILE_STOP_REASON = 'past the budget <script>window.__pwned=4</script>';
 
 const key = (cluster: string, name: string): ReconcileKey => ({
   cluster,
@@ -47,7 +60,9 @@ type Shown = {
   rows: Record<string, Row>;
   deadSummary: string;
   deadLetters: Array<Record<string, string>>;
-  rollouts: string;
+  rolloutsSummary: string;
+  /** By `namespace/name`: the rollout's facts (by field) and its waves' rows. */
+  rollouts: Record<string, { facts: Row; rows: Row[] }>;
   problem: string;
 };
 
@@ -59,7 +74,11 @@ const READ_PAGE = `(() => {
     rows: Object.fromEntries([...document.querySelectorAll('#clusters tbody tr')].map((tr) => [tr.dataset.cluster, fields(tr)])),
     deadSummary: document.getElementById('dead-summary').textContent,
     deadLetters: [...document.querySelectorAll('#dead-letters tbody tr')].map(fields),
-    rollouts: document.getElementById('rollouts').textContent,
+    rolloutsSummary: document.getElementById('rollouts-summary').textContent,
+    rollouts: Object.fromEntries([...document.querySelectorAll('#rollouts article')].map((a) => [a.dataset.rollout, {
+      facts: Object.fromEntries([...a.querySelectorAll('h3[data-field], dd[data-field], p[data-field]')].map((n) => [n.dataset.field, n.textContent])),
+      rows: [...a.querySelectorAll('tbody tr')].map(fields),
+    }])),
     problem: document.getElementById('problem').textContent,
   };
 })()`;
@@ -79,6 +98,8 @@ describe('fleetq ui', () => {
   let registry: string;
   let browser: BrowserContext | undefined;
   let userDataDir: string;
+  let hubRest: KubeRest;
+  let ns: { name: string; remove: () => Promise<void> } | undefined;
   const procs: Proc[] = [];
   const held: Lease[] = [];
   const env = (): NodeJS.ProcessEnv => ({
@@ -93,12 +114,17 @@ describe('fleetq ui', () => {
     if (!existsSync(CHROMIUM))
       throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set FLEETQ_CHROMIUM to one)`);
     const c = await sandboxCluster(CLUSTER);
+    const hub = await sandboxCluster(HUB);
+    hubRest = new KubeRest(HUB, hub.kc, NO_RATE_LIMIT);
+    await installCrds(hub.kc, [CRD_FILE]);
+    ns = await testNamespace(hub.kc);
     redis = new Redis(REDIS_URL);
     // This test's leases last 5 minutes: the held keys stay held for the whole test.
     queue = new RedisQueue({ name: queueName, prefix: PREFIX, redis: REDIS_URL, leaseMs: 300_000 });
     registry = writeRegistry([
       { name: CLUSTER, kubeconfig: c.state.kubeconfig, owns: ['ConfigMap'] },
       await unreachableCluster('gone'),
+      { name: HUB, kubeconfig: hub.state.kubeconfig, hub: true },
     ]);
     userDataDir = mkdtempSync(join(tmpdir(), 'fleetq-ui-chromium-'));
   });
@@ -112,7 +138,23 @@ describe('fleetq ui', () => {
       redis.disconnect();
     }
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await ns?.remove();
   });
+
+  /** Creates the FleetRollout on the hub, then writes its ledger through the status subresource, as the planner does. */
+  async function createRollout(raw: RawRollout): Promise<void> {
+    const path = `/apis/fleetq.dev/v1alpha1/namespaces/${raw.metadata.namespace}/fleetrollouts`;
+    const { status, ...object } = raw;
+    await hubRest.request('POST', path, { body: object });
+    await hubRest.request('PATCH', `${path}/${raw.metadata.name}/status`, {
+      body: { status },
+      contentType: 'application/merge-patch+json',
+    });
+  }
+
+  /** The current revision's ledger entry of a fixture rollout (the last one). */
+  const currentOf = (raw: RawRollout) =>
+    (raw.status.revisions as Array<{ stopReason?: string; clusters: Array<{ cluster: string; reason?: string }> }>)[1];
 
   it('shows the figures the test made, the hostile text as text, and is read-only', async () => {
     // Held first: with nothing else ready, this process takes both keys of `gone` and keeps them.
@@ -132,6 +174,18 @@ describe('fleetq ui', () => {
     const waitingFrom = Date.now();
     await queue.add(key('gone', 'waiting'));
     const waitingTo = Date.now();
+    if (!ns) throw new Error('no test namespace on the hub');
+    const createdAt = Date.now();
+    const web = ledgerRollout('web', ns.name, createdAt);
+    const us2 = currentOf(web)?.clusters.find((r) => r.cluster === 'us-2');
+    if (us2) us2.reason = HOSTILE_CLUSTER_REASON;
+    const stopped = ledgerRollout('web-stopped', ns.name, createdAt, { stopped: true });
+    const stoppedEntry = currentOf(stopped);
+    if (stoppedEntry) stoppedEntry.stopReason = HOSTILE_STOP_REASON;
+    await createRollout(web);
+    await createRollout(stopped);
+    const webKey = `${ns.name}/web`;
+    const stoppedKey = `${ns.name}/web-stopped`;
 
     const uiFrom = Date.now();
     const ui = spawnTsx('functions/cli.ts', env(), 'ui', ['ui', '--port', '0', '--refresh', '1s']);
@@ -186,13 +240,14 @@ describe('fleetq ui', () => {
       );
       const healthKnown = rows[CLUSTER]?.health?.startsWith('ok') && rows.gone?.health?.startsWith('unreachable');
       const latencyShown = /^\d+(ms|s|m|h)$/.test(rows.gone?.latency ?? '');
-      if (matches && healthKnown && latencyShown && shown.deadLetters.length === 2) break;
+      const rolloutsShown = shown.rollouts[webKey] !== undefined && shown.rollouts[stoppedKey] !== undefined;
+      if (matches && healthKnown && latencyShown && shown.deadLetters.length === 2 && rolloutsShown) break;
       if (Date.now() > deadline)
         throw new Error(`the page never showed the test's figures; it shows ${JSON.stringify(shown)}`);
       await page.waitForEvent('response', { predicate: (r) => r.url().endsWith('/api/status'), timeout: 10_000 });
     }
 
-    expect(Object.keys(shown.rows).sort()).toEqual(['(unparsed)', CLUSTER, 'gone'].sort());
+    expect(Object.keys(shown.rows).sort()).toEqual(['(unparsed)', CLUSTER, HUB, 'gone'].sort());
     expect(shown.rows[CLUSTER]).toMatchObject({
       cluster: CLUSTER,
       depth: '3',
@@ -219,12 +274,47 @@ describe('fleetq ui', () => {
     const texts = shown.deadLetters.map((d) => `${d.key} | ${d.reason}`);
     expect(texts).toContainEqual(`(not a key) ${HOSTILE_RAW} | not a key`);
     expect(texts).toContainEqual(`gone/ConfigMap/default/broken | ${HOSTILE_REASON}`);
-    expect(shown.rollouts).toBe('No rollouts: fleetq does not run fleet rollouts yet.');
+    // The hub's FleetRollouts: each with its target, revision, phase, and per wave its clusters' states.
+    expect(shown.rolloutsSummary).toMatch(new RegExp(`FleetRollouts? (on|of) the hub cluster ${HUB}`));
+    expect(shown.rollouts[webKey]?.facts).toEqual({
+      name: webKey,
+      target: 'Deployment shop/web',
+      phase: 'Progressing',
+      revision: `${CURRENT_REVISION} (attempt 1)`,
+      wave: 'canary',
+    });
+    // us-2 became available 4 minutes before createdAt with a 10m soak: 6 minutes left then, less since.
+    const webRows = shown.rollouts[webKey]?.rows ?? [];
+    expect(webRows).toEqual([
+      { wave: 'canary (current)', cluster: 'eu-1', state: 'succeeded', reason: 'AvailableAndSoaked' },
+      {
+        wave: '',
+        cluster: 'us-2',
+        state: expect.stringMatching(/^soaking, \d+(m|s) left$/),
+        reason: HOSTILE_CLUSTER_REASON,
+      },
+      { wave: 'rest (pending, needs approval)', cluster: 'ap-3', state: 'waiting', reason: '' },
+    ]);
+    const soakLeft = /(\d+)(m|s) left/.exec(webRows[1]?.state ?? '');
+    const soakLeftMs = Number(soakLeft?.[1]) * (soakLeft?.[2] === 'm' ? 60_000 : 1_000);
+    expect(soakLeftMs).toBeLessThanOrEqual(6 * 60_000);
+    expect(soakLeftMs).toBeGreaterThanOrEqual(6 * 60_000 - (Date.now() - createdAt) - 60_000);
+    expect(shown.rollouts[stoppedKey]?.facts).toMatchObject({
+      name: stoppedKey,
+      phase: 'RolledBack',
+      wave: '-',
+      stopReason: HOSTILE_STOP_REASON,
+    });
+    expect(shown.rollouts[stoppedKey]?.rows).toEqual([
+      { wave: 'canary (done)', cluster: 'eu-1', state: 'rolled back', reason: 'RolledBackByFleetRollout' },
+      { wave: '', cluster: 'us-2', state: 'failed: ImagePullBackOff (shop/web:2)', reason: 'FailureSignature' },
+      { wave: 'rest (stopped, needs approval)', cluster: 'ap-3', state: 'waiting', reason: '' },
+    ]);
 
     // Nothing of it was parsed as HTML, loaded or run.
     const dom = await page.evaluate(PARSED_OR_RUN);
     expect(dom).toEqual({ images: 0, scripts: ['/page.js'], pwned: null });
-    expect(requested.filter((u) => new URL(u).pathname === '/x')).toEqual([]);
+    expect(requested.filter((u) => ['/x', '/y'].includes(new URL(u).pathname))).toEqual([]);
     expect(requested.every((u) => u.startsWith(url))).toBe(true);
     expect(pageErrors).toEqual([]);
 
