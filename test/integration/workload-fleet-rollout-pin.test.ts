@@ -4,7 +4,9 @@
 // holds or a deadline passes; kwok makes the pods Running and Ready.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, CoreV1Api, type V1Pod, type V1StatefulSet } from '@kubernetes/client-node';
+import { execFile } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import type { Controller } from '../../shared/controllers/controller.js';
 import { daemonSetController } from '../../shared/controllers/daemonset/index.js';
 import { statefulSetController } from '../../shared/controllers/statefulset/index.js';
@@ -12,7 +14,13 @@ import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
 import { reconcileOne } from '../../shared/runtime/reconcile-one.js';
 import { PIN_ADMITTED_ANNOTATION, PIN_ROLLOUT_ANNOTATION } from '../../shared/rollouts/pin.js';
 import { inProcessDeps } from '../helpers/pipeline/runtime.js';
-import { kwokPodTemplate, sandboxCluster, testNamespace, type TestCluster } from '../helpers/sandbox/clusters.js';
+import {
+  kubectlPath,
+  kwokPodTemplate,
+  sandboxCluster,
+  testNamespace,
+  type TestCluster,
+} from '../helpers/sandbox/clusters.js';
 
 const CLUSTER = 'fleetq-2';
 const REPLICAS = 2;
@@ -36,6 +44,18 @@ describe('fleet rollout pin through the runtime', () => {
   afterAll(async () => {
     await Promise.all(namespaces.map((n) => n.remove()));
   });
+
+  /** `kubectl rollout status` with its own 2 s timeout: exit code and what it printed. */
+  async function rolloutStatus(namespace: string, target: string): Promise<{ code: number; out: string }> {
+    const args = ['--kubeconfig', c.state.kubeconfig, '-n', namespace, 'rollout', 'status', target, '--timeout=2s'];
+    try {
+      const { stdout, stderr } = await promisify(execFile)(kubectlPath(), args, { timeout: 30_000 });
+      return { code: 0, out: stdout + stderr };
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      return { code: typeof e.code === 'number' ? e.code : -1, out: (e.stdout ?? '') + (e.stderr ?? '') };
+    }
+  }
 
   it(
     'a StatefulSet held on a new template, admitted, then rolled back without a spec edit',
@@ -120,6 +140,11 @@ describe('fleet rollout pin through the runtime', () => {
         expect(revisionsOf(again.pods)).toEqual(Array(REPLICAS).fill(R1));
         expect(again.set.status?.updatedReplicas ?? 0).toBe(0);
         expect(again.set.status?.currentRevision).toBe(R1);
+        const waiting = await rolloutStatus(namespace, 'statefulset/web');
+        expect(waiting.code).not.toBe(0);
+        expect(waiting.out).toContain(
+          `Waiting for partitioned roll out to finish: 0 out of ${REPLICAS} new pods have been updated...`,
+        );
 
         // Admitted: upstream rolls to the template's revision; the condition goes.
         await patchSet({ metadata: { annotations: { [PIN_ADMITTED_ANNOTATION]: R2.slice('web-'.length) } } });
@@ -141,6 +166,11 @@ describe('fleet rollout pin through the runtime', () => {
           message: `FleetRollout ${ROLLOUT} rolled back to revision ${H1} from the template's revision ${R2.slice('web-'.length)}`,
         });
         expect(back.set.spec?.template.spec?.containers[0]?.image).toBe('registry.example/app:2');
+        const complete = await rolloutStatus(namespace, 'statefulset/web');
+        expect(complete).toEqual({
+          code: 0,
+          out: `partitioned roll out complete: ${REPLICAS} new pods have been updated...\n`,
+        });
         expect(back.pods.map((p) => p.spec?.containers[0]?.image)).toEqual(
           Array(REPLICAS).fill('registry.example/app:1'),
         );
@@ -236,6 +266,11 @@ describe('fleet rollout pin through the runtime', () => {
         for (let i = 0; i < 3; i++) again = await until('a held pass', () => true);
         expect(revisionsOf(again.pods)).toEqual(Array(nodes).fill(H1));
         expect(again.ds.status?.updatedNumberScheduled ?? 0).toBe(0);
+        const waiting = await rolloutStatus(namespace, 'daemonset/agent');
+        expect(waiting.code).not.toBe(0);
+        expect(waiting.out).toContain(
+          `Waiting for daemon set "agent" rollout to finish: 0 out of ${nodes} new pods have been updated...`,
+        );
         const revisions = await apps.listNamespacedControllerRevision({ namespace });
         const H2 = revisions.items
           .map((cr) => cr.metadata?.labels?.['controller-revision-hash'] ?? '')
@@ -256,6 +291,10 @@ describe('fleet rollout pin through the runtime', () => {
           message: `FleetRollout ${ROLLOUT} rolled back to revision ${H1} from the template's revision ${H2}`,
         });
         expect(back.ds.spec?.template.spec?.containers[0]?.image).toBe('registry.example/app:2');
+        expect(await rolloutStatus(namespace, 'daemonset/agent')).toEqual({
+          code: 0,
+          out: 'daemon set "agent" successfully rolled out\n',
+        });
         expect(back.pods.map((p) => p.spec?.containers[0]?.image)).toEqual(Array(nodes).fill('registry.example/app:1'));
       } finally {
         await queue.close();
