@@ -1,7 +1,13 @@
 // The Fleet rollouts section of `fleetq ui` (shared/ops/ui/fleet-rollouts.ts) from LIST answers the test makes: the
 // progress of each FleetRollout by wave (format.ts rolloutProgress), a malformed object listed with its error
-// beside the others, the count beyond those shown, tenant text made inert, and no hub said as such.
+// beside the others, the count beyond those shown, tenant text made inert, no hub and a hub that does not answer
+// (a closed loopback port) said as such.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { freePort } from '../../../infra/sandbox/process.js';
+import { ClusterRegistry, parseRegistry } from '../../../shared/kube/registry.js';
 import {
   HubRollouts,
   NO_HUB,
@@ -89,5 +95,28 @@ describe('fleet rollouts view', () => {
 
   it('no hub in the registry: says so, reads nothing', async () => {
     expect(await new HubRollouts(undefined).read(NOW)).toEqual({ hub: null, shown: [], more: false, error: NO_HUB });
+  });
+
+  it('a hub that does not answer: said in the section, not thrown', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetq-ui-hub-'));
+    try {
+      writeFileSync(join(dir, 'token'), 'no-such-token');
+      const yaml = [
+        'clusters:',
+        '  - name: hub-1',
+        `    server: https://127.0.0.1:${await freePort()}`,
+        '    tokenFile: token',
+        '    insecureSkipTLSVerify: true',
+        '    allowInsecure: true',
+        '    owns: [ConfigMap]',
+        '    hub: true',
+      ].join('\n');
+      const registry = new ClusterRegistry(parseRegistry(yaml, 'fleet.yaml', dir));
+      const view = await new HubRollouts(registry, 2_000).read(NOW);
+      expect(view).toMatchObject({ hub: 'hub-1', shown: [], more: false });
+      expect(view.error).toMatch(/^hub hub-1: .*(ECONNREFUSED|fetch failed)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
