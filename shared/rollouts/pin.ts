@@ -21,8 +21,9 @@ export const PIN_REASON = {
 export type Pin =
   /**
    * `rollout` (namespace/name) paces the workload. `admitted` '' : no revision admitted yet; the controller holds
-   * where the workload stands (a Deployment's newest ReplicaSet, a StatefulSet's currentRevision, a DaemonSet's
-   * newest ControllerRevision) and creates no revision of its own.
+   * where the workload stands (a Deployment's newest ReplicaSet, a StatefulSet's currentRevision, the newest
+   * revision a DaemonSet's pods run) and makes no pod of the template's revision (a StatefulSet or DaemonSet still
+   * records it as a ControllerRevision, as upstream does).
    */
   | { readonly state: 'pinned'; readonly rollout: string; readonly admitted: string }
   /** The annotations are there but unusable: the controller holds, saying why. */

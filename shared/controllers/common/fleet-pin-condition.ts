@@ -1,7 +1,9 @@
 // The FleetRollout condition a pinned workload's status carries (docs/decisions/fleet-rollout-gate.md), shared by
 // the StatefulSet and DaemonSet planners: set, kept or removed among the status's other conditions, and the
-// Normal Event recorded when it appears, changes reason or goes away (never on a pass that leaves it as it was).
-import { PIN_CONDITION_TYPE } from '../../rollouts/pin.js';
+// Event recorded when it appears, changes reason or goes away (never on a pass that leaves it as it was): Normal,
+// Warning for a pin naming no revision of the workload (as the Deployment's).
+import { EventType } from '../../kube/events/types.js';
+import { PIN_CONDITION_TYPE, PIN_REASON } from '../../rollouts/pin.js';
 import { wireTime } from './wire-time.js';
 
 /** The condition as the workload's status holds it (apps/v1 StatefulSetCondition and DaemonSetCondition alike). */
@@ -15,6 +17,11 @@ export type WorkloadCondition = {
 
 /** What the gate says this pass: a condition to hold, none to hold (null), or leave the conditions alone. */
 export type PinVerdict = { readonly reason: string; readonly message: string } | null | undefined;
+
+/** The type of the Event a pin condition's reason is recorded with. */
+export function pinEventType(reason: string): EventType {
+  return reason === PIN_REASON.Unknown ? EventType.Warning : EventType.Normal;
+}
 
 /** The event reason recorded when the condition is removed because the pin and the template agree again. */
 export const PIN_ADMITTED_EVENT_REASON = 'FleetRolloutAdmitted';

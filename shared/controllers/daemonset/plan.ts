@@ -26,8 +26,7 @@ import { nodesToDaemonPods } from './node-pods.js';
 import { newDaemonPod } from './pod-template.js';
 import { rollingUpdate } from './rolling.js';
 import { availabilityRequeueMs, collisionAction, countStatus, statusAction } from './status.js';
-import { withPinCondition } from '../common/fleet-pin-condition.js';
-import { EventType } from '../../kube/events/types.js';
+import { pinEventType, withPinCondition } from '../common/fleet-pin-condition.js';
 import { pinOf } from '../../rollouts/pin.js';
 import { dsEvent } from './events.js';
 import { daemonSetGate } from './fleet-pin.js';
@@ -93,7 +92,9 @@ export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
     const pinned = withPinCondition(base, gate.verdict, now, gate.admittedMessage);
     const events = [
       ...(report?.event ? [report.event] : []),
-      ...(pinned.event ? [dsEvent(ds, EventType.Normal, pinned.event.reason, pinned.event.message)] : []),
+      ...(pinned.event
+        ? [dsEvent(ds, pinEventType(pinned.event.reason), pinned.event.reason, pinned.event.message)]
+        : []),
     ];
     report = { conditions: pinned.conditions ?? [], ...(events.length > 0 && { events }) };
   }

@@ -14,8 +14,7 @@ import { selectorOf } from '../../kube/meta/label-selector.js';
 import { canAdopt, claimActions, claimObjects } from '../common/claim.js';
 import type { PlanResult } from '../controller.js';
 import { sortControllerRevisions } from '../common/controller-history.js';
-import { withPinCondition } from '../common/fleet-pin-condition.js';
-import { EventType } from '../../kube/events/types.js';
+import { pinEventType, withPinCondition } from '../common/fleet-pin-condition.js';
 import { pinOf } from '../../rollouts/pin.js';
 import { stsEvent } from './events.js';
 import { statefulSetGate } from './fleet-pin.js';
@@ -86,7 +85,8 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
   const pinned = withPinCondition(computed.conditions, gate.verdict, now, gate.admittedMessage);
   const { conditions: _previous, ...rest } = computed;
   const status = { ...rest, ...(pinned.conditions && { conditions: pinned.conditions }) };
-  const event = pinned.event && stsEvent(set, EventType.Normal, pinned.event.reason, pinned.event.message);
+  const event =
+    pinned.event && stsEvent(set, pinEventType(pinned.event.reason), pinned.event.reason, pinned.event.message);
   const write = statusAction(set, status, event);
   const live = new Set([
     current,

@@ -143,6 +143,12 @@ describe('DaemonSet fleet rollout pin', () => {
         status: 'False',
         reason: 'FleetRolloutRevisionUnknown',
       });
+      const types = r.actions.flatMap((a) =>
+        (a.type === 'event' ? [a.event] : (a.events?.onSuccess ?? []))
+          .filter((e) => e.reason === 'FleetRolloutRevisionUnknown')
+          .map((e) => e.type),
+      );
+      expect(types).toEqual(['Warning']);
     },
   );
 

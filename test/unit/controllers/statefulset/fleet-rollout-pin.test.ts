@@ -157,6 +157,13 @@ describe('StatefulSet fleet rollout pin', () => {
     const r = planStatefulSet(obs(admitted, ['old', 'old', 'none']), NOW);
     expect(podActions(r)).toEqual([`create Pod web-2 (${R1})`]);
     expect(conditionOf(r)?.[0]).toMatchObject({ type: 'FleetRollout', status: 'False', reason });
+    // A pin naming nothing the set can run is a problem to see: a Warning, as the Deployment's.
+    const types = r.actions.flatMap((a) =>
+      (a.type === 'event' ? [a.event] : (a.events?.onSuccess ?? []))
+        .filter((e) => e.reason === 'FleetRolloutRevisionUnknown')
+        .map((e) => e.type),
+    );
+    expect(types).toEqual(['Warning']);
     expect(podActions(planStatefulSet(obs(admitted, ['old', 'old', 'old']), NOW))).toEqual([]);
   });
 
