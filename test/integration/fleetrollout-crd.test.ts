@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CustomObjectsApi, KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { installCrds } from '../../infra/sandbox/crds.js';
 import { sandboxCluster, testNamespace } from '../helpers/sandbox/clusters.js';
+import { exampleRollout } from '../helpers/rollouts/example.js';
 
 const CRD_FILE = new URL('../../infra/k8s/fleetrollout-crd.yaml', import.meta.url);
 const CRD_NAME = 'fleetrollouts.fleetq.dev';
@@ -15,25 +16,8 @@ const CLUSTER = 'fleetq-1';
 type Rollout = KubernetesObject & { spec: Record<string, unknown>; status?: Record<string, unknown> };
 type ApiRefusal = { code?: number; body?: unknown };
 
-const example = (name: string, namespace: string, spec: Record<string, unknown> = {}): Rollout => ({
-  apiVersion: 'fleetq.dev/v1alpha1',
-  kind: 'FleetRollout',
-  metadata: { name, namespace },
-  spec: {
-    target: { kind: 'Deployment', namespace: 'shop', name: 'web' },
-    clusters: { matchLabels: { env: 'prod' } },
-    waves: [
-      { name: 'canary', clusters: { matchLabels: { ring: '0' } }, maxConcurrency: 1, soak: '10m' },
-      { name: 'early', clusters: { matchLabels: { ring: '1' } }, maxConcurrency: 2, soak: '5m' },
-      { name: 'rest', maxConcurrency: '25%' },
-    ],
-    progressDeadline: '10m',
-    failureBudget: { maxFailedClusters: 1 },
-    onFailure: 'Rollback',
-    paused: false,
-    ...spec,
-  },
-});
+const example = (name: string, namespace: string, spec: Record<string, unknown> = {}): Rollout =>
+  exampleRollout(name, namespace, spec) as Rollout;
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import { parseFleetRollout } from '../../../shared/rollouts/types.js';
+import { exampleRollout } from '../../helpers/rollouts/example.js';
 
 const FILE = new URL('../../../infra/k8s/fleetrollout-crd.yaml', import.meta.url);
 
@@ -87,24 +88,7 @@ function withDefaults(schema: Schema, value: unknown): unknown {
   return out;
 }
 
-const EXAMPLE = {
-  apiVersion: 'fleetq.dev/v1alpha1',
-  kind: 'FleetRollout',
-  metadata: { name: 'web', namespace: 'fleetq-system' },
-  spec: {
-    target: { kind: 'Deployment', namespace: 'shop', name: 'web' },
-    clusters: { matchLabels: { env: 'prod' } },
-    waves: [
-      { name: 'canary', clusters: { matchLabels: { ring: '0' } }, maxConcurrency: 1, soak: '10m' },
-      { name: 'early', clusters: { matchLabels: { ring: '1' } }, maxConcurrency: 2, soak: '5m' },
-      { name: 'rest', maxConcurrency: '25%' },
-    ],
-    progressDeadline: '10m',
-    failureBudget: { maxFailedClusters: 1 },
-    onFailure: 'Rollback',
-    paused: false,
-  },
-};
+const EXAMPLE = exampleRollout();
 
 describe('infra/k8s/fleetrollout-crd.yaml', () => {
   const crd = readCrd();

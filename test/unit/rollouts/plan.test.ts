@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { ClusterObservation } from '../../../shared/rollouts/observation.js';
 import { plan, type Decision, type PlanResult, type RegistryCluster } from '../../../shared/rollouts/plan.js';
 import { parseFleetRollout, type FleetRollout, type FleetRolloutStatus } from '../../../shared/rollouts/types.js';
+import { EXAMPLE_SPEC } from '../../helpers/rollouts/example.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 /** `min` minutes (and `sec` seconds) after T0. */
@@ -27,17 +28,7 @@ function rollout(spec: Record<string, unknown> = {}, status?: FleetRolloutStatus
     kind: 'FleetRollout',
     metadata: { name: 'web', namespace: 'fleetq-system', generation: 3 },
     spec: {
-      target: { kind: 'Deployment', namespace: 'shop', name: 'web' },
-      clusters: { matchLabels: { env: 'prod' } },
-      waves: [
-        { name: 'canary', clusters: { matchLabels: { ring: '0' } }, maxConcurrency: 1, soak: '10m' },
-        { name: 'early', clusters: { matchLabels: { ring: '1' } }, maxConcurrency: 2, soak: '5m' },
-        { name: 'rest', maxConcurrency: '25%' },
-      ],
-      progressDeadline: '10m',
-      failureBudget: { maxFailedClusters: 1 },
-      onFailure: 'Rollback',
-      paused: false,
+      ...EXAMPLE_SPEC,
       ...spec,
     },
     ...(status !== undefined && { status }),

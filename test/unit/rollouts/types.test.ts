@@ -1,25 +1,9 @@
 // Parsing a FleetRollout read from the hub cluster: the example, defaults, and refusals naming the field.
 import { describe, expect, it } from '@jest/globals';
 import { FleetRolloutError, parseFleetRollout } from '../../../shared/rollouts/types.js';
+import { exampleRollout } from '../../helpers/rollouts/example.js';
 
-const EXAMPLE = {
-  apiVersion: 'fleetq.dev/v1alpha1',
-  kind: 'FleetRollout',
-  metadata: { name: 'web', namespace: 'fleetq-system' },
-  spec: {
-    target: { kind: 'Deployment', namespace: 'shop', name: 'web' },
-    clusters: { matchLabels: { env: 'prod' } },
-    waves: [
-      { name: 'canary', clusters: { matchLabels: { ring: '0' } }, maxConcurrency: 1, soak: '10m' },
-      { name: 'early', clusters: { matchLabels: { ring: '1' } }, maxConcurrency: 2, soak: '5m' },
-      { name: 'rest', maxConcurrency: '25%' },
-    ],
-    progressDeadline: '10m',
-    failureBudget: { maxFailedClusters: 1 },
-    onFailure: 'Rollback',
-    paused: false,
-  },
-};
+const EXAMPLE = exampleRollout();
 
 const withSpec = (spec: Record<string, unknown>) => ({ ...EXAMPLE, spec: { ...EXAMPLE.spec, ...spec } });
 
