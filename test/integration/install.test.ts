@@ -52,10 +52,15 @@ describe('fleetq installed from its npm package', () => {
   const prefix = join(work, 'prefix');
   const bin = join(prefix, 'bin', 'fleetq');
   const { version } = packageInfo();
-  /** No node_modules/.bin (no tsx), the Node CI runs (the one running this test), and system tools. */
+  /**
+   * The user's environment as a shell has it: no node_modules/.bin on PATH (no tsx), the Node CI runs (the one
+   * running this test) and system tools, no NODE_OPTIONS, and none of the npm_* variables `npm test` sets for its
+   * scripts (a child npm would read them as its configuration). The rest stays: a machine whose registry is
+   * reached through its own CA (NODE_EXTRA_CA_CERTS) hung `npm install` for minutes without it.
+   */
   const env: NodeJS.ProcessEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_OPTIONS')),
     PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
-    HOME: process.env.HOME,
     NODE_OPTIONS: '',
   };
   let packed: { filename: string; files: Array<{ path: string; mode: number }> };
@@ -67,7 +72,19 @@ describe('fleetq installed from its npm package', () => {
     [packed] = JSON.parse(pack.stdout) as [typeof packed];
     const install = await run(
       'npm',
-      ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename)],
+      // Bounded, so that a registry that does not answer fails here with npm's own words, not the hook's time-out.
+      [
+        'install',
+        '-g',
+        '--prefix',
+        prefix,
+        '--prefer-offline',
+        '--fetch-timeout=60000',
+        '--fetch-retries=1',
+        '--no-audit',
+        '--no-fund',
+        join(work, packed.filename),
+      ],
       { cwd: work, env: { ...env, npm_config_cache: process.env.npm_config_cache } },
     );
     if (install.code !== 0) throw new Error(`npm install -g failed:\n${install.stderr}`);
