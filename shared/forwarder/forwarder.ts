@@ -271,11 +271,20 @@ export class Forwarder {
     );
   }
 
-  /** Refills the cache (a warm list of every watched resource), e.g. after its Redis lost its data. */
-  refillCache(): void {
+  /**
+   * Refills the cache (a warm list of every watched resource), e.g. after its Redis lost its data or failed over to
+   * a replica that lags. Resolves once every watcher's list has been applied, or after `boundMs` (a resource whose
+   * list keeps failing must not hold back what waits on the others), whichever comes first.
+   */
+  async refillCache(boundMs = 30_000): Promise<void> {
     if (!this.o.cache) return;
     this.logger.info('Refilling the cache');
-    for (const w of this.watchers) w.refill();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'bound'>((resolve) => (timer = setTimeout(() => resolve('bound'), boundMs)));
+    const refilled = Promise.all(this.watchers.map((w) => w.refill())).then(() => 'refilled' as const);
+    const outcome = await Promise.race([refilled, bound]).finally(() => clearTimeout(timer));
+    if (outcome === 'bound') this.logger.warn('Cache refill not done within its bound; going on', { boundMs });
+    else this.logger.info('Cache refilled');
   }
 
   /**

@@ -164,6 +164,9 @@ export class ResourceWatcher {
   private markSyncedPromise!: () => void;
   private syncedYet = false;
   private refillRequested = false;
+  /** Callers of refill() whose list has not started yet, and those whose list has (a failed list is retried). */
+  private readonly refillWaiters: Array<() => void> = [];
+  private readonly refilling: Array<() => void> = [];
   /** Resolves once the first list (or warm list) is done, or at once when resuming without one. */
   readonly synced = new Promise<void>((resolve) => (this.markSyncedPromise = resolve));
 
@@ -197,9 +200,10 @@ export class ResourceWatcher {
    * Lists once more (a warm list: nothing enqueued, the watch goes on from where it was) to refill what the
    * hooks keep, e.g. a cache that lost its data; the current watch is ended to get there at once.
    */
-  refill(): void {
+  refill(): Promise<void> {
     this.refillRequested = true;
     this.current?.abort();
+    return new Promise((resolve) => this.refillWaiters.push(resolve));
   }
 
   async stop(): Promise<void> {
@@ -207,6 +211,8 @@ export class ResourceWatcher {
     this.stopSignal.abort();
     this.current?.abort();
     await this.loop;
+    // Stopped: nothing will be listed for them any more; a refill's caller must not wait forever.
+    for (const done of [...this.refilling.splice(0), ...this.refillWaiters.splice(0)]) done();
   }
 
   private async run(): Promise<void> {
@@ -218,6 +224,7 @@ export class ResourceWatcher {
         if (this.refillRequested) {
           this.refillRequested = false;
           pending ??= 'warm';
+          this.refilling.push(...this.refillWaiters.splice(0));
         }
         if (pending !== undefined) {
           const resumed = await this.list(pending);
@@ -225,6 +232,8 @@ export class ResourceWatcher {
           pending = resumed && pending !== 'warm' && this.o.hooks.needsWarmAfterResume?.() ? 'warm' : undefined;
           if (pending !== undefined) continue;
           this.markSynced();
+          // The refills asked for before this list are done: every object is in the cache again.
+          for (const done of this.refilling.splice(0)) done();
         }
         if (this.stopping) return;
         const outcome = await this.watchOnce(this.rv ?? '');

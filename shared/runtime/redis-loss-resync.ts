@@ -13,7 +13,7 @@ import { errorFields, type Logger } from './logger.js';
 
 /** What is resynced: a FleetForwarder's forwarders (structurally, so this module does not import the forwarder). */
 export type Resyncable = {
-  readonly forwarders: ReadonlyMap<string, { resync(): Promise<number>; refillCache?(): void }>;
+  readonly forwarders: ReadonlyMap<string, { resync(): Promise<number>; refillCache?(): Promise<void> }>;
 };
 
 export type RedisLossResync = { readonly watcher: RedisLossWatcher; stop(): Promise<void> };
@@ -24,8 +24,11 @@ export async function resyncAll(fleet: Resyncable, logger: Logger): Promise<Map<
   await Promise.all(
     [...fleet.forwarders].map(async ([cluster, forwarder]) => {
       try {
-        // A cache kept in that Redis lost its objects too: list them again (readers go live meanwhile).
-        forwarder.refillCache?.();
+        // A cache kept in that Redis lost its objects too, or (a failover to a lagging replica) holds an older
+        // state that still looks synced: list them again, and only then enqueue every key, so that no key is run
+        // from the older state and then not again (a Deployment created just before the failover was run from a
+        // cache without it, planned nothing, and was never run again).
+        await forwarder.refillCache?.();
         out.set(cluster, await forwarder.resync());
       } catch (err) {
         logger.error('Resync after Redis data loss failed', { cluster, error: errorFields(err) });

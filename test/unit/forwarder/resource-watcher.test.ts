@@ -228,15 +228,22 @@ describe('ResourceWatcher', () => {
       watch: starter,
       hooks: {
         onEvents: async () => undefined,
-        onList: async (reason, objects, rv) => void lists.push(`${reason} ${objects.length} @${rv}`),
+        onList: async (reason, objects, rv) => {
+          lists.push(`${reason} ${objects.length} @${rv}`);
+          // The refill's caller is told only once the list is applied: it enqueues keys that read it.
+          if (reason === 'warm') refillResolvedBeforeApplied = refillResolved;
+        },
         onProgress: () => undefined,
         onRestart: () => undefined,
         onError: (operation) => void errors.push(operation),
       },
     });
+    let refillResolved = false;
+    let refillResolvedBeforeApplied: boolean | undefined;
     w.start();
     await waitFor(async () => w.resourceVersion === '101', 5_000, 5, 'the first event');
-    w.refill();
+    await w.refill().then(() => (refillResolved = true));
+    expect(refillResolvedBeforeApplied).toBe(false);
     await waitFor(async () => requests.length === 2, 5_000, 5, 'the second watch');
     await w.stop();
     expect(lists).toEqual(['warm 1 @150']);
