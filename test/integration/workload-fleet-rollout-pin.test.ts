@@ -5,15 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, CoreV1Api, type V1Pod, type V1StatefulSet } from '@kubernetes/client-node';
 import { execFile } from 'node:child_process';
-import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Controller } from '../../shared/controllers/controller.js';
 import { daemonSetController } from '../../shared/controllers/daemonset/index.js';
 import { statefulSetController } from '../../shared/controllers/statefulset/index.js';
 import { MemoryQueue } from '../../shared/queue/memory/memory-queue.js';
-import { reconcileOne } from '../../shared/runtime/reconcile-one.js';
 import { PIN_ADMITTED_ANNOTATION, PIN_ROLLOUT_ANNOTATION } from '../../shared/rollouts/pin.js';
-import { inProcessDeps } from '../helpers/pipeline/runtime.js';
+import { inProcessDeps, reconcileUntil } from '../helpers/pipeline/runtime.js';
 import {
   kubectlPath,
   kwokPodTemplate,
@@ -93,21 +91,15 @@ describe('fleet rollout pin through the runtime', () => {
       };
       type State = Awaited<ReturnType<typeof read>>;
       /** Reconciles until `done` holds of what the apiserver has, or fails at the deadline with the last state. */
-      const until = async (what: string, done: (s: State) => boolean): Promise<State> => {
-        const deadline = Date.now() + STEP_DEADLINE_MS;
-        for (;;) {
-          await queue.add(key);
-          const lease = await queue.get(10_000);
-          if (!lease) throw new Error('the queue handed out no lease');
-          await reconcileOne(deps, lease);
-          const s = await read();
-          if (done(s)) return s;
-          if (Date.now() > deadline) {
-            throw new Error(`${what}: not reached in ${STEP_DEADLINE_MS} ms: ${JSON.stringify(summary(s))}`);
-          }
-          await delay(POLL_MS);
-        }
-      };
+      const until = (what: string, done: (s: State) => boolean): Promise<State> =>
+        reconcileUntil(deps, queue, key, {
+          what,
+          read,
+          done,
+          describe: (s) => JSON.stringify(summary(s)),
+          deadlineMs: STEP_DEADLINE_MS,
+          pollMs: POLL_MS,
+        });
       const rest = deps.clients(CLUSTER).rest;
       const patchSet = (patch: object) =>
         rest.request('PATCH', `/apis/apps/v1/namespaces/${namespace}/statefulsets/web`, {
@@ -208,22 +200,15 @@ describe('fleet rollout pin through the runtime', () => {
         return { ds, pods };
       };
       type State = Awaited<ReturnType<typeof read>>;
-      const until = async (what: string, done: (s: State) => boolean): Promise<State> => {
-        const deadline = Date.now() + STEP_DEADLINE_MS;
-        for (;;) {
-          await queue.add(key);
-          const lease = await queue.get(10_000);
-          if (!lease) throw new Error('the queue handed out no lease');
-          await reconcileOne(deps, lease);
-          const s = await read();
-          if (done(s)) return s;
-          if (Date.now() > deadline) {
-            const seen = JSON.stringify({ status: s.ds.status, pods: revisionsOf(s.pods) });
-            throw new Error(`${what}: not reached in ${STEP_DEADLINE_MS} ms: ${seen}`);
-          }
-          await delay(POLL_MS);
-        }
-      };
+      const until = (what: string, done: (s: State) => boolean): Promise<State> =>
+        reconcileUntil(deps, queue, key, {
+          what,
+          read,
+          done,
+          describe: (s) => JSON.stringify({ status: s.ds.status, pods: revisionsOf(s.pods) }),
+          deadlineMs: STEP_DEADLINE_MS,
+          pollMs: POLL_MS,
+        });
       const rest = deps.clients(CLUSTER).rest;
       const patchDs = (patch: object) =>
         rest.request('PATCH', `/apis/apps/v1/namespaces/${namespace}/daemonsets/agent`, {
