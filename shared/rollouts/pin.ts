@@ -6,6 +6,12 @@
 
 export const PIN_ROLLOUT_ANNOTATION = 'fleetrollout.fleetq.dev/name';
 export const PIN_ADMITTED_ANNOTATION = 'fleetrollout.fleetq.dev/admitted';
+/**
+ * A revision whose rollout is frozen in this cluster (its pods fail): while it equals `admitted`, the workload makes
+ * no progress toward it and rolls nothing back. A freeze naming another revision is left from an older one and does
+ * nothing; '' is no freeze.
+ */
+export const PIN_FROZEN_ANNOTATION = 'fleetrollout.fleetq.dev/frozen';
 
 /** The condition type a pinned workload's status carries while the pin and its template disagree. */
 export const PIN_CONDITION_TYPE = 'FleetRollout';
@@ -16,6 +22,8 @@ export const PIN_REASON = {
   RolledBack: 'RolledBackByFleetRollout',
   /** The pin names no revision of the workload's history, or cannot be read: nothing is rolled. */
   Unknown: 'FleetRolloutRevisionUnknown',
+  /** The admitted revision's rollout is frozen where it stands: nothing progresses, nothing is rolled back. */
+  Frozen: 'FrozenByFleetRollout',
 } as const;
 
 export type Pin =
@@ -23,9 +31,10 @@ export type Pin =
    * `rollout` (namespace/name) paces the workload. `admitted` '' : no revision admitted yet; the controller holds
    * where the workload stands (a Deployment's newest ReplicaSet, a StatefulSet's currentRevision, the newest
    * revision a DaemonSet's pods run) and makes no pod of the template's revision (a StatefulSet or DaemonSet still
-   * records it as a ControllerRevision, as upstream does).
+   * records it as a ControllerRevision, as upstream does). `frozen`: the frozen annotation names the admitted
+   * revision (never with admitted '').
    */
-  | { readonly state: 'pinned'; readonly rollout: string; readonly admitted: string }
+  | { readonly state: 'pinned'; readonly rollout: string; readonly admitted: string; readonly frozen: boolean }
   /** The annotations are there but unusable: the controller holds, saying why. */
   | { readonly state: 'malformed'; readonly rollout: string; readonly message: string };
 
@@ -49,8 +58,12 @@ export function pinOf(workload: { readonly metadata?: { readonly annotations?: u
       message: `annotation ${PIN_ROLLOUT_ANNOTATION} is not namespace/name`,
     };
   const admitted = a[PIN_ADMITTED_ANNOTATION];
-  if (admitted === undefined || admitted === '') return { state: 'pinned', rollout, admitted: '' };
+  const frozen = a[PIN_FROZEN_ANNOTATION];
+  // A freeze that cannot be read is a hold, not a release: the safe side for a revision that may be failing.
+  if (frozen !== undefined && frozen !== '' && (typeof frozen !== 'string' || !REVISION.test(frozen)))
+    return { state: 'malformed', rollout, message: `annotation ${PIN_FROZEN_ANNOTATION} is not a revision hash` };
+  if (admitted === undefined || admitted === '') return { state: 'pinned', rollout, admitted: '', frozen: false };
   if (typeof admitted !== 'string' || !REVISION.test(admitted))
     return { state: 'malformed', rollout, message: `annotation ${PIN_ADMITTED_ANNOTATION} is not a revision hash` };
-  return { state: 'pinned', rollout, admitted };
+  return { state: 'pinned', rollout, admitted, frozen: frozen === admitted };
 }

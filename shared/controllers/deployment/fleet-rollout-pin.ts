@@ -17,6 +17,10 @@
 //                                 (it was rolled out here before, and the rollout took it back)
 //   FleetRolloutRevisionUnknown   the pin is malformed or no ReplicaSet carries the admitted revision: nothing
 //                                 is created or scaled
+//   FrozenByFleetRollout          the frozen annotation names the admitted revision: the pass is upstream's
+//                                 paused sync (spec.paused in its working copy only): no rollout progress, no
+//                                 rollback, proportional scaling; Progressing Unknown FrozenByFleetRollout (no
+//                                 progress deadline runs out), DeploymentResumed once the freeze is lifted
 // admitted '' holds the newest ReplicaSet (highest revision); with none, nothing is created. The condition is
 // removed when the pin and the template agree, or once the pin is gone. Each new reason records one event on the
 // Deployment (Normal; Warning for an unknown revision).
@@ -25,25 +29,40 @@ import { PIN_CONDITION_TYPE, PIN_REASON, pinOf } from '../../rollouts/pin.js';
 import { computeHash } from '../common/pod-template-hash.js';
 import { jsonCopy } from '../common/json-copy.js';
 import { getCondition, newCondition, removeCondition, setCondition } from './conditions.js';
+import { hasProgressDeadline } from './sync.js';
 import { deploymentEvent } from './events.js';
 import type { Pass } from './pass.js';
 import { actualReplicaCount, byCreationTimestamp, equalIgnoreHash, findNewReplicaSet } from './replica-sets.js';
 import { byRevision } from './revision.js';
 import { calculateStatus } from './status.js';
-import { POD_TEMPLATE_HASH_LABEL, type Deployment, type DeploymentStatus, type ReplicaSet } from './types.js';
+import {
+  ConditionType,
+  POD_TEMPLATE_HASH_LABEL,
+  Reason,
+  type Deployment,
+  type DeploymentStatus,
+  type ReplicaSet,
+} from './types.js';
 
 type PinReason = (typeof PIN_REASON)[keyof typeof PIN_REASON];
 
 export type PinDecision =
-  /** No pin, or the pin and the template agree: upstream's controller. */
-  | { readonly kind: 'upstream'; readonly pinned: boolean }
-  /** Roll toward `target` (null: admitted '' and no ReplicaSet at all: create nothing). */
+  /**
+   * No pin, or the pin and the template agree: upstream's controller; `frozen`: the message of a freeze of the
+   * admitted (template's) revision, under which the pass is upstream's paused sync.
+   */
+  | { readonly kind: 'upstream'; readonly pinned: boolean; readonly frozen?: string }
+  /**
+   * Roll toward `target` (null: admitted '' and no ReplicaSet at all: create nothing); `frozen`: the admitted
+   * revision's rollout is frozen, so the pass is a paused sync in the pinned view (reason FrozenByFleetRollout).
+   */
   | {
       readonly kind: 'hold';
       readonly target: ReplicaSet | null;
       readonly templateRS: ReplicaSet | null;
       readonly reason: PinReason;
       readonly message: string;
+      readonly frozen: boolean;
     }
   /** Malformed pin or an admitted revision without a ReplicaSet: nothing is rolled. */
   | { readonly kind: 'unknown'; readonly templateRS: ReplicaSet | null; readonly message: string };
@@ -63,9 +82,17 @@ export function resolvePin(d: Deployment, owned: readonly ReplicaSet[]): PinDeci
     const message = `Deployment "${name}" is not rolled: the fleet rollout pin of "${pin.rollout}" cannot be read (${pin.message}); its template asks for revision ${templateRevision}`;
     return { kind: 'unknown', templateRS, message };
   }
+  const admittedHere = (): PinDecision =>
+    pin.frozen
+      ? {
+          kind: 'upstream',
+          pinned: true,
+          frozen: `FleetRollout ${pin.rollout} froze the rollout of Deployment "${name}" to revision ${pin.admitted} where it stands: nothing progresses and nothing is rolled back`,
+        }
+      : { kind: 'upstream', pinned: true };
   let target: ReplicaSet | null;
   if (pin.admitted === '') target = [...owned].sort(byRevision(byCreationTimestamp)).at(-1) ?? null;
-  else if (pin.admitted === templateRevision) return { kind: 'upstream', pinned: true };
+  else if (pin.admitted === templateRevision) return admittedHere();
   else {
     target = [...owned].sort(byCreationTimestamp).find((rs) => hashOf(rs) === pin.admitted) ?? null;
     if (target === null) {
@@ -73,15 +100,20 @@ export function resolvePin(d: Deployment, owned: readonly ReplicaSet[]): PinDeci
       return { kind: 'unknown', templateRS, message };
     }
   }
-  if (target !== null && equalIgnoreHash(target.spec.template, d.spec.template))
-    return { kind: 'upstream', pinned: true };
+  if (target !== null && equalIgnoreHash(target.spec.template, d.spec.template)) return admittedHere();
   const held = target === null ? 'none' : hashOf(target);
+  if (pin.frozen) {
+    // The template moved on from the admitted revision (a fix pushed meanwhile): still nothing progresses toward
+    // the admitted one, and nothing is rolled back.
+    const message = `FleetRollout ${pin.rollout} froze the rollout of Deployment "${name}" to revision ${held} where it stands; its template asks for revision ${templateRevision}`;
+    return { kind: 'hold', target, templateRS, reason: PIN_REASON.Frozen, message, frozen: true };
+  }
   if (templateRS !== null) {
     const message = `FleetRollout ${pin.rollout} rolled back Deployment "${name}" to revision ${held}; its template asks for revision ${templateRevision}`;
-    return { kind: 'hold', target, templateRS, reason: PIN_REASON.RolledBack, message };
+    return { kind: 'hold', target, templateRS, reason: PIN_REASON.RolledBack, message, frozen: false };
   }
   const message = `Deployment "${name}" is held at revision ${held} by FleetRollout ${pin.rollout}; its template asks for revision ${templateRevision}`;
-  return { kind: 'hold', target, templateRS, reason: PIN_REASON.Waiting, message };
+  return { kind: 'hold', target, templateRS, reason: PIN_REASON.Waiting, message, frozen: false };
 }
 
 /** The Deployment as the pass sees it under a hold: the target ReplicaSet's template (no pod-template-hash). */
@@ -123,6 +155,39 @@ export function leaveHold(p: Pass, decision: Extract<PinDecision, { kind: 'hold'
 export function holdUnknown(p: Pass, decision: Extract<PinDecision, { kind: 'unknown' }>, rsList: ReplicaSet[]): void {
   p.d.status = calculateStatus(rsList, decision.templateRS, p.d, p.now);
   setPinCondition(p, PIN_REASON.Unknown, decision.message);
+}
+
+/**
+ * Before the sync of a frozen pass: the working copy is paused (never written: status writes carry the observed
+ * spec), so syncByStrategy takes upstream's paused path: sync scales (proportionally) and cleans up, and no
+ * rollout runs. Progressing becomes Unknown FrozenByFleetRollout, as checkPausedConditions makes it
+ * DeploymentPaused (never over ProgressDeadlineExceeded; a Deployment the user paused keeps DeploymentPaused), so
+ * the progress deadline does not run out while frozen and `kubectl rollout status` keeps waiting.
+ */
+export function enterFreeze(p: Pass, message: string): void {
+  p.d.spec.paused = true;
+  if (p.original.spec.paused === true || !hasProgressDeadline(p.d)) return;
+  const cond = getCondition(p.status, ConditionType.Progressing);
+  if (cond?.reason === Reason.ProgressDeadlineExceeded) return;
+  if (cond?.reason === PIN_REASON.Frozen && cond.status === 'Unknown' && cond.message === message) return;
+  setCondition(p.status, newCondition(ConditionType.Progressing, 'Unknown', PIN_REASON.Frozen, message, p.now));
+}
+
+/**
+ * Not frozen (any more): Progressing FrozenByFleetRollout becomes DeploymentResumed, as checkPausedConditions
+ * resumes a paused Deployment, so the progress deadline counts from now. A Deployment the user paused is left to
+ * checkPausedConditions.
+ */
+export function leaveFreeze(p: Pass): void {
+  if (p.original.spec.paused === true || !hasProgressDeadline(p.d)) return;
+  if (getCondition(p.status, ConditionType.Progressing)?.reason !== PIN_REASON.Frozen) return;
+  const message = 'Deployment is resumed: no FleetRollout freezes its rollout';
+  setCondition(p.status, newCondition(ConditionType.Progressing, 'Unknown', Reason.DeploymentResumed, message, p.now));
+}
+
+/** After the sync of a frozen pass whose pin agrees with the template: the FleetRollout condition and its event. */
+export function leaveFrozen(p: Pass, message: string): void {
+  setPinCondition(p, PIN_REASON.Frozen, message);
 }
 
 /** The pin and the template agree, or there is no pin: no FleetRollout condition. */

@@ -4,14 +4,23 @@
 // annotation (deprecated.deployment.rollback.to) is acted on as upstream still does (rollback.ts); `kubectl
 // rollout undo` does not use it: it writes the old template, which rolls out as any template change does and
 // reuses the old ReplicaSet under a new revision. Events upstream records go with the writes (events.ts).
-// A fleet rollout pin (fleet-rollout-pin.ts) may substitute the ReplicaSet the sync rolls to; without the pin
-// annotation the sync is upstream's, unchanged.
+// A fleet rollout pin (fleet-rollout-pin.ts) may substitute the ReplicaSet the sync rolls to, or freeze the pass
+// into upstream's paused sync; without the pin annotation the sync is upstream's, unchanged.
 import { TerminalError } from '../../kube/errors.js';
 import { isSelectingAll, selectorOf } from '../../kube/meta/label-selector.js';
 import { claimObjects } from '../common/claim.js';
 import type { PlanResult } from '../controller.js';
 import { selectingAllEvent } from './events.js';
-import { clearPinCondition, enterHold, holdUnknown, leaveHold, resolvePin } from './fleet-rollout-pin.js';
+import {
+  clearPinCondition,
+  enterFreeze,
+  enterHold,
+  holdUnknown,
+  leaveFreeze,
+  leaveFrozen,
+  leaveHold,
+  resolvePin,
+} from './fleet-rollout-pin.js';
 import { Pass, SyncAborted } from './pass.js';
 import { rolloutRecreate } from './recreate.js';
 import { rollback, rollbackTo } from './rollback.js';
@@ -39,14 +48,23 @@ export function planDeployment(o: ObservedDeployment, now: Date): PlanResult {
     const pin = resolvePin(d, rsList);
     switch (pin.kind) {
       case 'upstream':
-        clearPinCondition(p.status);
-        syncByStrategy(p, o, rsList, true);
+        if (pin.frozen === undefined) {
+          clearPinCondition(p.status);
+          leaveFreeze(p);
+          syncByStrategy(p, o, rsList, true);
+        } else {
+          enterFreeze(p, pin.frozen);
+          syncByStrategy(p, o, rsList, true);
+          leaveFrozen(p, pin.frozen);
+        }
         break;
       case 'unknown':
         holdUnknown(p, pin, rsList);
         break;
       case 'hold':
         enterHold(p, pin);
+        if (pin.frozen) enterFreeze(p, pin.message);
+        else leaveFreeze(p);
         if (pin.target !== null) syncByStrategy(p, o, rsList, false);
         leaveHold(p, pin, rsList);
         break;
@@ -67,7 +85,8 @@ export function planDeployment(o: ObservedDeployment, now: Date): PlanResult {
 function syncByStrategy(p: Pass, o: ObservedDeployment, rsList: ReplicaSet[], rollbackAllowed: boolean): void {
   const d = p.original;
   checkPausedConditions(p);
-  if (d.spec.paused === true) return sync(p, rsList);
+  // The working copy's: a frozen fleet rollout pin pauses the pass (fleet-rollout-pin.ts enterFreeze).
+  if (p.d.spec.paused === true) return sync(p, rsList);
   if (rollbackAllowed && rollbackTo(d) !== null) return rollback(p, rsList);
   if (isScalingEvent(p, rsList)) return sync(p, rsList);
   switch (d.spec.strategy?.type) {

@@ -1,6 +1,6 @@
 // Revisions and the annotations a Deployment keeps on its ReplicaSets (deployment_util.go
 // SetNewReplicaSetAnnotations, SetReplicasAnnotations, MaxRevision, LastRevision, SetDeploymentRevision).
-import { PIN_ADMITTED_ANNOTATION, PIN_ROLLOUT_ANNOTATION } from '../../rollouts/pin.js';
+import { PIN_ADMITTED_ANNOTATION, PIN_FROZEN_ANNOTATION, PIN_ROLLOUT_ANNOTATION } from '../../rollouts/pin.js';
 import { Annotation, MAX_INT32, type Deployment, type ReplicaSet } from './types.js';
 
 const INT64 = /^[-+]?[0-9]+$/;
@@ -66,6 +66,7 @@ const SKIP_COPY = new Set<string>([
   // back to the Deployment on `kubectl rollout undo`).
   PIN_ROLLOUT_ANNOTATION,
   PIN_ADMITTED_ANNOTATION,
+  PIN_FROZEN_ANNOTATION,
 ]);
 
 /** skipCopyAnnotation: annotations a Deployment and its ReplicaSets do not copy to each other. */

@@ -249,9 +249,12 @@ export function syncStatusOnly(p: Pass, rsList: ReplicaSet[]): void {
   syncDeploymentStatus(p, [...oldRSs, newRS], newRS);
 }
 
-/** checkPausedConditions: Progressing Unknown DeploymentPaused / DeploymentResumed (never over a timeout). */
+/**
+ * checkPausedConditions: Progressing Unknown DeploymentPaused / DeploymentResumed (never over a timeout). Reads the
+ * observed spec: a pass paused by a fleet rollout freeze says so itself (fleet-rollout-pin.ts).
+ */
 export function checkPausedConditions(p: Pass): void {
-  const d = p.d;
+  const d = p.original;
   if (!hasProgressDeadline(d)) return;
   const cond = getCondition(p.status, ConditionType.Progressing);
   if (cond?.reason === Reason.ProgressDeadlineExceeded) return;

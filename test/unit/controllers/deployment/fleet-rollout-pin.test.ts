@@ -8,6 +8,7 @@ import type { EventSpec } from '../../../../shared/kube/events/types.js';
 import {
   PIN_ADMITTED_ANNOTATION,
   PIN_CONDITION_TYPE,
+  PIN_FROZEN_ANNOTATION,
   PIN_REASON,
   PIN_ROLLOUT_ANNOTATION,
 } from '../../../../shared/rollouts/pin.js';
@@ -226,5 +227,107 @@ describe('without the pin', () => {
     const r = planDeployment(observed(d, running()), NOW);
     expect(created(r)).toHaveLength(1);
     expect(condition(written(r), PIN_CONDITION_TYPE)).toBeUndefined();
+  });
+});
+
+describe('fleet rollout pin: freeze (the frozen annotation names the admitted revision)', () => {
+  const frozenPin = (admitted: string, frozen: string): Record<string, string> => ({
+    ...pin(admitted),
+    [PIN_FROZEN_ANNOTATION]: frozen,
+  });
+  // 10 replicas mid-rollout from a1 (app:1) to b2 (app:2): b2 surged to 5, 3 of them available (some clusters'
+  // nodes pull the image, others do not); a1 at 8. The rolling update would scale a1 down next.
+  const midRollout = (desired = 10, max = 13) => [
+    anRS('a1', { image: 'app:1', replicas: 8, available: 8, revision: 1, desired, max }),
+    anRS('b2', { image: 'app:2', replicas: 5, available: 3, revision: 2, desired, max }),
+  ];
+  const frozenAt = (frozen: string, o: DeploymentOptions = {}): Deployment =>
+    aDeployment({ image: 'app:2', replicas: 10, ...o, annotations: frozenPin('b2', frozen) });
+  const message = `FleetRollout ${ROLLOUT} froze the rollout of Deployment "web" to revision b2 where it stands: nothing progresses and nothing is rolled back`;
+
+  it('without the freeze the rollout progresses (the state the freeze must stop)', () => {
+    expect(scaled(planDeployment(observed(pinned('b2', { replicas: 10 }), midRollout()), NOW))).toEqual({ a1: 5 });
+  });
+
+  it('neither ReplicaSet changes across passes; Progressing Unknown and the FleetRollout condition say why, once', () => {
+    const d = frozenAt('b2');
+    const r = planDeployment(observed(d, midRollout()), NOW);
+    expect(scaled(r)).toEqual({});
+    expect(created(r)).toEqual([]);
+    expect(deploymentUpdates(r)).toEqual([]);
+    const w = written(r);
+    expect(w?.spec).toEqual(d.spec); // never paused in the spec
+    expect(w?.status).toMatchObject({ replicas: 13, updatedReplicas: 5, availableReplicas: 11 });
+    expect(condition(w, PIN_CONDITION_TYPE)).toMatchObject({ status: 'False', reason: PIN_REASON.Frozen, message });
+    expect(condition(w, 'Progressing')).toMatchObject({ status: 'Unknown', reason: PIN_REASON.Frozen, message });
+    expect(events(r)).toEqual([expect.objectContaining({ type: 'Normal', reason: PIN_REASON.Frozen, message })]);
+
+    // Passes later (the deadline long gone): still nothing scaled, nothing written, no second event.
+    const later = new Date(NOW.getTime() + 3_600_000);
+    const again = planDeployment(observed(after(d, r), midRollout()), later);
+    expect(again.actions).toEqual([]);
+  });
+
+  it('keeps kubectl rollout status waiting: updatedReplicas below replicas, no ProgressDeadlineExceeded', () => {
+    const d = frozenAt('b2');
+    const r1 = planDeployment(observed(d, midRollout()), NOW);
+    const w = written(planDeployment(observed(after(d, r1), midRollout()), new Date(NOW.getTime() + 3_600_000)));
+    const status = w?.status ?? after(d, r1).status;
+    expect(status?.updatedReplicas ?? 0).toBeLessThan(d.spec.replicas ?? 0);
+    expect(status?.conditions?.find((c) => c.type === 'Progressing')?.reason).not.toBe('ProgressDeadlineExceeded');
+  });
+
+  it('scaling spec.replicas still scales both ReplicaSets in proportion', () => {
+    const r = planDeployment(observed(frozenAt('b2', { replicas: 20 }), midRollout()), NOW);
+    // allowed 20 + 5 = 25, 12 to add: in proportion to the max-replicas annotation (13).
+    expect(scaled(r)).toEqual({ a1: 15, b2: 10 });
+    expect(created(r)).toEqual([]);
+  });
+
+  it('a freeze naming another revision does nothing', () => {
+    const withOld = planDeployment(observed(frozenAt('a1'), midRollout()), NOW);
+    expect(scaled(withOld)).toEqual({ a1: 5 });
+    expect(condition(written(withOld), PIN_CONDITION_TYPE)).toBeUndefined();
+  });
+
+  it('a malformed frozen value is a hold: nothing is scaled', () => {
+    const r = planDeployment(observed(frozenAt('B2!'), midRollout()), NOW);
+    expect(r.actions.filter((a) => a.type !== 'updateStatus' && a.type !== 'event')).toEqual([]);
+    const c = condition(written(r), PIN_CONDITION_TYPE);
+    expect(c).toMatchObject({ reason: PIN_REASON.Unknown });
+    expect(c?.message).toContain(PIN_FROZEN_ANNOTATION);
+  });
+
+  it('unfreezing resumes the rollout: Progressing DeploymentResumed, the FleetRollout condition removed', () => {
+    const d = frozenAt('b2');
+    const frozenStatus = written(planDeployment(observed(d, midRollout()), NOW))?.status as DeploymentStatus;
+    const later = new Date(NOW.getTime() + 3_600_000);
+    const resumed = pinned('b2', { replicas: 10, status: frozenStatus });
+    const r = planDeployment(observed(resumed, midRollout()), later);
+    expect(scaled(r)).toEqual({ a1: 5 });
+    const w = written(r);
+    expect(condition(w, PIN_CONDITION_TYPE)).toBeUndefined();
+    // The deadline counts from the resumption, not from before the freeze.
+    expect(condition(w, 'Progressing')).toMatchObject({
+      status: 'Unknown',
+      reason: 'DeploymentResumed',
+      lastUpdateTime: later.toISOString().replace('.000Z', 'Z'),
+    });
+    expect(events(r).filter((e) => e.reason === PIN_REASON.Frozen)).toEqual([]);
+  });
+
+  it('a template moved on from the frozen admitted revision: still nothing progresses toward it', () => {
+    const d = aDeployment({ image: 'app:3', replicas: 10, annotations: frozenPin('b2', 'b2') });
+    const r = planDeployment(observed(d, midRollout()), NOW);
+    expect(scaled(r)).toEqual({});
+    expect(created(r)).toEqual([]);
+    expect(condition(written(r), PIN_CONDITION_TYPE)?.reason).toBe(PIN_REASON.Frozen);
+  });
+
+  it('a Deployment the user paused says DeploymentPaused, and stays frozen', () => {
+    const r = planDeployment(observed(frozenAt('b2', { paused: true }), midRollout()), NOW);
+    expect(scaled(r)).toEqual({});
+    expect(condition(written(r), 'Progressing')?.reason).toBe('DeploymentPaused');
+    expect(condition(written(r), PIN_CONDITION_TYPE)?.reason).toBe(PIN_REASON.Frozen);
   });
 });
