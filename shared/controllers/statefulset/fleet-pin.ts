@@ -7,7 +7,7 @@ import { PIN_CONDITION_TYPE, PIN_REASON, type Pin } from '../../rollouts/pin.js'
 import type { PinVerdict } from '../common/fleet-pin-condition.js';
 import { revisionNumber } from '../common/controller-history.js';
 import { nameOf } from './history.js';
-import { revisionOfPod } from './identity.js';
+import { replicasOf, revisionOfPod } from './identity.js';
 import { REVISION_HASH_LABEL } from './types.js';
 
 export type StatefulSetGate = {
@@ -17,6 +17,11 @@ export type StatefulSetGate = {
   readonly current: ControllerRevision | null;
   /** Whether the rolling update deletes outdated pods this pass. */
   readonly rolls: boolean;
+  /**
+   * The admitted revision's rollout is frozen: the pass sees the set with its partition at replicas (frozenView),
+   * so no further ordinal is updated and a missing pod is made at `current`; pods already updated stay.
+   */
+  readonly frozen: boolean;
   /** status.updateRevision. */
   readonly statusUpdate: string;
   /** The FleetRollout condition: set, removed (null) or left alone (undefined: no pin). */
@@ -48,7 +53,9 @@ export function hashOfRevision(set: StatefulSet, cr: ControllerRevision): string
  *   `kubectl rollout status` keeps waiting);
  * - admitted '': held where the set stands: no pod deleted for an update, new pods at status.currentRevision (none
  *   without one); WaitingForFleetRollout;
- * - a revision not in the history, or a malformed pin: as '' with FleetRolloutRevisionUnknown.
+ * - a revision not in the history, or a malformed pin: as '' with FleetRolloutRevisionUnknown;
+ * - the frozen annotation names the admitted revision (the template's or R): as above, but frozen where the set
+ *   stands (no pod deleted for an update, missing pods at the current revision), FrozenByFleetRollout.
  */
 export function statefulSetGate(
   set: StatefulSet,
@@ -60,7 +67,7 @@ export function statefulSetGate(
   pods: readonly Pod[],
 ): StatefulSetGate {
   const T = hashOfRevision(set, template);
-  const upstream = { update: template, current, rolls: true, statusUpdate: nameOf(template) };
+  const upstream = { update: template, current, rolls: true, frozen: false, statusUpdate: nameOf(template) };
   const admittedMessage = `FleetRollout ${pin?.rollout ?? ''} admits the template's revision ${T}`;
   if (pin === undefined) {
     // Upstream's. A condition left by a FleetRollout that stopped pacing the set (it removed the annotations) goes.
@@ -72,6 +79,7 @@ export function statefulSetGate(
     update: hasCurrent ? current : null,
     current: hasCurrent ? current : null,
     rolls: false,
+    frozen: false,
     statusUpdate: nameOf(template),
     verdict: { reason, message },
     admittedMessage,
@@ -80,7 +88,13 @@ export function statefulSetGate(
   if (pin.state === 'malformed') {
     return held(PIN_REASON.Unknown, `FleetRollout ${pin.rollout} pin is unusable (${pin.message}): held at ${at}`);
   }
-  if (pin.admitted === T) return { ...upstream, verdict: null, admittedMessage };
+  const frozen = (gate: StatefulSetGate): StatefulSetGate => {
+    if (!pin.frozen) return gate;
+    const waits = pin.admitted === T ? '' : `; the template's revision ${T} waits`;
+    const message = `FleetRollout ${pin.rollout} froze the rollout of revision ${pin.admitted} where the StatefulSet stands: no further pod is updated, none is rolled back${waits}`;
+    return { ...gate, rolls: false, frozen: true, verdict: { reason: PIN_REASON.Frozen, message } };
+  };
+  if (pin.admitted === T) return frozen({ ...upstream, verdict: null, admittedMessage });
   if (pin.admitted === '') {
     return held(
       PIN_REASON.Waiting,
@@ -104,10 +118,11 @@ export function statefulSetGate(
           c.reason === PIN_REASON.RolledBack &&
           c.message === rolledBackMessage(pin.rollout, pin.admitted, T),
       ) === true);
-  return {
+  return frozen({
     update: pinned,
     current: hasCurrent ? current : pinned,
     rolls: true,
+    frozen: false,
     statusUpdate: rolledBack ? nameOf(pinned) : nameOf(template),
     verdict: rolledBack
       ? { reason: PIN_REASON.RolledBack, message: rolledBackMessage(pin.rollout, pin.admitted, T) }
@@ -116,6 +131,18 @@ export function statefulSetGate(
           message: `FleetRollout ${pin.rollout} admits revision ${pin.admitted}; the template's revision ${T} waits`,
         },
     admittedMessage,
+  });
+}
+
+/** The set as a frozen pass sees it: its partition at replicas (never written: the status keeps the set's own). */
+export function frozenView(set: StatefulSet): StatefulSet {
+  const strategy = set.spec?.updateStrategy;
+  return {
+    ...set,
+    spec: {
+      ...set.spec!,
+      updateStrategy: { ...strategy, rollingUpdate: { ...strategy?.rollingUpdate, partition: replicasOf(set) } },
+    },
   };
 }
 

@@ -17,7 +17,7 @@ import { sortControllerRevisions } from '../common/controller-history.js';
 import { pinEventType, withPinCondition } from '../common/fleet-pin-condition.js';
 import { pinOf } from '../../rollouts/pin.js';
 import { stsEvent } from './events.js';
-import { statefulSetGate } from './fleet-pin.js';
+import { frozenView, statefulSetGate } from './fleet-pin.js';
 import { nameOf, statefulSetRevisions, templateOf, truncateHistory } from './history.js';
 import {
   CLAIM_REVISIONS,
@@ -67,9 +67,11 @@ export function planStatefulSet(o: ObservedStatefulSet, now: Date): PlanResult {
   const update = gate.statusUpdate;
   const minReadySeconds = set.spec?.minReadySeconds ?? 0;
 
-  const { replicas, planned, condemned } = slots(set, pods.claimed, gate.current, gate.update);
+  // A frozen pass works on the set with its partition at replicas; the status is the set's own.
+  const working = gate.frozen ? frozenView(set) : set;
+  const { replicas, planned, condemned } = slots(working, pods.claimed, gate.current, gate.update);
   const c: Ctx = {
-    set,
+    set: working,
     claims: new Map(o.claims.map((pvc) => [pvc.metadata?.name ?? '', pvc])),
     takenNames: new Set(o.pods.filter((p) => !pods.claimed.includes(p)).map((p) => p.metadata?.name ?? '')),
     monotonic: set.spec?.podManagementPolicy !== PodManagement.Parallel,

@@ -245,11 +245,9 @@ describe('fleet rollout pin: freeze (the frozen annotation names the admitted re
     aDeployment({ image: 'app:2', replicas: 10, ...o, annotations: frozenPin('b2', frozen) });
   const message = `FleetRollout ${ROLLOUT} froze the rollout of Deployment "web" to revision b2 where it stands: nothing progresses and nothing is rolled back`;
 
-  it('without the freeze the rollout progresses (the state the freeze must stop)', () => {
-    expect(scaled(planDeployment(observed(pinned('b2', { replicas: 10 }), midRollout()), NOW))).toEqual({ a1: 5 });
-  });
-
   it('neither ReplicaSet changes across passes; Progressing Unknown and the FleetRollout condition say why, once', () => {
+    // Unfrozen, the same state rolls on: a1 is scaled down.
+    expect(scaled(planDeployment(observed(pinned('b2', { replicas: 10 }), midRollout()), NOW))).toEqual({ a1: 5 });
     const d = frozenAt('b2');
     const r = planDeployment(observed(d, midRollout()), NOW);
     expect(scaled(r)).toEqual({});
@@ -285,6 +283,7 @@ describe('fleet rollout pin: freeze (the frozen annotation names the admitted re
   });
 
   it('a freeze naming another revision does nothing', () => {
+    expect(scaled(planDeployment(observed(frozenAt('b2'), midRollout()), NOW))).toEqual({});
     const withOld = planDeployment(observed(frozenAt('a1'), midRollout()), NOW);
     expect(scaled(withOld)).toEqual({ a1: 5 });
     expect(condition(written(withOld), PIN_CONDITION_TYPE)).toBeUndefined();

@@ -5,7 +5,11 @@ import { planStatefulSet } from '../../../../shared/controllers/statefulset/plan
 import { hashOfRevision } from '../../../../shared/controllers/statefulset/fleet-pin.js';
 import type { StatefulSet } from '../../../../shared/kube/api/objects.js';
 import type { PlanResult } from '../../../../shared/controllers/controller.js';
-import { PIN_ADMITTED_ANNOTATION, PIN_ROLLOUT_ANNOTATION } from '../../../../shared/rollouts/pin.js';
+import {
+  PIN_ADMITTED_ANNOTATION,
+  PIN_FROZEN_ANNOTATION,
+  PIN_ROLLOUT_ANNOTATION,
+} from '../../../../shared/rollouts/pin.js';
 import { aPod, aRevision, aSet, NOW, observed, revOf, type SetOptions } from './builders.js';
 import { eventsOf, summarize } from './summary.js';
 
@@ -188,5 +192,80 @@ describe('StatefulSet fleet rollout pin', () => {
     expect(eventsOf(r)).toContain(
       `FleetRolloutAdmitted: No FleetRollout paces the StatefulSet any more: the template's revision ${H2} rolls`,
     );
+  });
+});
+
+describe('StatefulSet fleet rollout pin: freeze (the frozen annotation names the admitted revision)', () => {
+  // Mid-rollout to the admitted template revision: web-2 is updated, web-0 and web-1 are not.
+  const status = { currentRevision: R1, updateRevision: R2, replicas: 3, currentReplicas: 2, updatedReplicas: 1 };
+  const frozenObs = (frozen: string, states: ('old' | 'new' | 'none')[], o: SetOptions = {}) => {
+    const x = obs(H2, states, { status, ...o });
+    x.statefulSet!.metadata!.annotations![PIN_FROZEN_ANNOTATION] = frozen;
+    return x;
+  };
+  const message = `FleetRollout ${ROLLOUT} froze the rollout of revision ${H2} where the StatefulSet stands: no further pod is updated, none is rolled back`;
+
+  it('no further ordinal is updated, the updated pod stays; FleetRollout FrozenByFleetRollout, one event', () => {
+    // Unfrozen, the same state rolls on: web-1 is next.
+    expect(podActions(planStatefulSet(obs(H2, ['old', 'old', 'new'], { status }), NOW))).toEqual(['delete Pod web-1']);
+    const o = frozenObs(H2, ['old', 'old', 'new']);
+    const r = planStatefulSet(o, NOW);
+    expect(podActions(r)).toEqual([]);
+    expect(statusOf(r)).toBe(`status r=3 ready=3 avail=3 cur=2 upd=1 ${R1}->${R2} gen=1 cc=0`);
+    expect(conditionOf(r)).toEqual([
+      {
+        type: 'FleetRollout',
+        status: 'False',
+        reason: 'FrozenByFleetRollout',
+        message,
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ]);
+    expect(eventsOf(r)).toEqual([`FrozenByFleetRollout: ${message}`]);
+    // The spec is the set's own: nothing but the status is written.
+    const written = r.actions.find((a) => a.type === 'updateStatus')!.object as StatefulSet;
+    expect(written.spec).toEqual(o.statefulSet!.spec);
+
+    const again = frozenObs(H2, ['old', 'old', 'new']);
+    again.statefulSet!.status = written.status!;
+    expect(planStatefulSet(again, new Date(NOW.getTime() + 60_000)).actions).toEqual([]);
+  });
+
+  it('a missing pod is made at the current revision, as with a partition at replicas', () => {
+    const r = planStatefulSet(frozenObs(H2, ['old', 'none', 'new']), NOW);
+    expect(podActions(r)).toEqual([`create Pod web-1 (${R1})`]);
+  });
+
+  it('a freeze naming another revision does nothing', () => {
+    expect(podActions(planStatefulSet(frozenObs(H2, ['old', 'old', 'new']), NOW))).toEqual([]);
+    const r = planStatefulSet(frozenObs(H1, ['old', 'old', 'new']), NOW);
+    expect(podActions(r)).toEqual(['delete Pod web-1']);
+    expect(conditionOf(r)).toBeUndefined();
+  });
+
+  it('a malformed frozen value is a hold: nothing is updated, FleetRolloutRevisionUnknown', () => {
+    const r = planStatefulSet(frozenObs('Not_A_Hash', ['old', 'old', 'new']), NOW);
+    expect(podActions(r)).toEqual([]);
+    expect(conditionOf(r)?.[0]).toMatchObject({ reason: 'FleetRolloutRevisionUnknown' });
+    expect(conditionOf(r)?.[0]?.message).toContain(PIN_FROZEN_ANNOTATION);
+  });
+
+  it('unfreezing resumes the rollout and removes the condition', () => {
+    const frozen = planStatefulSet(frozenObs(H2, ['old', 'old', 'new']), NOW);
+    const o = obs(H2, ['old', 'old', 'new'], { status });
+    o.statefulSet!.status = (frozen.actions.find((a) => a.type === 'updateStatus')!.object as StatefulSet).status!;
+    const r = planStatefulSet(o, NOW);
+    expect(podActions(r)).toEqual(['delete Pod web-1']);
+    expect(conditionOf(r)).toBeUndefined();
+    expect(eventsOf(r)).toContain(`FleetRolloutAdmitted: FleetRollout ${ROLLOUT} admits the template's revision ${H2}`);
+  });
+
+  it('a template moved on from the frozen admitted revision: nothing rolls toward it', () => {
+    // Admitted and frozen at revision 1 while the template asks for revision 2, pods mid-way back to revision 1.
+    const x = obs(H1, ['new', 'new', 'old'], { status: { currentRevision: R2, updateRevision: R2 } });
+    x.statefulSet!.metadata!.annotations![PIN_FROZEN_ANNOTATION] = H1;
+    const r = planStatefulSet(x, NOW);
+    expect(podActions(r)).toEqual([]);
+    expect(conditionOf(r)?.[0]).toMatchObject({ reason: 'FrozenByFleetRollout' });
   });
 });
