@@ -61,7 +61,10 @@ function atRevision(ds: DaemonSet, cr: ControllerRevision): DaemonSet {
  *   and the status counts T's (so `kubectl rollout status` keeps waiting);
  * - admitted '': held where the DaemonSet stands: nothing replaced; pods for new nodes from the newest revision its
  *   pods run, else the newest revision other than the template's, else none;
- * - a revision it does not have, or a malformed pin: as '' with FleetRolloutRevisionUnknown.
+ * - a revision it does not have, or a malformed pin: as '' with FleetRolloutRevisionUnknown;
+ * - the frozen annotation names the admitted revision (the template's or R): as above, but no pod is replaced
+ *   (no old pod deleted, none surged); pods for nodes that lack one are still made at the admitted revision.
+ *   FrozenByFleetRollout.
  */
 export function daemonSetGate(
   ds: DaemonSet,
@@ -79,7 +82,13 @@ export function daemonSetGate(
     const released = `No FleetRollout paces the DaemonSet any more: the template's revision ${template} rolls`;
     return { ...upstream, verdict: stale ? null : undefined, admittedMessage: released };
   }
-  if (pin.state === 'pinned' && pin.admitted === template) return { ...upstream, verdict: null };
+  const frozen = (gate: DaemonSetGate): DaemonSetGate => {
+    if (pin.state !== 'pinned' || !pin.frozen) return gate;
+    const waits = pin.admitted === template ? '' : `; the template's revision ${template} waits`;
+    const message = `FleetRollout ${rollout} froze the rollout of revision ${pin.admitted} where the DaemonSet stands: no pod is replaced${waits}`;
+    return { ...gate, rolls: false, verdict: { reason: PIN_REASON.Frozen, message } };
+  };
+  if (pin.state === 'pinned' && pin.admitted === template) return frozen({ ...upstream, verdict: null });
 
   const byNumber = [...revisions].sort((a, b) => revisionNumber(b) - revisionNumber(a));
   const held = (reason: string, why: string): DaemonSetGate => {
@@ -113,7 +122,7 @@ export function daemonSetGate(
         (c) => c.type === PIN_CONDITION_TYPE && c.reason === PIN_REASON.RolledBack && c.message === rolledBackMessage,
       ));
   const at = atRevision(ds, pinned);
-  return {
+  return frozen({
     ds: at,
     hash: pin.admitted,
     rolls: true,
@@ -126,5 +135,5 @@ export function daemonSetGate(
           message: `FleetRollout ${rollout} admits revision ${pin.admitted}; the template's revision ${template} waits`,
         },
     admittedMessage,
-  };
+  });
 }

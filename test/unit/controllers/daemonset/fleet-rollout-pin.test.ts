@@ -5,7 +5,11 @@ import { planDaemonSet } from '../../../../shared/controllers/daemonset/plan.js'
 import { templateHash } from '../../../../shared/controllers/daemonset/history.js';
 import type { DaemonSet, Pod } from '../../../../shared/kube/api/objects.js';
 import type { PlanResult } from '../../../../shared/controllers/controller.js';
-import { PIN_ADMITTED_ANNOTATION, PIN_ROLLOUT_ANNOTATION } from '../../../../shared/rollouts/pin.js';
+import {
+  PIN_ADMITTED_ANNOTATION,
+  PIN_FROZEN_ANNOTATION,
+  PIN_ROLLOUT_ANNOTATION,
+} from '../../../../shared/rollouts/pin.js';
 import { aDaemonSet, aNode, aPod, currentRevision, NOW, observed, type DsOptions } from './builders.js';
 
 const ROLLOUT = 'fleetq-system/agent';
@@ -161,5 +165,82 @@ describe('DaemonSet fleet rollout pin', () => {
     expect(eventsOf(r)).toEqual([
       `FleetRolloutAdmitted: No FleetRollout paces the DaemonSet any more: the template's revision ${H2} rolls`,
     ]);
+  });
+});
+
+describe('DaemonSet fleet rollout pin: freeze (the frozen annotation names the admitted revision)', () => {
+  const frozen = (value: string, o: DsOptions = {}) =>
+    pinned(H2, { ...o, annotations: { ...o.annotations, [PIN_FROZEN_ANNOTATION]: value } });
+  const message = `FleetRollout ${ROLLOUT} froze the rollout of revision ${H2} where the DaemonSet stands: no pod is replaced`;
+
+  it('no old pod is deleted; FleetRollout FrozenByFleetRollout, one event; the next pass writes nothing', () => {
+    // Unfrozen, the same state rolls on: n2's old pod is replaced next.
+    expect(writes(planDaemonSet(obs(pinned(H2), [H2, H1, H1]), NOW))).toEqual(['delete n2']);
+    const ds = frozen(H2);
+    const r = planDaemonSet(obs(ds, [H2, H1, H1]), NOW);
+    expect(writes(r)).toEqual([]);
+    const s = statusOf(r);
+    expect(s.updatedNumberScheduled).toBe(1); // kubectl rollout status keeps waiting
+    expect(s.conditions).toEqual([
+      {
+        type: 'FleetRollout',
+        status: 'False',
+        reason: 'FrozenByFleetRollout',
+        message,
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ]);
+    expect(eventsOf(r)).toEqual([`FrozenByFleetRollout: ${message}`]);
+    const again = planDaemonSet(obs({ ...ds, status: s }, [H2, H1, H1]), new Date(NOW.getTime() + 60_000));
+    expect(writes(again)).toEqual([]);
+    expect(again.actions.filter((a) => a.type === 'updateStatus')).toEqual([]);
+  });
+
+  it('with maxSurge: no pod is surged for a replacement', () => {
+    const strategy = { maxUnavailable: 0, maxSurge: 1 };
+    expect(writes(planDaemonSet(obs(pinned(H2, { strategy }), [H2, H1, H1]), NOW))).toEqual([
+      `create n2 ${H2} agent:2`,
+    ]);
+    expect(writes(planDaemonSet(obs(frozen(H2, { strategy }), [H2, H1, H1]), NOW))).toEqual([]);
+  });
+
+  it('a node without a pod still gets one, at the admitted revision, as upstream makes it', () => {
+    const r = planDaemonSet(obs(frozen(H2), [H2, H1, '']), NOW);
+    expect(writes(r)).toEqual([`create n3 ${H2} agent:2`]);
+    expect(statusOf(r).conditions?.[0]?.reason).toBe('FrozenByFleetRollout');
+    // Once it runs, the old pod on n2 is still not replaced.
+    expect(writes(planDaemonSet(obs(frozen(H2), [H2, H1, H2]), NOW))).toEqual([]);
+  });
+
+  it('a freeze naming another revision does nothing', () => {
+    expect(writes(planDaemonSet(obs(frozen(H2), [H2, H1, H1]), NOW))).toEqual([]);
+    const r = planDaemonSet(obs(frozen(H1), [H2, H1, H1]), NOW);
+    expect(writes(r)).toEqual(['delete n2']);
+    expect(statusOf(r).conditions ?? []).toEqual([]);
+  });
+
+  it('a malformed frozen value is a hold: nothing replaced, FleetRolloutRevisionUnknown', () => {
+    const r = planDaemonSet(obs(frozen('Not_A_Hash'), [H2, H1, H1]), NOW);
+    expect(writes(r)).toEqual([]);
+    expect(statusOf(r).conditions?.[0]).toMatchObject({ reason: 'FleetRolloutRevisionUnknown' });
+    expect(statusOf(r).conditions?.[0]?.message).toContain(PIN_FROZEN_ANNOTATION);
+  });
+
+  it('unfreezing resumes the rollout and removes the condition', () => {
+    const s = statusOf(planDaemonSet(obs(frozen(H2), [H2, H1, H1]), NOW));
+    const r = planDaemonSet(obs(pinned(H2, { status: s }), [H2, H1, H1]), NOW);
+    expect(writes(r)).toEqual(['delete n2']);
+    expect(statusOf(r).conditions ?? []).toEqual([]);
+    expect(eventsOf(r)).toEqual([`FleetRolloutAdmitted: FleetRollout ${ROLLOUT} admits the template's revision ${H2}`]);
+  });
+
+  it('a template moved on from the frozen admitted revision: nothing rolls toward it', () => {
+    const ds = aDaemonSet({
+      image: 'agent:2',
+      annotations: { [PIN_ROLLOUT_ANNOTATION]: ROLLOUT, [PIN_ADMITTED_ANNOTATION]: H1, [PIN_FROZEN_ANNOTATION]: H1 },
+    });
+    const r = planDaemonSet(obs(ds, [H1, H2, H2]), NOW);
+    expect(writes(r)).toEqual([]);
+    expect(statusOf(r).conditions?.[0]).toMatchObject({ reason: 'FrozenByFleetRollout' });
   });
 });

@@ -280,6 +280,14 @@ describe('fleet rollout pin: freeze (the frozen annotation names the admitted re
     // allowed 20 + 5 = 25, 12 to add: in proportion to the max-replicas annotation (13).
     expect(scaled(r)).toEqual({ a1: 15, b2: 10 });
     expect(created(r)).toEqual([]);
+    expect(condition(written(r), PIN_CONDITION_TYPE)?.reason).toBe(PIN_REASON.Frozen);
+    // Scaled, still frozen: the next pass makes no rollout progress.
+    const next = [
+      anRS('a1', { image: 'app:1', replicas: 15, available: 15, revision: 1, desired: 20, max: 25 }),
+      anRS('b2', { image: 'app:2', replicas: 10, available: 3, revision: 2, desired: 20, max: 25 }),
+    ];
+    expect(scaled(planDeployment(observed(frozenAt('b2', { replicas: 20 }), next), NOW))).toEqual({});
+    expect(scaled(planDeployment(observed(pinned('b2', { replicas: 20 }), next), NOW))).not.toEqual({});
   });
 
   it('a freeze naming another revision does nothing', () => {
