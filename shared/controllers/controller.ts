@@ -7,15 +7,40 @@ export type PlanResult = {
   readonly actions: readonly Action[];
   /** Look again after this many ms even if nothing changes (0 = continue now). */
   readonly requeueAfter?: number;
+  /**
+   * A fleet controller's writes to other clusters (FleetRollout: the pins on its targets), applied after
+   * `actions` succeeded and the run's own writes settled: what `actions` commit (a ledger in status) comes first.
+   * Each cluster's writes are applied on their own; one that fails is logged and the key looks again within
+   * `REMOTE_RETRY_MS`, so a cluster that does not answer never holds back the others.
+   */
+  readonly remote?: readonly RemoteActions[];
 };
+
+export type RemoteActions = { readonly cluster: string; readonly actions: readonly Action[] };
+
+/** How soon a key whose remote writes failed looks again. */
+export const REMOTE_RETRY_MS = 2_000;
+
+/** A cluster of the registry as a fleet controller sees it. */
+export type FleetCluster = { readonly name: string; readonly labels?: Readonly<Record<string, string>> };
+
+/**
+ * What a fleet controller (one whose objects live on the hub and act on other clusters) reads besides its own
+ * cluster: the registry's clusters, as the process knows them now, and the read view of any of them.
+ */
+export interface FleetAccess {
+  clusters(): readonly FleetCluster[];
+  view(cluster: string): ClusterView;
+}
 
 export interface Controller<Observed = unknown> {
   readonly kind: string;
   /**
    * `now`: the runtime's clock, for a controller whose reads depend on time (TTL-after-finished re-reads a Job
-   * fresh only once it has expired); the others ignore it. Observe does I/O; plan stays pure.
+   * fresh only once it has expired); the others ignore it. `fleet`: the other clusters, for a fleet controller
+   * (FleetRollout); the runtime always gives it. Observe does I/O; plan stays pure.
    */
-  observe(view: ClusterView, key: ReconcileKey, now?: Date): Promise<Observed>;
+  observe(view: ClusterView, key: ReconcileKey, now?: Date, fleet?: FleetAccess): Promise<Observed>;
   /** Pure: no I/O, no clock (now is given), no randomness. */
   plan(observed: Observed, now: Date): PlanResult;
   /**

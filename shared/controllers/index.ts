@@ -9,6 +9,7 @@ import type { Controller } from './controller.js';
 import { cronJobDescriptor } from './cronjob/descriptor.js';
 import { daemonSetDescriptor } from './daemonset/descriptor.js';
 import { deploymentDescriptor } from './deployment/descriptor.js';
+import { fleetRolloutDescriptor } from './fleetrollout/descriptor.js';
 import { DescriptorRegistry } from './descriptor-registry.js';
 import { jobDescriptor } from './job/descriptor.js';
 import { jobSetDescriptor } from './jobset/descriptor.js';
@@ -26,6 +27,7 @@ export const DESCRIPTORS = new DescriptorRegistry([
   ttlAfterFinishedDescriptor,
   configMapMirrorDescriptor,
   jobSetDescriptor,
+  fleetRolloutDescriptor,
 ]);
 
 /** The controllers bound to a registry (the ConfigMap mirror writes only where each cluster's entry allows). */

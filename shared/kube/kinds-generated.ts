@@ -13,7 +13,8 @@ export const REGISTERED_KINDS = {
     "CronJob",
     "TTLAfterFinished",
     "ConfigMap",
-    "JobSet"
+    "JobSet",
+    "FleetRollout"
   ],
   "defaultOwned": [
     "Deployment",
@@ -94,6 +95,15 @@ export const REGISTERED_RESOURCES = [
     "group": "jobset.x-k8s.io",
     "version": "v1alpha2",
     "plural": "jobsets",
+    "namespaced": true,
+    "status": true
+  },
+  {
+    "kind": "FleetRollout",
+    "apiVersion": "fleetq.dev/v1alpha1",
+    "group": "fleetq.dev",
+    "version": "v1alpha1",
+    "plural": "fleetrollouts",
     "namespaced": true,
     "status": true
   }

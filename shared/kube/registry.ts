@@ -193,6 +193,20 @@ const registrySchema = z
         ctx.addIssue({ code: 'custom', message: `duplicate cluster name ${c.name}`, path: ['clusters', i, 'name'] });
       seen.add(c.name);
     });
+    if (r.defaults?.owns?.includes(HUB_KIND))
+      ctx.addIssue({
+        code: 'custom',
+        message: `${HUB_KIND} is owned by the hub only (the entry with hub: true), not by default`,
+        path: ['defaults', 'owns'],
+      });
+    r.clusters.forEach((c, i) => {
+      if (c.hub !== true && c.owns?.includes(HUB_KIND))
+        ctx.addIssue({
+          code: 'custom',
+          message: `${HUB_KIND} is owned by the hub only: mark this entry hub: true, or take ${HUB_KIND} out of owns`,
+          path: ['clusters', i, 'owns'],
+        });
+    });
     const hubs = r.clusters.flatMap((c, i) => (c.hub === true ? [{ name: c.name, i }] : []));
     for (const extra of hubs.slice(1)) {
       ctx.addIssue({
@@ -262,7 +276,7 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
   const defaults = parsed.data.defaults ?? {};
   return parsed.data.clusters.map((c) => ({
     name: c.name,
-    owns: c.owns ?? defaults.owns ?? DEFAULT_OWNED_KINDS,
+    owns: hubOwns(c.owns ?? defaults.owns ?? DEFAULT_OWNED_KINDS, c.hub === true),
     ...((c.handOver ?? defaults.handOver ?? []).length > 0 && { handOver: c.handOver ?? defaults.handOver }),
     limits: { ...DEFAULT_LIMITS, ...defaults.limits, ...c.limits },
     ...(c.allowInsecure === true && { allowInsecure: true }),
@@ -283,6 +297,13 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
             insecureSkipTLSVerify: c.insecureSkipTLSVerify ?? false,
           },
   }));
+}
+
+/** The kind of fleetq's own resources, which the hub owns (whether its entry lists it or not). */
+const HUB_KIND = 'FleetRollout' as Kind;
+
+function hubOwns(owns: readonly Kind[], hub: boolean): readonly Kind[] {
+  return hub && !owns.includes(HUB_KIND) ? [...owns, HUB_KIND] : owns;
 }
 
 export function loadRegistry(path: string): ClusterConfig[] {

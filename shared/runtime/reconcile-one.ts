@@ -13,7 +13,13 @@
 // retries the key with its backoff while the backoff's total stays under waitMs, and dead-letters it after that.
 import type { CachedClusterView } from '../cache/cached-cluster-view.js';
 import { WriteTracker, trackWrites } from '../cache/write-tracker.js';
-import type { Controller, PlanResult } from '../controllers/controller.js';
+import {
+  REMOTE_RETRY_MS,
+  type Controller,
+  type FleetAccess,
+  type PlanResult,
+  type RemoteActions,
+} from '../controllers/controller.js';
 import { countByType } from '../kube/actions.js';
 import { ApiError, GuardRefusedError, ReconcileError, TerminalError, classify } from '../kube/errors.js';
 import { keyString, type ReconcileKey } from '../kube/key.js';
@@ -195,6 +201,12 @@ async function run(
     // has not seen them yet (and create again what this run created).
     if (keyView) await timedPhase('settle', () => keyView.settle(tracker.record()));
   }
+  // A fleet controller's writes to other clusters, after its own writes were applied and settled.
+  if (result.remote !== undefined && result.remote.length > 0) {
+    const failed = await timedPhase('apply', () => applyRemote(deps, result.remote ?? [], fence, logger));
+    if (failed > 0)
+      result = { ...result, requeueAfter: Math.min(result.requeueAfter ?? REMOTE_RETRY_MS, REMOTE_RETRY_MS) };
+  }
   // Release and requeue in one atomic step: a crash between the two cannot lose the requeue.
   work.endedAt = Date.now();
   const thenGet = options.thenGet?.() ?? false;
@@ -205,6 +217,49 @@ async function run(
     return 'lease-lost';
   }
   return result.requeueAfter === undefined ? 'done' : 'requeued';
+}
+
+/** The registry's clusters and their views, for a fleet controller's observe. */
+function fleetAccess(deps: ReconcileDeps): FleetAccess {
+  return {
+    clusters: () => deps.registry.clusters.map((c) => ({ name: c.name, ...(c.labels && { labels: c.labels }) })),
+    view: (cluster) => deps.clients(cluster).view,
+  };
+}
+
+/**
+ * Each cluster's writes on their own, at once: a lost lease stops them all (the fence), any other failure is
+ * logged and counted. Returns how many clusters' writes failed.
+ */
+async function applyRemote(
+  deps: ReconcileDeps,
+  remote: readonly RemoteActions[],
+  fence: LeaseFence,
+  logger: Logger,
+): Promise<number> {
+  const results = await Promise.allSettled(
+    remote.map(async ({ cluster, actions }) => {
+      if (!deps.registry.get(cluster))
+        throw new ReconcileError('UnknownCluster', `cluster ${cluster} is not in the registry`);
+      const { rest } = deps.clients(cluster);
+      const events = deps.events?.for(cluster, rest);
+      await applyActions(rest, actions, fence, events ? { events } : {});
+    }),
+  );
+  let failed = 0;
+  results.forEach((r, i) => {
+    if (r.status === 'fulfilled') return;
+    const e = classify(r.reason, `write to cluster ${remote[i]?.cluster ?? ''}`);
+    if (e.code === 'LeaseLost') throw e;
+    failed += 1;
+    logger.warn('Write to another cluster failed; looking again soon', {
+      target: remote[i]?.cluster,
+      code: e.code,
+      error: errorFields(e),
+      retryMs: REMOTE_RETRY_MS,
+    });
+  });
+  return failed;
 }
 
 /** The registry has no such cluster (after a re-read): retryable while the key's wait is under the bound. */
@@ -240,7 +295,7 @@ async function observeAndApply(
   logger: Logger,
   owned: boolean,
 ): Promise<PlanResult> {
-  const observed = await timedPhase('observe', () => controller.observe(view, key, deps.now()));
+  const observed = await timedPhase('observe', () => controller.observe(view, key, deps.now(), fleetAccess(deps)));
   // A kind handed over one object at a time: an object not handed to fleetq is its cluster's own controller's.
   if (!owned && !controller.handedOver?.(observed)) {
     logger.debug('Not handed over to fleetq; left to the cluster', {});

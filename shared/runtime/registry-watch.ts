@@ -7,7 +7,7 @@ import type { ClusterRegistry } from '../kube/registry.js';
 import type { RegistryChange, RegistryReload } from './registry-reload.js';
 
 /** What a reconcile asks of the registry. */
-export type RegistryLookup = Pick<ClusterRegistry, 'get' | 'owns' | 'handsOver'>;
+export type RegistryLookup = Pick<ClusterRegistry, 'get' | 'owns' | 'handsOver' | 'clusters'>;
 
 export type RegistryWatchOptions = {
   /** Periodic check; default 5 000. 0: only on demand (refresh). */
@@ -28,6 +28,10 @@ export class RegistryWatch implements RegistryLookup {
 
   get registry(): ClusterRegistry {
     return this.reload.registry;
+  }
+
+  get clusters(): ClusterRegistry['clusters'] {
+    return this.reload.registry.clusters;
   }
 
   get(name: string): ReturnType<ClusterRegistry['get']> {

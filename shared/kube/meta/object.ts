@@ -18,6 +18,7 @@ export type ApiObjectMeta = {
   readonly labels?: Readonly<Record<string, string>>;
   readonly annotations?: Readonly<Record<string, string>>;
   readonly ownerReferences?: readonly OwnerReference[];
+  readonly finalizers?: readonly string[];
 };
 
 export type ApiObject = {

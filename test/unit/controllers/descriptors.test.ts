@@ -198,6 +198,7 @@ describe('the shipped descriptors', () => {
       'CronJob',
       'DaemonSet',
       'Deployment',
+      'FleetRollout',
       'Job',
       'JobSet',
       'ReplicaSet',

@@ -13,6 +13,7 @@ import { waitFor } from '../../../infra/sandbox/process.js';
 import { DESCRIPTORS } from '../../../shared/controllers/index.js';
 import type { Controller, PlanResult } from '../../../shared/controllers/controller.js';
 import { MIRROR_TO } from '../../../shared/controllers/configmap-mirror/types.js';
+import { FLEET_ROLLOUT_FINALIZER } from '../../../shared/controllers/fleetrollout/observe.js';
 import { trimForForwarder } from '../../../shared/forwarder/object-trim.js';
 import { ResourceWatcher, type WatchStarter } from '../../../shared/forwarder/resource-watcher.js';
 import type { KubeObject, Lister } from '../../../shared/forwarder/resources.js';
@@ -34,6 +35,7 @@ import * as jobset from './jobset/builders.js';
 import * as replicaset from './replicaset/builders.js';
 import * as statefulset from './statefulset/builders.js';
 import * as ttl from './ttl-after-finished/builders.js';
+import { exampleRollout } from '../../helpers/rollouts/example.js';
 
 /** A field no API version has (yet): both paths must carry it as the apiserver sent it. */
 const FUTURE = { futureField: { rolloutGates: [{ name: 'canary', since: '2026-01-01T00:00:00Z' }] } };
@@ -183,6 +185,26 @@ const WORLDS: Readonly<Record<string, () => World>> = {
           `${jobset.JS}-leader-0`,
           `${jobset.JS}-workers-1`,
         ]);
+      },
+    };
+  },
+  FleetRollout: () => {
+    const rollout = exampleRollout();
+    return {
+      key: { namespace: rollout.metadata.namespace, name: rollout.metadata.name },
+      now: deployment.NOW,
+      objects: [
+        served('FleetRollout', {
+          ...rollout,
+          metadata: { ...rollout.metadata, uid: 'uid-rollout', resourceVersion: '7', generation: 1 },
+        }),
+      ],
+      // Its first pass puts its finalizer on (the object kept whole, the future field too).
+      expectPlan: (plan) => {
+        const updated = ofType(plan, 'update');
+        expect(updated).toHaveLength(1);
+        expect(updated[0]?.object.metadata?.finalizers).toEqual([FLEET_ROLLOUT_FINALIZER]);
+        expect((updated[0]?.object as Record<string, unknown>).futureField).toEqual(FUTURE.futureField);
       },
     };
   },

@@ -29,13 +29,14 @@ const ctx: AddOnContext = {
 };
 
 describe('sandbox kind options', () => {
-  it("the shipped kinds: JobSet's CRD from its Go module, and its upstream manager as an add-on", () =>
+  it("the shipped kinds: JobSet's CRD from its Go module and its upstream manager as an add-on; FleetRollout's own CRD", () =>
     expect(sandboxKindOptions()).toEqual([
       {
         kind: 'JobSet',
         crds: [JOBSET_CRD],
         upstreamController: { name: JOBSET_CONTROLLER, start: ADD_ON_COMMANDS[JOBSET_CONTROLLER] },
       },
+      { kind: 'FleetRollout', crds: [new URL('../../../infra/k8s/fleetrollout-crd.yaml', import.meta.url)] },
     ]));
 
   it("a CRD kind with an add-on controller: its CRD file, and the add-on's command on the upstream side", async () => {
