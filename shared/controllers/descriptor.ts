@@ -69,6 +69,13 @@ export type Owned = {
   readonly kind: string;
   /** An orphan (no controller reference) wakes every one of these whose selector matches it (adoption). */
   readonly adopts: boolean;
+  /**
+   * Batching: the key an event of this kind yields (its controller owner's, or an orphan's adopters') is enqueued
+   * this many ms later (the queue's addAfter: events within the window share one reconcile), as upstream's
+   * controller does with AddAfter (Job: syncJobBatchPeriod for pod events). Absent: enqueued at once. A key an
+   * event also yields at once (its own object's, or another mapping's) is enqueued at once.
+   */
+  readonly batchMs?: number;
 };
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';

@@ -39,21 +39,36 @@ export type KeyContext = {
 
 /** A key made from an object that is not a valid reconcile key, and why. */
 export type InvalidKey = { readonly key: ReconcileKey; readonly reason: string };
-export type EventKeys = { readonly keys: ReconcileKey[]; readonly invalid: InvalidKey[] };
+export type EventKeys = {
+  readonly keys: ReconcileKey[];
+  readonly invalid: InvalidKey[];
+  /**
+   * The keys (by keyString) to enqueue later, and how much (ms): those the event yields only through an Owns entry
+   * with `batchMs` (descriptor.ts). Every other key is enqueued at once. Absent: none.
+   */
+  readonly delayMs?: ReadonlyMap<string, number>;
+};
 
 /**
  * For each owned kind's descriptor: For (an object's own key, or the descriptor's mapping), Owns (the key its
  * controller reference names, when of that kind and API group; an orphan wakes the kinds that adopt it by
- * selector, unless it was deleted), Watches (the descriptor's own mappings).
+ * selector, unless it was deleted), Watches (the descriptor's own mappings). A key made only through an Owns
+ * entry with `batchMs` is returned in `delayMs` (the earliest, when several); one made any other way too is not.
  */
 export function eventKeys(event: ObservedEvent, ctx: KeyContext): EventKeys {
   const registry = ctx.descriptors ?? DESCRIPTORS;
   const made: ReconcileKey[] = [];
+  /** Per keyString, the delay of a key made only through batched Owns entries so far; 0: made at once. */
+  const delays = new Map<string, number>();
   const { object } = event;
   const kind = registry.kindOf(event.resource);
   const namespace = namespaceOf(object);
-  const push = (keyKind: string, ns: string, name: string): void => {
-    if (ns !== '' && name !== '') made.push({ cluster: ctx.cluster, kind: keyKind, namespace: ns, name });
+  const push = (keyKind: string, ns: string, name: string, batchMs = 0): void => {
+    if (ns === '' || name === '') return;
+    const key = { cluster: ctx.cluster, kind: keyKind, namespace: ns, name };
+    const id = keyString(key);
+    made.push(key);
+    delays.set(id, Math.min(delays.get(id) ?? Number.POSITIVE_INFINITY, Math.max(0, batchMs)));
   };
   const serves = (k: string): boolean => ctx.owns.has(k) || (ctx.handOver?.has(k) ?? false);
   const owned = registry.descriptors.filter((d) => serves(d.kind));
@@ -66,18 +81,23 @@ export function eventKeys(event: ObservedEvent, ctx: KeyContext): EventKeys {
 
   const controllers = owned.filter((d) => d.owns.some((o) => o.kind === kind));
   if (controllers.length > 0) {
+    // The earliest batching of the descriptor's Owns entries of this kind (0: at once).
+    const batchMs = new Map(
+      controllers.map((d) => [d.kind, Math.min(...d.owns.filter((o) => o.kind === kind).map((o) => o.batchMs ?? 0))]),
+    );
     const ref = controllerRefOf(object);
     if (ref !== undefined) {
       for (const d of controllers) {
         if (ref.kind === d.for.kind && groupOf(ref.apiVersion) === registry.resourceOf(d.for.kind).group) {
-          push(d.kind, namespace, ref.name);
+          push(d.kind, namespace, ref.name, batchMs.get(d.kind));
         }
       }
     } else if (event.type !== 'DELETED') {
       const adopters = new Set(
         controllers.filter((d) => d.owns.some((o) => o.kind === kind && o.adopts)).map((d) => d.kind),
       );
-      for (const w of ctx.index.matching(namespace, labelsOf(object), adopters)) push(w.kind, w.namespace, w.name);
+      for (const w of ctx.index.matching(namespace, labelsOf(object), adopters))
+        push(w.kind, w.namespace, w.name, batchMs.get(w.kind));
     }
   }
 
@@ -92,7 +112,14 @@ export function eventKeys(event: ObservedEvent, ctx: KeyContext): EventKeys {
       return registry.isHandedOver(kind, object);
     return ctx.index.get(k.kind, k.namespace, k.name)?.handedOver === true;
   };
-  return partition(dedupe(made).filter(handedOver));
+  const out = partition(dedupe(made).filter(handedOver));
+  const later = new Map<string, number>();
+  for (const key of out.keys) {
+    const id = keyString(key);
+    const ms = delays.get(id) ?? 0;
+    if (ms > 0) later.set(id, ms);
+  }
+  return later.size === 0 ? out : { ...out, delayMs: later };
 }
 
 /** Splits keys into valid ones and invalid ones with their reasons. */

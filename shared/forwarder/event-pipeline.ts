@@ -1,8 +1,9 @@
 // What a forwarder does with what its watchers bring: each object is trimmed before anything holds it, each event
 // is mapped to keys against the workload index and previous state, the batch goes to the cache, the event log
 // and the queue. Lists (a page at a time, or whole) refill the index, previous state and cache and enqueue every
-// listed key. A key made from bad data is recorded and skipped (invalid-keys.ts); a failed cache apply or
-// queue.add is not: it fails the batch, so the watch starts again from before it and the checkpoint never passes it.
+// listed key. A key the mapping batches (an Owns entry's batchMs: a pod's Job) goes to queue.addAfter, every other
+// to queue.add. A key made from bad data is recorded and skipped (invalid-keys.ts); a failed cache apply or enqueue
+// is not: it fails the batch, so the watch starts again from before it and the checkpoint never passes it.
 import { MalformedKeyError, keyString, type ReconcileKey } from '../kube/key.js';
 import type { Kind } from '../kube/kinds.js';
 import { resourceOf } from '../kube/resources.js';
@@ -40,7 +41,7 @@ export type EventPipelineOptions = {
   readonly handOver: readonly Kind[];
   /** The kinds watched and mapped for (owned and handed over). */
   readonly served: readonly Kind[];
-  readonly queue: Pick<WorkQueue, 'add' | 'parkInvalid'>;
+  readonly queue: Pick<WorkQueue, 'add' | 'addAfter' | 'parkInvalid'>;
   readonly cache?: CacheStore;
   readonly eventLog?: EventLog;
   /** Write relist snapshots to the event log as LISTED entries. */
@@ -89,11 +90,13 @@ export class EventPipeline {
   /**
    * A batch of watch events, in order: each is mapped to keys against the index as it stood after the events
    * before it; then the whole batch goes to the cache (one pipelined round trip), the event log (one append)
-   * and the queue (each distinct key once). The cache first: a key enqueued must find its events in it. A failed
-   * cache apply or enqueue fails the batch (the watch starts again from before it).
+   * and the queue (each distinct key once, later only when every event of the batch that yields it batches it).
+   * The cache first: a key enqueued must find its events in it. A failed cache apply or enqueue fails the batch
+   * (the watch starts again from before it).
    */
   async onEvents(resource: Resource, events: readonly WatchedEvent[]): Promise<void> {
     const keys = new Map<string, ReconcileKey>();
+    const delays = new Map<string, number>();
     const problems: Array<() => Promise<void>> = [];
     for (const { type, object, oversized } of events) {
       let mapped: EventKeys | undefined;
@@ -117,7 +120,7 @@ export class EventPipeline {
         problems.push(() => this.invalid.unmappable(resource, object, mappingError));
         continue;
       }
-      for (const key of mapped.keys) keys.set(keyString(key), key);
+      collect(mapped, keys, delays);
       const invalid = mapped.invalid;
       if (invalid.length > 0) problems.push(() => this.recordInvalid(resource, object, invalid));
     }
@@ -132,7 +135,7 @@ export class EventPipeline {
     // (above), not the log. A failure of either fails the batch (its checkpoint stays; it is handled again, and
     // the queue deduplicates), so nothing is lost by not waiting for the log first: one Redis round trip less
     // between an event and its reconcile.
-    await Promise.all([this.logEvents(resource, events), this.addAll([...keys.values()])]);
+    await Promise.all([this.logEvents(resource, events), this.addAll([...keys.values()], delays)]);
     for (const problem of problems) await problem();
   }
 
@@ -240,9 +243,16 @@ export class EventPipeline {
     });
   }
 
-  /** Enqueues keys, all at once (a round trip for the lot, not one each); a key refused as malformed is recorded. */
-  async addAll(keys: readonly ReconcileKey[]): Promise<number> {
-    const outcomes = await Promise.allSettled(keys.map((key) => this.o.queue.add(key)));
+  /**
+   * Enqueues keys, all at once (a round trip for the lot, not one each): those with a delay in `delayMs` (by
+   * keyString) with addAfter, the others with add; a key refused as malformed is recorded.
+   */
+  async addAll(keys: readonly ReconcileKey[], delayMs?: ReadonlyMap<string, number>): Promise<number> {
+    const enqueue = (key: ReconcileKey): Promise<void> => {
+      const ms = delayMs?.get(keyString(key)) ?? 0;
+      return ms > 0 ? this.o.queue.addAfter(key, ms) : this.o.queue.add(key);
+    };
+    const outcomes = await Promise.allSettled(keys.map(enqueue));
     let failure: unknown;
     for (const [i, outcome] of outcomes.entries()) {
       const key = keys[i] as ReconcileKey;
@@ -263,7 +273,13 @@ export class EventPipeline {
       this.o.countError('enqueue');
       throw failure;
     }
-    if (keys.length > 0) this.o.logger.debug('Keys added', { keys: keys.map(keyString) });
+    if (keys.length > 0) {
+      const later = keys.map(keyString).filter((id) => (delayMs?.get(id) ?? 0) > 0);
+      this.o.logger.debug('Keys added', {
+        keys: keys.map(keyString),
+        ...(later.length > 0 && { later: later.map((id) => ({ key: id, delayMs: delayMs?.get(id) })) }),
+      });
+    }
     return keys.length;
   }
 
@@ -294,19 +310,23 @@ export class EventPipeline {
     extra: readonly ReconcileKey[] = [],
   ): Promise<void> {
     const keys = new Map<string, ReconcileKey>();
+    const delays = new Map<string, number>();
     const bad: Array<{ object: KubeObject; mapped?: EventKeys; err?: unknown }> = [];
     for (const object of objects) {
       try {
         const mapped = eventKeys({ type: 'ADDED', resource, object }, this.ctx);
-        for (const key of mapped.keys) keys.set(keyString(key), key);
+        collect(mapped, keys, delays);
         if (mapped.invalid.length > 0) bad.push({ object, mapped });
       } catch (err) {
         bad.push({ object, err });
       }
     }
-    for (const key of extra) keys.set(keyString(key), key);
+    for (const key of extra) {
+      keys.set(keyString(key), key);
+      delays.set(keyString(key), 0);
+    }
     if (this.o.logListed) await this.log(resource, 'LISTED', objects);
-    await this.addAll([...keys.values()]);
+    await this.addAll([...keys.values()], delays);
     for (const b of bad) {
       if (b.mapped) await this.recordInvalid(resource, b.object, b.mapped.invalid);
       else await this.invalid.unmappable(resource, b.object, b.err);
@@ -340,5 +360,18 @@ export class EventPipeline {
       this.o.countError('event-log', resource);
       this.o.logger.error('Event log append failed', { resource, err, events: events.length });
     }
+  }
+}
+
+/**
+ * Adds one event's keys to a batch's: each distinct key once, with the shortest delay any event gave it (0: at
+ * once), so a key one event enqueues at once and another batches is enqueued at once.
+ */
+function collect(mapped: EventKeys, keys: Map<string, ReconcileKey>, delays: Map<string, number>): void {
+  for (const key of mapped.keys) {
+    const id = keyString(key);
+    keys.set(id, key);
+    const ms = mapped.delayMs?.get(id) ?? 0;
+    delays.set(id, Math.min(delays.get(id) ?? Number.POSITIVE_INFINITY, ms));
   }
 }

@@ -15,8 +15,8 @@ export type FenceRefusals = (operation: 'enqueue' | 'checkpoint' | 'cache', wher
 /** The queue a pool member enqueues into: the Redis driver (it has the fenced add). */
 export type FencingQueue = Required<Pick<WorkQueue, 'addFenced' | 'parkInvalid'>>;
 
-/** queue.add for one cluster's forwarder, through the queue's fenced add with that cluster's lease. */
-export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
+/** queue.add and addAfter for one cluster's forwarder, through the queue's fenced add with that cluster's lease. */
+export class FencedQueue implements Pick<WorkQueue, 'add' | 'addAfter' | 'parkInvalid'> {
   constructor(
     private readonly o: {
       /** The Redis queue (its addFenced; parkInvalid is not fenced: a dead letter is a record, not work). */
@@ -28,7 +28,12 @@ export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
     },
   ) {}
 
-  async add(key: ReconcileKey): Promise<void> {
+  add(key: ReconcileKey): Promise<void> {
+    return this.addAfter(key, 0);
+  }
+
+  /** add() when delayMs is 0; the delay goes to the queue in the same fenced script. */
+  async addAfter(key: ReconcileKey, delayMs: number): Promise<void> {
     const lease = this.o.lease;
     try {
       lease.assertHeld();
@@ -36,7 +41,7 @@ export class FencedQueue implements Pick<WorkQueue, 'add' | 'parkInvalid'> {
       this.o.onRefused?.('enqueue', 'local');
       throw err;
     }
-    const outcome = await this.o.queue.addFenced(key, lease.fence());
+    const outcome = await this.o.queue.addFenced(key, lease.fence(), delayMs);
     if (outcome === 'added-epoch-missing') this.o.onEpochMissing?.();
     if (outcome === 'refused') {
       this.o.onRefused?.('enqueue', 'redis');

@@ -22,7 +22,7 @@ export type ForwarderOptions = {
   readonly owns: readonly Kind[];
   /** Kinds not owned whose objects are handed over one by one (registry `handOver`); watched and mapped too. */
   readonly handOver?: readonly Kind[];
-  readonly queue: Pick<WorkQueue, 'add' | 'parkInvalid'>;
+  readonly queue: Pick<WorkQueue, 'add' | 'addAfter' | 'parkInvalid'>;
   readonly checkpoints: CheckpointStore;
   readonly eventLog?: EventLog;
   readonly logger?: Logger;

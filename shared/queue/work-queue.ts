@@ -145,11 +145,11 @@ export interface WorkQueue {
    */
   onEpochMissing?(listener: () => void): () => void;
   /**
-   * add() behind a lease the caller holds (the forwarder pool's lease on the key's cluster): the key is enqueued
-   * only while `fence.leaseKey` holds `fence.value`, in one atomic step. Only the Redis driver has it (the lease
-   * lives in the queue's Redis).
+   * add() behind a lease the caller holds (the forwarder pool's lease on the key's cluster), or addAfter() with a
+   * `delayMs` over 0: the key is enqueued only while `fence.leaseKey` holds `fence.value`, in one atomic step.
+   * Only the Redis driver has it (the lease lives in the queue's Redis).
    */
-  addFenced?(key: ReconcileKey, fence: WriteFence): Promise<FencedAddOutcome>;
+  addFenced?(key: ReconcileKey, fence: WriteFence, delayMs?: number): Promise<FencedAddOutcome>;
   close(): Promise<void>;
 }
 

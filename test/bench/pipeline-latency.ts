@@ -83,6 +83,10 @@ async function measure(
       if (key.namespace === ns && !addedAt.has(key.name)) addedAt.set(key.name, Date.now());
       await queue.add(key);
     },
+    addAfter: async (key: ReconcileKey, delayMs: number) => {
+      if (key.namespace === ns && !addedAt.has(key.name)) addedAt.set(key.name, Date.now());
+      await queue.addAfter(key, delayMs);
+    },
     parkInvalid: (raw: string, reason: string) => queue.parkInvalid(raw, reason),
   };
   const fleet = new FleetForwarder(registry, {

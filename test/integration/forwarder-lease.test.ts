@@ -103,6 +103,32 @@ describe('forwarder lease', () => {
     expect((await f.queue.get(1_000))?.id).toBe('c1/Deployment/ns/x');
   });
 
+  it('a fenced addAfter is the queue addAfter: delayed, dirty on a held key, and refused once the lease is lost', async () => {
+    const f = fixture(1_000);
+    const a = f.lease('A');
+    await a.acquire();
+    const wa = f.writes(a);
+    await wa.queue.addAfter(key('later'), 60_000);
+    expect(await redis.zrange(`${f.queue.prefix}delayed`, 0, -1)).toEqual(['c1/Deployment/ns/later']);
+    expect(await f.queue.get(0)).toBeNull();
+    // On a key a worker holds: it comes back once after done, when its time has come.
+    await wa.queue.add(key('x'));
+    const lease = await f.queue.get(1_000);
+    expect(lease?.id).toBe('c1/Deployment/ns/x');
+    await wa.queue.addAfter(key('x'), 300);
+    expect(await redis.hexists(`${f.queue.prefix}dirty`, 'c1/Deployment/ns/x')).toBe(1);
+    await f.queue.done(lease!);
+    expect((await f.queue.get(2_000))?.id).toBe('c1/Deployment/ns/x');
+    // A lease lost (expired, taken over): nothing is written, and the forwarder is told.
+    const b = f.lease('B');
+    await waitFor(async () => (await b.acquire()).acquired, 5_000, 50, 'B takes the lease');
+    const fooled = f.lease('A');
+    Object.assign(fooled, { token: a.currentToken, deadline: Infinity, lost: undefined });
+    await expect(f.writes(fooled).queue.addAfter(key('stale'), 300)).rejects.toBeInstanceOf(ForwarderLeaseLost);
+    await expect(wa.queue.addAfter(key('stale'), 300)).rejects.toBeInstanceOf(ForwarderLeaseLost);
+    expect(await redis.hexists(`${f.queue.prefix}pending`, 'c1/Deployment/ns/stale')).toBe(0);
+  });
+
   it("a fenced add on a signed queue carries the queue's signature: the worker takes it, a wrong secret is dead-lettered", async () => {
     const f = fixture(1_500, { signingSecret: 'pool-secret' });
     const a = f.lease('A');

@@ -61,6 +61,10 @@ describe('fleet forwarder with an unreachable cluster', () => {
           added.push(keyString(key));
           await queue.add(key);
         },
+        addAfter: async (key: ReconcileKey, delayMs: number) => {
+          added.push(keyString(key));
+          await queue.addAfter(key, delayMs);
+        },
         parkInvalid: (raw: string, reason: string) => queue.parkInvalid(raw, reason),
       },
       checkpoints: new MemoryCheckpointStore(),

@@ -71,7 +71,7 @@ describe('read-your-writes through a lagging cache', () => {
       cluster: CLUSTER,
       kubeConfig: c.kc,
       owns: ['ReplicaSet'],
-      queue: { add: async () => undefined, parkInvalid: async () => undefined },
+      queue: { add: async () => undefined, addAfter: async () => undefined, parkInvalid: async () => undefined },
       checkpoints: new MemoryCheckpointStore(),
       cache: store as CacheStore,
       resyncMs: 0,

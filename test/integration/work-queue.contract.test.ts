@@ -93,6 +93,64 @@ describe.each(allDrivers())('WorkQueue contract: $name', (h) => {
     if (h.dropsLaterAddAfter) expect(await q.depth()).toBe(0);
   });
 
+  it('addAfter keeps the sooner time of a key already waiting: a later addAfter does not hold it back', async () => {
+    const q = await open();
+    const later = h.roundDelay(20_000);
+    await q.add(key('a', 'web'));
+    await q.addAfter(key('a', 'web'), later);
+    const { lease, tookMs } = await getWithin(q, later / 2);
+    expect(lease?.id).toBe('a/Deployment/default/web');
+    expect(tookMs).toBeLessThan(h.name === 'sqs' ? 4_000 : 1_000);
+    await q.done(lease as Lease);
+    if (h.dropsLaterAddAfter) expect(await q.depth()).toBe(0);
+  });
+
+  it('addAfter on a held key marks it dirty: it runs once more after done, never concurrently, not before its time', async () => {
+    const q = await open();
+    const delay = h.roundDelay(h.baseDelayMs * 5);
+    await q.add(key('a', 'web'));
+    const first = await mustGet(q);
+    const addedAt = Date.now();
+    await q.addAfter(key('a', 'web'), delay);
+    // Due while still held: not handed out beside the current run.
+    expect((await getWithin(q, delay + short)).lease).toBeNull();
+    await q.done(first);
+    const { lease: second, tookMs } = await getWithin(q, 5_000);
+    expect(second?.id).toBe(first.id);
+    expect(second?.token).not.toBe(first.token);
+    expect(tookMs).toBeLessThan(h.name === 'sqs' ? 4_000 : 1_000);
+    expect(Date.now() - addedAt).toBeGreaterThanOrEqual(delay - 50);
+    await q.done(second as Lease);
+    expect((await getWithin(q, short)).lease).toBeNull();
+  });
+
+  it('addAfter on a held key that is done before its time runs it after the delay, not at done', async () => {
+    const q = await open();
+    const delay = h.roundDelay(h.baseDelayMs * 10);
+    await q.add(key('a', 'web'));
+    const first = await mustGet(q);
+    const addedAt = Date.now();
+    await q.addAfter(key('a', 'web'), delay);
+    await q.done(first);
+    const { lease: second } = await getWithin(q, delay * 4 + 2_000);
+    expect(second?.id).toBe(first.id);
+    expect(Date.now() - addedAt).toBeGreaterThanOrEqual(delay - 50);
+    await q.done(second as Lease);
+    expect((await getWithin(q, short)).lease).toBeNull();
+  });
+
+  it('addAfter on a held key already re-added keeps the sooner time: it runs at once after done', async () => {
+    const q = await open();
+    await q.add(key('a', 'web'));
+    const first = await mustGet(q);
+    await q.add(key('a', 'web'));
+    await q.addAfter(key('a', 'web'), h.roundDelay(600_000));
+    await q.done(first);
+    const { lease: next, tookMs } = await getWithin(q, 5_000);
+    expect(next?.id).toBe(first.id);
+    expect(tookMs).toBeLessThan(h.name === 'sqs' ? 4_000 : 1_000);
+  });
+
   it('backs off exponentially on retry and resets on done', async () => {
     const q = await open();
     await q.add(key('a', 'web'));

@@ -4,7 +4,7 @@
 import { apiResource } from '../../kube/resources.js';
 import { EVENT_WRITES, type WatchDescriptor } from '../descriptor.js';
 import { jobController } from './index.js';
-import { FLEETQ_MANAGER } from './types.js';
+import { FLEETQ_MANAGER, SYNC_BATCH_PERIOD_MS } from './types.js';
 
 export const jobDescriptor: WatchDescriptor = {
   kind: 'Job',
@@ -15,7 +15,10 @@ export const jobDescriptor: WatchDescriptor = {
     kind: 'Job',
     handedOver: (object) => (object.spec as { managedBy?: unknown } | undefined)?.managedBy === FLEETQ_MANAGER,
   },
-  owns: [{ kind: 'Pod', adopts: true }],
+  // A pod's add, update or delete syncs its Job 1 s later, as upstream's enqueueSyncJobBatched (AddAfter
+  // syncJobBatchPeriod) does, for its controller and for an orphan's matching Jobs. A Job's own events are
+  // enqueued at once (upstream batches a Job update that leaves its generation unchanged as well).
+  owns: [{ kind: 'Pod', adopts: true, batchMs: SYNC_BATCH_PERIOD_MS }],
   watches: [],
   access: {
     reads: [

@@ -185,11 +185,12 @@ export class RedisQueue implements WorkQueue {
   }
 
   /**
-   * add() behind a lease the caller holds (lua/fenced-add.lua): the lease compare and the enqueue are one script,
-   * so a caller that lost its lease enqueues nothing. The fence's keys must be in this queue's slot (its prefix).
-   * The data-loss marker is reported in the outcome, not to onEpochMissing's listeners (the caller has its own).
+   * add(), or addAfter(key, delayMs), behind a lease the caller holds (lua/fenced-add.lua): the lease compare and
+   * the enqueue are one script, so a caller that lost its lease enqueues nothing. The fence's keys must be in this
+   * queue's slot (its prefix). The data-loss marker is reported in the outcome, not to onEpochMissing's listeners
+   * (the caller has its own).
    */
-  async addFenced(key: ReconcileKey, fence: WriteFence): Promise<FencedAddOutcome> {
+  async addFenced(key: ReconcileKey, fence: WriteFence, delayMs = 0): Promise<FencedAddOutcome> {
     const id = checkedKeyString(key);
     for (const k of [fence.leaseKey, fence.writersKey])
       if (!k.startsWith(this.prefix))
@@ -198,7 +199,7 @@ export class RedisQueue implements WorkQueue {
       await this.scripts.run(
         'fencedAdd',
         id,
-        0,
+        Math.max(0, Math.floor(delayMs)),
         this.signature(id),
         fence.leaseKey,
         fence.value,

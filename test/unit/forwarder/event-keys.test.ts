@@ -11,6 +11,10 @@ import {
 import { nodeView } from '../../../shared/controllers/daemonset/node-changes.js';
 import type { KubeObject, Resource } from '../../../shared/forwarder/resources.js';
 import { WorkloadIndex } from '../../../shared/forwarder/workload-index.js';
+import { DescriptorRegistry } from '../../../shared/controllers/descriptor-registry.js';
+import type { WatchDescriptor } from '../../../shared/controllers/descriptor.js';
+import { DESCRIPTORS } from '../../../shared/controllers/index.js';
+import { apiResource } from '../../../shared/kube/resources.js';
 
 const CLUSTER = 'c1';
 const NS = 'ns1';
@@ -536,5 +540,78 @@ describe('eventKeys on a cluster that hands Jobs over one by one (owns no Job; h
       owning,
     );
     expect(plain.keys.map(keyString)).toEqual([k('Job', 'plain')]);
+  });
+});
+
+describe("eventKeys batching: a key made through an Owns entry's batchMs is enqueued that much later", () => {
+  const delays = (resource: Resource, object: KubeObject, type: EventType = 'ADDED', owns?: readonly Kind[]) => {
+    const got = eventKeys({ type, resource, object }, ctx(owns));
+    expect(got.invalid).toEqual([]);
+    return Object.fromEntries(got.keys.map((key) => [keyString(key), got.delayMs?.get(keyString(key)) ?? 0]));
+  };
+
+  it.each<{ name: string; type: EventType }>([
+    { name: 'added', type: 'ADDED' },
+    { name: 'modified', type: 'MODIFIED' },
+    { name: 'deleted', type: 'DELETED' },
+  ])("a Pod of a Job ($name) enqueues the Job 1 s later (upstream's syncJobBatchPeriod)", ({ type }) => {
+    expect(delays('pods', obj({ name: 'p', owner: ctrl('Job', 'batch') }), type)).toEqual({
+      [k('Job', 'batch')]: 1000,
+    });
+  });
+
+  it('an orphan Pod enqueues a matching Job 1 s later and a matching StatefulSet at once', () => {
+    expect(delays('pods', obj({ name: 'p', labels: { tier: 'cache', job: '' } }))).toEqual({
+      [k('StatefulSet', 'db')]: 0,
+      [k('Job', 'batch')]: 1000,
+    });
+  });
+
+  it("a Job's own events and other kinds' pods are enqueued at once", () => {
+    const job = obj({ name: 'nightly-1', owner: ctrl('CronJob', 'nightly') });
+    for (const type of ['ADDED', 'MODIFIED', 'DELETED'] as const) {
+      const got = eventKeys({ type, resource: 'jobs', object: job }, ctx());
+      expect(got.keys.map(keyString).sort()).toEqual([k('CronJob', 'nightly'), k('Job', 'nightly-1')].sort());
+      expect(got.delayMs).toBeUndefined();
+    }
+    expect(
+      eventKeys({ type: 'MODIFIED', resource: 'pods', object: obj({ owner: ctrl('ReplicaSet', 'web-1') }) }, ctx()),
+    ).not.toHaveProperty('delayMs');
+  });
+
+  it('a key the same event also yields at once (another mapping) is enqueued at once', () => {
+    // A fictitious kind that owns pods with a batch period and also watches pods that name it in a label.
+    const gadget: WatchDescriptor = {
+      kind: 'Gadget',
+      resource: apiResource('Gadget', 'example.dev', 'v1', 'gadgets'),
+      for: { kind: 'Gadget' },
+      owns: [{ kind: 'Pod', adopts: false, batchMs: 500 }],
+      watches: [
+        {
+          kind: 'Pod',
+          why: 'pods labelled gadget=<name>',
+          keys: (event) => {
+            const name = event.object.metadata?.labels?.gadget;
+            return name ? [{ namespace: NS, name }] : [];
+          },
+        },
+      ],
+    };
+    const registry = new DescriptorRegistry([...DESCRIPTORS.descriptors, gadget]);
+    const c: KeyContext = {
+      cluster: CLUSTER,
+      owns: new Set(['Gadget']),
+      index: new WorkloadIndex(registry),
+      descriptors: registry,
+    };
+    const owner = ctrl('Gadget', 'g1', 'example.dev/v1');
+    const owned = eventKeys({ type: 'ADDED', resource: 'pods', object: obj({ name: 'p', owner }) }, c);
+    expect([...(owned.delayMs ?? [])]).toEqual([[k('Gadget', 'g1'), 500]]);
+    const both = eventKeys(
+      { type: 'ADDED', resource: 'pods', object: obj({ name: 'p', owner, labels: { gadget: 'g1' } }) },
+      c,
+    );
+    expect(both.keys.map(keyString)).toEqual([k('Gadget', 'g1')]);
+    expect(both.delayMs).toBeUndefined();
   });
 });

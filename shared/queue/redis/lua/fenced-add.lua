@@ -1,4 +1,5 @@
--- fenced-add: add (add.lua) behind a lease the caller holds (the forwarder pool's lease on the key's cluster).
+-- fenced-add: add or addAfter (add.lua) behind a lease the caller holds (the forwarder pool's lease on the key's
+-- cluster).
 -- KEYS: 1 routing key only (the pending hash), so Redis Cluster sends the script to the queue's slot.
 -- ARGV: 1-6 the queue header (includes/prelude.lua), 7 id, 8 delayMs, 9 signature ('' when unsigned), 10 lease
 -- key, 11 the value it must hold (`<token>|<holder>`), 12 writers list, 13 token (shared/lua/includes/lease-fence).
