@@ -49,6 +49,11 @@ export const daemonSetDescriptor: WatchDescriptor = {
         why: 'DaemonSet: record the failed-pod backoff in its fleetq.dev/failed-pod-backoff annotation',
       },
       { kind: 'DaemonSet', subresource: 'status', verbs: ['update'], why: 'DaemonSet: its status' },
+      {
+        kind: 'DaemonSet',
+        verbs: ['patch'],
+        why: 'FleetRollout (from the hub): the pin annotations on a DaemonSet a fleet rollout paces (strategic merge patch, uid precondition)',
+      },
       EVENT_WRITES,
     ],
   },

@@ -54,6 +54,11 @@ export const deploymentDescriptor: WatchDescriptor = {
       },
       { kind: 'Deployment', verbs: ['update'], why: 'Deployment: clears the deprecated rollback annotation' },
       { kind: 'Deployment', subresource: 'status', verbs: ['update'], why: 'Deployment: its status' },
+      {
+        kind: 'Deployment',
+        verbs: ['patch'],
+        why: 'FleetRollout (from the hub): the pin annotations on a Deployment a fleet rollout paces (strategic merge patch, uid precondition)',
+      },
       EVENT_WRITES,
     ],
   },

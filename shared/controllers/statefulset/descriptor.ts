@@ -53,6 +53,11 @@ export const statefulSetDescriptor: WatchDescriptor = {
         why: 'StatefulSet history: create the update revision, raise a rolled-back one, delete old ones; adopt, release',
       },
       { kind: 'StatefulSet', subresource: 'status', verbs: ['update'], why: 'StatefulSet: its status' },
+      {
+        kind: 'StatefulSet',
+        verbs: ['patch'],
+        why: 'FleetRollout (from the hub): the pin annotations on a StatefulSet a fleet rollout paces (strategic merge patch, uid precondition)',
+      },
       EVENT_WRITES,
     ],
   },

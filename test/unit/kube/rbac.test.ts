@@ -59,6 +59,7 @@ describe('roles', () => {
       [
         'get deployments',
         'update deployments',
+        'patch deployments',
         'update deployments/status',
         'update deployments/finalizers',
         'get replicasets',
