@@ -14,6 +14,19 @@ export type PlanResult = {
    * `REMOTE_RETRY_MS`, so a cluster that does not answer never holds back the others.
    */
   readonly remote?: readonly RemoteActions[];
+  /**
+   * Gauges the pass read off its object (FleetRollout: clusters per state), set by the runtime on the process's
+   * metrics once the run's writes succeeded. Each sample replaces the last of its name and labels.
+   */
+  readonly gauges?: readonly GaugeSample[];
+};
+
+export type GaugeSample = {
+  /** A Prometheus metric name (fleetq_…); every sample of one name has the same label names. */
+  readonly name: string;
+  readonly help: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
 };
 
 export type RemoteActions = { readonly cluster: string; readonly actions: readonly Action[] };

@@ -148,6 +148,7 @@ export async function makeDeps(
     now: () => new Date(),
     leaseMs: config.FLEETQ_LEASE_MS,
     ...(rates && { rates }),
+    onGauges: metrics.onGauges,
     onOutcome: rates
       ? (e) => {
           metrics.onOutcome(e);

@@ -1,7 +1,8 @@
 // Reconcile and API metrics beside the queue's workqueue_* ones, and the /metrics endpoint that
 // long-running processes serve.
 import { createServer, type Server } from 'node:http';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { GaugeSample } from '../controllers/controller.js';
 import type { RequestObserver } from '../kube/rest.js';
 import type { ReconcileDeps } from './reconcile-one.js';
 
@@ -9,6 +10,7 @@ export type RuntimeMetrics = {
   readonly registry: Registry;
   readonly onOutcome: NonNullable<ReconcileDeps['onOutcome']>;
   readonly onRequest: RequestObserver;
+  readonly onGauges: NonNullable<ReconcileDeps['onGauges']>;
 };
 
 export function runtimeMetrics(registry = new Registry(), withDefaults = true): RuntimeMetrics {
@@ -47,6 +49,30 @@ export function runtimeMetrics(registry = new Registry(), withDefaults = true): 
       for (const [phase, v] of Object.entries(ms ?? {})) phases.observe({ cluster, kind, phase }, v / 1000);
     },
     onRequest: ({ cluster, method, code }) => requests.inc({ cluster, method, code: String(code) }),
+    onGauges: controllerGauges(registry),
+  };
+}
+
+/**
+ * The gauges controllers report (PlanResult.gauges), each family made on its first sample with that sample's
+ * label names. A sample whose labels do not fit its family is dropped rather than thrown (it is a bug to fix,
+ * not a reason to fail a reconcile).
+ */
+function controllerGauges(registry: Registry): (samples: readonly GaugeSample[]) => void {
+  const families = new Map<string, Gauge>();
+  return (samples) => {
+    for (const s of samples) {
+      let g = families.get(s.name);
+      if (g === undefined) {
+        g = new Gauge({ name: s.name, help: s.help, labelNames: Object.keys(s.labels), registers: [registry] });
+        families.set(s.name, g);
+      }
+      try {
+        g.set(s.labels, s.value);
+      } catch {
+        // labels not those of the family
+      }
+    }
   };
 }
 

@@ -17,6 +17,7 @@ import {
   REMOTE_RETRY_MS,
   type Controller,
   type FleetAccess,
+  type GaugeSample,
   type PlanResult,
   type RemoteActions,
 } from '../controllers/controller.js';
@@ -60,6 +61,8 @@ export type ReconcileDeps = {
   readonly events?: EventRecorders;
   /** The queue's lease duration, for the local fence deadline; default 30 000. */
   readonly leaseMs?: number;
+  /** A successful run's gauges (PlanResult.gauges); absent: not exported. */
+  readonly onGauges?: (samples: readonly GaugeSample[]) => void;
   readonly onOutcome?: (e: {
     cluster: string;
     kind: string;
@@ -207,6 +210,7 @@ async function run(
     if (failed > 0)
       result = { ...result, requeueAfter: Math.min(result.requeueAfter ?? REMOTE_RETRY_MS, REMOTE_RETRY_MS) };
   }
+  if (result.gauges !== undefined && result.gauges.length > 0) deps.onGauges?.(result.gauges);
   // Release and requeue in one atomic step: a crash between the two cannot lose the requeue.
   work.endedAt = Date.now();
   const thenGet = options.thenGet?.() ?? false;

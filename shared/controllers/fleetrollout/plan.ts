@@ -12,8 +12,13 @@ import { desiredPin, pinPatch, type DesiredPin } from '../../rollouts/gate.js';
 import { PIN_ROLLOUT_ANNOTATION } from '../../rollouts/pin.js';
 import { plan as planWaves } from '../../rollouts/plan.js';
 import { selectClusters } from '../../rollouts/select.js';
-import { FLEET_ROLLOUT_API_VERSION, FLEET_ROLLOUT_KIND } from '../../rollouts/types.js';
-import type { PlanResult, RemoteActions } from '../controller.js';
+import {
+  FLEET_ROLLOUT_API_VERSION,
+  FLEET_ROLLOUT_KIND,
+  type ClusterRecord,
+  type FleetRolloutStatus,
+} from '../../rollouts/types.js';
+import type { GaugeSample, PlanResult, RemoteActions } from '../controller.js';
 import { FLEET_ROLLOUT_FINALIZER, type ObservedFleetRollout, type TargetState } from './observe.js';
 
 /** How often a rollout looks at its targets while a cluster is admitted and not done (failures are seen by this). */
@@ -74,7 +79,45 @@ export function planFleetRollout(observed: ObservedFleetRollout, now: Date): Pla
     actions,
     ...(remote.length > 0 && { remote }),
     requeueAfter: Math.min(look, result.requeueAfterMs ?? look),
+    gauges: gaugesOf(rollout.metadata, result.status, now),
   };
+}
+
+const CLUSTER_STATES = ['Waiting', 'InFlight', 'Succeeded', 'Failed', 'RolledBack'] as const;
+
+/**
+ * fleetq_fleetrollout_clusters: the current revision's clusters per state; fleetq_fleetrollout_wave_seconds: per
+ * wave of it, from its first admission to its last verdict (to now while it runs; absent before it starts).
+ */
+function gaugesOf(
+  meta: { readonly namespace: string; readonly name: string },
+  status: FleetRolloutStatus,
+  now: Date,
+): GaugeSample[] {
+  const entry = status.revisions?.at(-1);
+  const rows = entry?.clusters ?? [];
+  const base = { namespace: meta.namespace, rollout: meta.name };
+  const stateOf = (r: ClusterRecord) => r.verdict ?? (r.admittedAt === undefined ? 'Waiting' : 'InFlight');
+  const samples: GaugeSample[] = CLUSTER_STATES.map((state) => ({
+    name: 'fleetq_fleetrollout_clusters',
+    help: "Clusters of a FleetRollout's current revision by state: Waiting, InFlight, Succeeded, Failed, RolledBack",
+    labels: { ...base, state },
+    value: rows.filter((r) => stateOf(r) === state).length,
+  }));
+  for (const wave of new Set(rows.map((r) => r.wave))) {
+    const of = rows.filter((r) => r.wave === wave);
+    const admitted = of.flatMap((r) => (r.admittedAt === undefined ? [] : [Date.parse(r.admittedAt)]));
+    if (admitted.length === 0) continue;
+    const done = of.every((r) => r.verdictAt !== undefined);
+    const end = done ? Math.max(...of.map((r) => Date.parse(r.verdictAt ?? ''))) : now.getTime();
+    samples.push({
+      name: 'fleetq_fleetrollout_wave_seconds',
+      help: "Time of each wave of a FleetRollout's current revision, from its first admission to its last verdict (to now while it runs)",
+      labels: { ...base, wave },
+      value: Math.max(0, (end - Math.min(...admitted)) / 1000),
+    });
+  }
+  return samples;
 }
 
 function unpin(name: string, target: TargetRef, targets: readonly TargetState[]): RemoteActions[] {

@@ -123,6 +123,18 @@ describe('FleetRollout controller plan', () => {
     expect(result.requeueAfter).toBe(IN_FLIGHT_LOOK_MS);
   });
 
+  it("reports the current revision's clusters per state and the time of each wave begun, as gauges", () => {
+    const result = planFleetRollout(observed(), NOW);
+    const byState = Object.fromEntries(
+      (result.gauges ?? [])
+        .filter((g) => g.name === 'fleetq_fleetrollout_clusters')
+        .map((g) => [g.labels.state, g.value]),
+    );
+    expect(byState).toEqual({ Waiting: 2, InFlight: 1, Succeeded: 0, Failed: 0, RolledBack: 0 });
+    const waves = (result.gauges ?? []).filter((g) => g.name === 'fleetq_fleetrollout_wave_seconds');
+    expect(waves.map((g) => [g.labels.wave, g.value])).toEqual([['canary', 0]]);
+  });
+
   it('planning on its own output writes nothing: no status, no pin', () => {
     const first = planFleetRollout(observed(), NOW);
     const status = (
