@@ -8,8 +8,9 @@
 //   2. a bad image (registry.example/app:404: the sandbox's kwok stage makes its pods ErrImagePull): time from the
 //      first failing pod (its creationTimestamp, and the poll that first saw its ErrImagePull) to every admitted
 //      cluster's pin frozen or rolled back (the `fleetrollout.fleetq.dev/*` annotations on its Deployment).
-// And API requests per cluster in each phase (fleetq_kube_requests_total of the run). Prints; asserts nothing.
-//   npx tsx test/bench/fleet-rollout.ts [--clusters 20] [--soak 5s] [--replicas 10] [--nodes 2] [--keep]
+// And API requests per cluster in each phase (fleetq_kube_requests_total of the run). --rounds repeats the pair
+// (good image app:2, app:3, ...; the bad image each time) and prints medians over the rounds. Prints; asserts nothing.
+//   npx tsx test/bench/fleet-rollout.ts [--clusters 20] [--rounds 1] [--soak 5s] [--replicas 10] [--nodes 2] [--keep]
 // (or FLEETQ_BENCH_CLUSTERS=20). Clusters are rollout-bench-1..N, stopped at the end unless --keep.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { freemem, loadavg, tmpdir } from 'node:os';
@@ -54,12 +55,14 @@ const { values } = parseArgs({
     soak: { type: 'string', default: '5s' },
     batch: { type: 'string', default: '2' },
     'log-level': { type: 'string', default: 'info' },
+    rounds: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
     'timeout-s': { type: 'string', default: '900' },
   },
 });
 const N = Number(values.clusters);
 const REPLICAS = Number(values.replicas);
+const ROUNDS = Math.max(1, Number(values.rounds));
 const SOAK = values.soak ?? '5s';
 const SOAK_MS = Number(/^(\d+)s$/.exec(SOAK)?.[1] ?? NaN) * 1000;
 const TIMEOUT_MS = Number(values['timeout-s']) * 1000;
@@ -67,7 +70,6 @@ const PREFIX = 'rollout-bench';
 const NAMESPACE = 'rollout-bench';
 const NAME = 'web';
 const ROLLOUT = 'web';
-const GOOD_IMAGE = 'registry.example/app:2';
 const BAD_IMAGE = 'registry.example/app:404';
 const POLL_MS = 150;
 const log = (m: string): void => console.error(`fleet-rollout: ${new Date().toISOString().slice(11, 23)} ${m}`);
@@ -148,46 +150,41 @@ async function setImageEverywhere(fleet: Fleet, image: string): Promise<number> 
 }
 
 type GoodFigures = {
+  revision: string;
   fullMs: number;
+  /** The change → the ledger's startedAt of the new revision (the controller noticing the new template). */
+  startMs: number | null;
   ledgerMs: number | null;
   convergence: number[];
-  soakMs: number;
-  formulaMs: number | null;
-  batches: number;
-  batchFormulaMs: number | null;
 };
 
-async function goodChange(fleet: Fleet, previous: string): Promise<GoodFigures & { revision: string }> {
-  const t0 = await setImageEverywhere(fleet, GOOD_IMAGE);
+async function goodChange(fleet: Fleet, seen: ReadonlySet<string>, image: string): Promise<GoodFigures> {
+  const t0 = await setImageEverywhere(fleet, image);
   const { status, atMs } = await waitRollout(
     fleet,
-    (st) => st.revision !== undefined && st.revision !== previous && st.phase === 'Succeeded',
-    `the rollout Succeeded on the image ${GOOD_IMAGE}`,
+    (st) => st.revision !== undefined && !seen.has(st.revision) && st.phase === 'Succeeded',
+    `the rollout Succeeded on the image ${image}`,
   );
   const revision = status.revision as string;
   const entry = entryOf(status, revision);
   if (!entry) throw new Error(`no ledger entry for ${revision}`);
   const convergence = convergenceMs(entry);
-  const c = med(convergence);
   const lastVerdict = entry.clusters
     .map((r) => r.verdictAt)
     .sort()
     .at(-1);
-  const batches = batchesOf(WAVES);
   return {
     revision,
     fullMs: atMs - t0,
+    startMs: new Date(entry.startedAt).getTime() - t0,
     ledgerMs: between(entry.startedAt, entry.stoppedAt ?? lastVerdict),
     convergence,
-    soakMs: WAVES.length * SOAK_MS,
-    formulaMs: c === null ? null : WAVES.length * c + WAVES.length * SOAK_MS,
-    batches,
-    batchFormulaMs: c === null ? null : batches * (c + SOAK_MS),
   };
 }
 
 type BadFigures = {
   revision: string;
+  startMs: number | null;
   admitted: string[];
   firstPodCreatedToStopMs: number | null;
   firstPullFailureSeenToStopMs: number | null;
@@ -199,7 +196,7 @@ type BadFigures = {
 };
 
 async function badChange(fleet: Fleet, good: string): Promise<BadFigures> {
-  await setImageEverywhere(fleet, BAD_IMAGE);
+  const t0 = await setImageEverywhere(fleet, BAD_IMAGE);
   // The bad revision's hash: the ledger's new revision.
   const { status: started } = await waitRollout(
     fleet,
@@ -276,8 +273,10 @@ async function badChange(fleet: Fleet, good: string): Promise<BadFigures> {
     .map((r) => r.failedAt)
     .filter((x): x is string => x !== undefined)
     .sort()[0];
+  const startedAt = entry?.startedAt;
   return {
     revision: bad,
+    startMs: startedAt === undefined ? null : new Date(startedAt).getTime() - t0,
     admitted,
     firstPodCreatedToStopMs: firstPodCreatedMs === null ? null : allStoppedMs - firstPodCreatedMs,
     firstPullFailureSeenToStopMs: firstPullFailureSeenMs === null ? null : allStoppedMs - firstPullFailureSeenMs,
@@ -291,10 +290,6 @@ async function badChange(fleet: Fleet, good: string): Promise<BadFigures> {
     stopReason: entry?.stopReason ?? '',
     rolledBackMs,
   };
-}
-
-function medianOfMap(m: Map<string, number>, names: readonly string[]): number | null {
-  return med(names.map((n) => m.get(n) ?? 0));
 }
 
 // --- main -------------------------------------------------------------------------------------------------------
@@ -402,50 +397,77 @@ try {
   const first = initial.revision as string;
   log(`first revision ${first} Succeeded (${entryOf(initial, first)?.clusters.length ?? 0} clusters)`);
 
-  const r0 = await requestsByCluster(metricsPort);
-  const good = await goodChange(fleet, first);
-  const r1 = await requestsByCluster(metricsPort);
-  log(`good revision ${good.revision} Succeeded in ${s(good.fullMs)}`);
-  const bad = await badChange(fleet, good.revision);
-  const r2 = await requestsByCluster(metricsPort);
-
   const members = clusters.map((c) => c.name).filter((n) => n !== hubName);
-  const goodReq = delta(r0, r1);
-  const badReq = delta(r1, r2);
-  const c = med(good.convergence);
+  const goods: GoodFigures[] = [];
+  const bads: BadFigures[] = [];
+  const goodReq: number[] = [];
+  const badReq: number[] = [];
+  const hubGoodReq: number[] = [];
+  const hubBadReq: number[] = [];
+  const seen = new Set([first]);
+  for (let round = 1; round <= ROUNDS; round++) {
+    const r0 = await requestsByCluster(metricsPort);
+    const good = await goodChange(fleet, seen, `registry.example/app:${round + 1}`);
+    const r1 = await requestsByCluster(metricsPort);
+    log(`round ${round}: good revision ${good.revision} Succeeded in ${s(good.fullMs)}`);
+    const bad = await badChange(fleet, good.revision);
+    const r2 = await requestsByCluster(metricsPort);
+    goods.push(good);
+    bads.push(bad);
+    goodReq.push(...members.map((n) => delta(r0, r1).get(n) ?? 0));
+    badReq.push(...members.map((n) => delta(r1, r2).get(n) ?? 0));
+    hubGoodReq.push(delta(r0, r1).get(hubName) ?? 0);
+    hubBadReq.push(delta(r1, r2).get(hubName) ?? 0);
+    seen.add(good.revision).add(bad.revision);
+  }
+  const convergence = goods.flatMap((g) => g.convergence);
+  const c = med(convergence);
+  const batches = batchesOf(WAVES);
+  const soaks = WAVES.length * SOAK_MS;
+  const one = (xs: ReadonlyArray<number | null>): string => {
+    const ok = xs.filter((x): x is number => x !== null);
+    if (ok.length === 0) return 'n/a';
+    return ok.length === 1 ? s(ok[0]) : `${s(med(ok))} (${s(Math.min(...ok))}–${s(Math.max(...ok))})`;
+  };
+  const count = (xs: readonly number[]): string =>
+    xs.length === 0 ? 'n/a' : `${med(xs)} (${Math.min(...xs)}–${Math.max(...xs)})`;
   const rows: Array<[string, string]> = [
-    ['clusters (waves)', `${N} (${WAVES.map((w) => `${w.name} ${w.size} × ${w.maxConcurrency}`).join(', ')})`],
-    ['replicas per cluster, soak', `${REPLICAS}, ${SOAK}`],
+    [
+      'clusters (waves: name size × maxConcurrency)',
+      `${N} (${WAVES.map((w) => `${w.name} ${w.size} × ${w.maxConcurrency}`).join(', ')})`,
+    ],
+    ['replicas per cluster, soak, rounds', `${REPLICAS}, ${SOAK}, ${ROUNDS}`],
     ['clusters started in', `${startS.toFixed(0)} s`],
-    ['1. good change → Succeeded (bench poll)', s(good.fullMs)],
-    ['   ledger startedAt → last verdict', s(good.ledgerMs)],
+    ['1. good change → Succeeded (bench poll)', one(goods.map((g) => g.fullMs))],
+    ['   change → ledger startedAt (new template noticed)', one(goods.map((g) => g.startMs))],
+    ['   ledger startedAt → last verdict', one(goods.map((g) => g.ledgerMs))],
     [
-      '   convergence per cluster, median (min–max)',
-      `${s(c)} (${s(Math.min(...good.convergence))}–${s(Math.max(...good.convergence))})`,
+      `   convergence per cluster (admittedAt → availableSince, ${convergence.length} clusters)`,
+      c === null ? 'n/a' : `${s(c)} (${s(Math.min(...convergence))}–${s(Math.max(...convergence))})`,
     ],
-    [`   waves × convergence + soaks (${WAVES.length} × ${s(c)} + ${s(good.soakMs)})`, s(good.formulaMs)],
-    [`   admission rounds × (convergence + soak) (${good.batches} rounds)`, s(good.batchFormulaMs)],
     [
-      '   overhead over the rounds formula',
-      good.batchFormulaMs === null ? 'n/a' : s(good.fullMs - good.batchFormulaMs),
+      `   waves × convergence + soaks (${WAVES.length} × ${s(c)} + ${s(soaks)})`,
+      s(c === null ? null : WAVES.length * c + soaks),
     ],
-    ['2. bad image: admitted clusters', bad.admitted.join(', ')],
-    ['   outcome', `${bad.phase}: ${bad.stopReason}`],
-    ['   first failing pod created → every admitted pin stopped', s(bad.firstPodCreatedToStopMs)],
-    ['   ErrImagePull first seen → every admitted pin stopped', s(bad.firstPullFailureSeenToStopMs)],
-    ['   first failing pod created → ledger failedAt', s(bad.ledgerFailedAfterPodMs)],
-    ['   pins stopped → rollback complete', s(bad.rolledBackMs)],
-    ['API requests per member cluster, median: good change', String(medianOfMap(goodReq, members))],
-    ['   hub (FleetRollout + its own Deployment): good change', String(goodReq.get(hubName) ?? 0)],
-    ['API requests per member cluster, median: bad change', String(medianOfMap(badReq, members))],
-    ['   hub: bad change', String(badReq.get(hubName) ?? 0)],
+    [`   admission rounds × (convergence + soak) (${batches} rounds)`, s(c === null ? null : batches * (c + SOAK_MS))],
+    ['2. bad image: admitted clusters', [...new Set(bads.flatMap((b) => b.admitted))].join(', ')],
+    ['   outcome', [...new Set(bads.map((b) => `${b.phase}: ${b.stopReason}`))].join('; ')],
+    ['   change → ledger startedAt', one(bads.map((b) => b.startMs))],
+    ['   first failing pod created → every admitted pin stopped', one(bads.map((b) => b.firstPodCreatedToStopMs))],
+    ['   ErrImagePull first seen → every admitted pin stopped', one(bads.map((b) => b.firstPullFailureSeenToStopMs))],
+    ['   first failing pod created → ledger failedAt', one(bads.map((b) => b.ledgerFailedAfterPodMs))],
+    ['   pins stopped → rollback complete', one(bads.map((b) => b.rolledBackMs))],
+    ['API requests per member cluster: good change', count(goodReq)],
+    ['   hub (FleetRollout, pins, its own Deployment): good change', count(hubGoodReq)],
+    ['API requests per member cluster: bad change', count(badReq)],
+    ['   hub: bad change', count(hubBadReq)],
     ['load (1 min) at the end', load()],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
-  console.log(`\nFleet rollout bench, ${new Date().toISOString()}\n`);
+  console.log(`\nFleet rollout bench, ${new Date().toISOString()}: median (min–max) over rounds or clusters\n`);
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
-  console.log('\nPer cluster (good change): cluster, wave, admission → available');
-  const entry = entryOf(await readRolloutStatus(fleet.hub, NAMESPACE, ROLLOUT), good.revision);
+  console.log('\nPer cluster, last good change: cluster, wave, admission → available');
+  const entry = entryOf(await readRolloutStatus(fleet.hub, NAMESPACE, ROLLOUT), goods.at(-1)?.revision ?? '');
   for (const r of entry?.clusters ?? [])
     console.log(`  ${r.cluster.padEnd(18)} ${r.wave.padEnd(7)} ${s(between(r.admittedAt, r.availableSince))}`);
 } catch (err) {
