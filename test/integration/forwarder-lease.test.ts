@@ -109,7 +109,7 @@ describe('forwarder lease', () => {
     await a.acquire();
     const wa = f.writes(a);
     await wa.queue.addAfter(key('later'), 60_000);
-    expect(await redis.zrange(`${f.queue.prefix}delayed`, 0, -1)).toEqual(['c1/Deployment/ns/later']);
+    expect(await redis.zrange(`${f.queue.prefix}delayed`, '0', '-1')).toEqual(['c1/Deployment/ns/later']);
     expect(await f.queue.get(0)).toBeNull();
     // On a key a worker holds: it comes back once after done, when its time has come.
     await wa.queue.add(key('x'));
