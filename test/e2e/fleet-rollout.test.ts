@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AppsV1Api, type V1Deployment, type V1ReplicaSet } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, type V1Deployment, type V1ReplicaSet } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { waitFor } from '../../infra/sandbox/process.js';
@@ -70,7 +70,7 @@ describe('FleetRollout on five clusters', () => {
       clusters.map((c, i) => ({
         name: c.name,
         kubeconfig: c.kubeconfig,
-        owns: ['Deployment', 'ReplicaSet'],
+        owns: ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet'],
         labels: { env: 'prod', ring: RINGS[c.name] ?? '' },
         ...(i === 0 && { hub: true }),
       })),
@@ -112,22 +112,47 @@ describe('FleetRollout on five clusters', () => {
     );
   }
 
-  /** The template change, in every cluster at once (what a GitOps tool applying one commit does). */
-  async function setImage(name: string, image: string, only?: readonly string[]): Promise<void> {
+  /** A StatefulSet (2 replicas) or a DaemonSet (one pod per kwok node) of `image` in every cluster. */
+  async function createWorkloads(kind: 'StatefulSet' | 'DaemonSet', name: string, image: string): Promise<void> {
     await Promise.all(
-      clusters
-        .filter((c) => only === undefined || only.includes(c.name))
-        .map((c) => kubectl(c, ['-n', NS, 'set', 'image', `deployment/${name}`, `app=${image}`])),
+      clusters.map((c) => {
+        const template = kwokPodTemplate({ app: name });
+        template.spec!.containers[0]!.image = image;
+        const selector = { matchLabels: { app: name } };
+        return kind === 'StatefulSet'
+          ? apps(c).createNamespacedStatefulSet({
+              namespace: NS,
+              body: { metadata: { name }, spec: { replicas: 2, serviceName: name, selector, template } },
+            })
+          : apps(c).createNamespacedDaemonSet({
+              namespace: NS,
+              body: { metadata: { name }, spec: { selector, template } },
+            });
+      }),
     );
   }
 
-  async function applyRollout(name: string, spec: Record<string, unknown>): Promise<void> {
+  /** The template change, in every cluster at once (what a GitOps tool applying one commit does). */
+  async function setImage(
+    name: string,
+    image: string,
+    only?: readonly string[],
+    resource = 'deployment',
+  ): Promise<void> {
+    await Promise.all(
+      clusters
+        .filter((c) => only === undefined || only.includes(c.name))
+        .map((c) => kubectl(c, ['-n', NS, 'set', 'image', `${resource}/${name}`, `app=${image}`])),
+    );
+  }
+
+  async function applyRollout(name: string, spec: Record<string, unknown>, kind = 'Deployment'): Promise<void> {
     const object = {
       apiVersion: 'fleetq.dev/v1alpha1',
       kind: 'FleetRollout',
       metadata: { name, namespace: ROLLOUT_NS },
       spec: {
-        target: { kind: 'Deployment', namespace: NS, name },
+        target: { kind, namespace: NS, name },
         clusters: { matchLabels: { env: 'prod' } },
         waves: [
           { name: 'canary', clusters: { matchLabels: { ring: '0' } }, maxConcurrency: 1, soak: '3s' },
@@ -149,7 +174,6 @@ describe('FleetRollout on five clusters', () => {
     const out = await kubectl(hub(), ['-n', ROLLOUT_NS, 'get', 'fleetrollout', name, '-o', 'json']);
     return ((JSON.parse(out) as { status?: FleetRolloutStatus }).status ?? {}) as FleetRolloutStatus;
   }
-
 
   /** Waits until the rollout's current entry satisfies `done`; returns it. */
   async function waitForEntry(
@@ -251,6 +275,32 @@ describe('FleetRollout on five clusters', () => {
       expect(d.metadata?.annotations?.[PIN_ADMITTED_ANNOTATION]).toBe(e.revision);
       expect(d.metadata?.annotations?.[PIN_ROLLOUT_ANNOTATION]).toBe(`${ROLLOUT_NS}/${name}`);
       expect(d.status?.conditions?.some((x) => x.type === PIN_CONDITION_TYPE)).toBe(false);
+    }
+  }
+
+  /** A StatefulSet's or a DaemonSet's new revision through every wave: each cluster's pods end on it. */
+  async function goodRevisionOf(kind: 'StatefulSet' | 'DaemonSet'): Promise<void> {
+    const name = `${kind.toLowerCase()}-good`;
+    await createWorkloads(kind, name, GOOD_1);
+    await applyRollout(name, {}, kind);
+    const r1 = (await waitForEntry(name, 'the first revision succeeded', (x) => x.phase === 'Succeeded')).revision;
+    await setImage(name, GOOD_2, undefined, kind.toLowerCase());
+    const e = await waitForEntry(
+      name,
+      'the second revision succeeded',
+      (x) => x.revision !== r1 && x.phase === 'Succeeded',
+    );
+    expectWavesInOrder(e);
+    expect(e.clusters.every((r) => r.verdict === 'Succeeded')).toBe(true);
+    for (const c of clusters) {
+      const pods = await kubeConfigOf(c)
+        .makeApiClient(CoreV1Api)
+        .listNamespacedPod({ namespace: NS, labelSelector: `app=${name}` });
+      const images = pods.items
+        .filter((p) => p.metadata?.deletionTimestamp === undefined)
+        .map((p) => p.spec?.containers[0]?.image);
+      expect(images.length).toBeGreaterThan(0);
+      expect(new Set(images)).toEqual(new Set([GOOD_2]));
     }
   }
 
@@ -368,12 +418,14 @@ describe('FleetRollout on five clusters', () => {
     return stdout;
   }
 
-  it('a good revision goes through every wave, a bad one is rolled back within budget 0 and past budget 1, and pause, resume and approval gate it', async () => {
+  it('a good revision goes through every wave (Deployment, StatefulSet, DaemonSet), a bad one is rolled back within budget 0 and past budget 1, and pause, resume and approval gate it', async () => {
     const scenarios = {
       'good revision': goodRevision,
       'bad revision, budget 0': badRevisionBudget0,
       'bad revision, budget 1': badRevisionBudget1,
       'pause, resume and approval': pauseAndApproval,
+      "a StatefulSet's good revision": () => goodRevisionOf('StatefulSet'),
+      "a DaemonSet's good revision": () => goodRevisionOf('DaemonSet'),
     };
     const results = await Promise.allSettled(Object.values(scenarios).map((run) => run()));
     const failures = results.flatMap((r, i) =>
@@ -388,7 +440,8 @@ describe('FleetRollout on five clusters', () => {
 
   it('a handler killed right after it admitted a cluster: the next one neither admits it again nor skips one', async () => {
     const name = 'web-kill';
-    const r1 = await startAt(name);
+    // A deadline that outlasts the restart: the canary must not fail for the time fleetq was down.
+    const r1 = await startAt(name, { progressDeadline: '5m' });
     await setImage(name, GOOD_2);
     const admitted = await waitForEntry(
       name,
@@ -408,28 +461,54 @@ describe('FleetRollout on five clusters', () => {
     for (const r of e.clusters) expect(r.admittedAt).toBeDefined();
     expectWavesInOrder(e);
   }, 300_000);
+  // `fleetq run` reads the registry when it starts (workers and the forwarder pool re-read it while they run): the
+  // registry changes here are followed by a restart, the ledger carrying the rollout across it.
   it('a cluster that becomes unreachable fails after the deadline without stalling the rollout, and one that joins goes to the last wave', async () => {
     const name = 'web-members';
     // ring-5 is not selected at first.
+    await fleetq?.stop('SIGTERM');
     writeEntries(entries.map((e) => (e.name === 'ring-5' ? { ...e, labels: { env: 'staging', ring: '2' } } : e)));
-    const r1 = await startAt(name, { progressDeadline: '20s', failureBudget: { maxFailedClusters: 1 } });
-    await setImage(name, GOOD_2);
+    await startFleetq();
+    // The canary wave waits for an approval: the rollout of the new revision is under way (its ledger entry
+    // started, every cluster held) while the registry changes and fleetq restarts, and no admitted cluster's
+    // deadline runs meanwhile.
+    const spec = {
+      progressDeadline: '20s',
+      failureBudget: { maxFailedClusters: 1 },
+      waves: [
+        { name: 'canary', clusters: { matchLabels: { ring: '0' } }, maxConcurrency: 1, soak: '3s', approval: true },
+        { name: 'early', clusters: { matchLabels: { ring: '1' } }, maxConcurrency: 2, soak: '2s' },
+        { name: 'rest', maxConcurrency: '100%' },
+      ],
+    };
+    await createDeployments(name, GOOD_1, ['ring-1', 'ring-2', 'ring-3', 'ring-4', 'ring-5']);
+    await applyRollout(name, spec);
+    await waitForEntry(name, 'the first revision waits for approval', (_x, s) => s.phase === 'WaitingForApproval');
+    await rolloutCli(['approve', name]);
+    const r1 = (await waitForEntry(name, 'the first revision succeeded', (x) => x.phase === 'Succeeded')).revision;
+    await setImage(name, GOOD_2, ['ring-1', 'ring-2', 'ring-3', 'ring-4']);
     await waitForEntry(
       name,
-      'the canary admitted',
-      (x) => x.revision !== r1 && row(x, 'ring-1')?.admittedAt !== undefined,
+      'the new revision under way, waiting for approval',
+      (x, s) => x.revision !== r1 && s.phase === 'WaitingForApproval',
     );
-    // Mid-rollout: ring-4 stops answering (its entry now points at a closed port), ring-5 joins.
+    // Mid-rollout: ring-4 stops answering (its entry now points at a closed port); ring-5 joins, with the new
+    // template too.
+    await fleetq?.stop('SIGTERM');
     const down = await unreachableCluster('ring-4');
     writeEntries(
       entries.map((e) =>
         e.name === 'ring-4'
-          ? { ...down, owns: ['Deployment', 'ReplicaSet'], labels: e.labels }
+          ? { ...down, owns: e.owns, labels: e.labels }
           : e.name === 'ring-5'
             ? { ...e, labels: { env: 'prod', ring: '2' } }
             : e,
       ),
     );
+    await setImage(name, GOOD_2, ['ring-5']);
+    await startFleetq();
+    await waitForEntry(name, 'ring-5 joined', (x) => x.clusters.some((r) => r.cluster === 'ring-5'));
+    await rolloutCli(['approve', name]);
     const e = await waitForEntry(
       name,
       'the new revision succeeded without ring-4',
@@ -439,6 +518,9 @@ describe('FleetRollout on five clusters', () => {
     expect(row(e, 'ring-4').reason).toMatch(/^(Unreachable|TargetMissing|ProgressDeadlineExceeded)/);
     expect(row(e, 'ring-5')).toMatchObject({ wave: 'rest', verdict: 'Succeeded' });
     expect(row(e, 'ring-5').joinedAt).toBeDefined();
+    expect(ms(row(e, 'ring-5').admittedAt)).toBeGreaterThanOrEqual(
+      Math.max(...e.clusters.filter((r) => r.wave === 'early').map((r) => ms(r.verdictAt))),
+    );
     expect(await runsOnly(byName('ring-5'), name, GOOD_2)).toBe(true);
   }, 300_000);
 });
