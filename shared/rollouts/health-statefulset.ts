@@ -61,12 +61,21 @@ export function statefulSetVerdict(target: Json, read: StatefulSetRead, options:
     () => slotsReason(set, pods, revision, options.now),
     () => statusCountsReason(set),
   );
+  // Reported as the pin names a StatefulSet's revision: the ControllerRevision's hash (its name without the set's
+  // name and '-'); pods and status name the whole ControllerRevision, which is what is compared above.
+  const setName = text(set.metadata?.name);
   return {
-    revision,
-    previousRevision: previousRevision(set, sorted, revision),
+    revision: revisionHash(setName, revision),
+    previousRevision: revisionHash(setName, previousRevision(set, sorted, revision)),
     notAvailable,
     revisionPods: podsOfRevision(read.pods, uid, REVISION_LABEL, revision),
   };
+}
+
+/** `<set>-<hash>` → `<hash>`; a name of another shape is kept whole (it then names no revision a pin can hold). */
+function revisionHash(setName: string, revisionName: string): string {
+  const prefix = `${setName}-`;
+  return setName !== '' && revisionName.startsWith(prefix) ? revisionName.slice(prefix.length) : revisionName;
 }
 
 function templateRevision(set: StatefulSet, sorted: readonly ControllerRevision[]): string {

@@ -1,6 +1,7 @@
 // The health reading of a fleet rollout's target per kind: a new revision healthy, still progressing, status left
 // over from the previous revision (never available), each failure signature in a pod of the new revision (and the
 // same in a pod of the old one, which must not count), and malformed objects (never a throw).
+import { PIN_ADMITTED_ANNOTATION, PIN_ROLLOUT_ANNOTATION, pinOf } from '../../../shared/rollouts/pin.js';
 import { describe, expect, it } from '@jest/globals';
 import { computeHash } from '../../../shared/controllers/common/pod-template-hash.js';
 import { templateHash } from '../../../shared/controllers/daemonset/history.js';
@@ -578,6 +579,9 @@ function setAt2(o: Parameters<typeof aSet>[0] = {}): StatefulSet {
   return set;
 }
 const REV_2 = revOf(setAt2());
+/** A revision as the observation reports it (and a pin names it): the ControllerRevision's hash. */
+const HASH_1 = REV_1.slice('web-'.length);
+const HASH_2 = REV_2.slice('web-'.length);
 const REVISIONS: ControllerRevision[] = [aRevision(SET_1, 1), aRevision(setAt2(), 2)];
 const fullStatus = (current: string, update: string) => ({
   observedGeneration: 2,
@@ -591,14 +595,31 @@ const fullStatus = (current: string, update: string) => ({
 });
 
 describe('StatefulSet', () => {
+  it('names its revisions as a pin admits them: the hash, not the ControllerRevision name', () => {
+    const set = setAt2({ status: fullStatus(REV_2, REV_2) });
+    const pods = [0, 1, 2].map((i) => aStatefulPod(set, i));
+    const obs = statefulSetHealth('c1', { statefulSet: set, revisions: REVISIONS, pods }, OPTIONS);
+    for (const admitted of [obs.revision, obs.previousRevision])
+      expect(
+        pinOf({
+          metadata: { annotations: { [PIN_ROLLOUT_ANNOTATION]: 'ns/web', [PIN_ADMITTED_ANNOTATION]: admitted } },
+        }),
+      ).toEqual({
+        state: 'pinned',
+        rollout: 'ns/web',
+        admitted,
+        frozen: false,
+      });
+  });
+
   it('a healthy new revision: updateRevision, the next-lower revision before it, available', () => {
     const set = setAt2({ status: fullStatus(REV_2, REV_2) });
     const pods = [0, 1, 2].map((i) => aStatefulPod(set, i));
     expect(statefulSetHealth('c1', { statefulSet: set, revisions: REVISIONS, pods }, OPTIONS)).toEqual({
       cluster: 'c1',
       present: true,
-      revision: REV_2,
-      previousRevision: REV_1,
+      revision: HASH_2,
+      previousRevision: HASH_1,
       generation: 2,
       observedGeneration: 2,
       available: true,
@@ -612,8 +633,8 @@ describe('StatefulSet', () => {
     const pods = [aStatefulPod(set, 0, 'ready', SET_1), aStatefulPod(set, 1, 'ready', SET_1), aStatefulPod(set, 2)];
     const obs = statefulSetHealth('c1', { statefulSet: set, revisions: REVISIONS, pods }, OPTIONS);
     expect(obs).toMatchObject({
-      revision: REV_2,
-      previousRevision: REV_1,
+      revision: HASH_2,
+      previousRevision: HASH_1,
       available: false,
       reason: `pods of revision ${REV_2} at every ordinal: 1 updated, 1 ready, 1 available of 3`,
     });
@@ -630,7 +651,7 @@ describe('StatefulSet', () => {
     const set = aSet({ image: 'web:1', generation: 3, status: { ...fullStatus(REV_2, REV_2), observedGeneration: 2 } });
     const pods = [0, 1, 2].map((i) => aStatefulPod(set, i, 'ready', setAt2()));
     const obs = statefulSetHealth('c1', { statefulSet: set, revisions: REVISIONS, pods }, OPTIONS);
-    expect(obs).toMatchObject({ revision: REV_1, previousRevision: REV_2, available: false });
+    expect(obs).toMatchObject({ revision: HASH_1, previousRevision: HASH_2, available: false });
   });
 
   it('a partition: only the ordinals from the partition count', () => {
@@ -640,7 +661,7 @@ describe('StatefulSet', () => {
     });
     const olds = [aStatefulPod(set, 0, 'running', SET_1), aStatefulPod(set, 1, 'ready', SET_1)];
     const read = { statefulSet: set, revisions: REVISIONS, pods: [...olds, aStatefulPod(set, 2)] };
-    expect(statefulSetHealth('c1', read, OPTIONS)).toMatchObject({ available: true, previousRevision: REV_1 });
+    expect(statefulSetHealth('c1', read, OPTIONS)).toMatchObject({ available: true, previousRevision: HASH_1 });
     const notReady = { ...read, pods: [...olds, aStatefulPod(set, 2, 'running')] };
     expect(statefulSetHealth('c1', notReady, OPTIONS)).toMatchObject({
       available: false,
@@ -656,8 +677,8 @@ describe('StatefulSet', () => {
       expect(obs).toEqual({
         cluster: 'c1',
         present: true,
-        revision: REV_2,
-        previousRevision: REV_1,
+        revision: HASH_2,
+        previousRevision: HASH_1,
         generation: 2,
         observedGeneration: 1,
         available: false,
@@ -733,8 +754,8 @@ describe('StatefulSet', () => {
       const obs = statefulSetHealth('c1', { statefulSet: odd, revisions, pods } as never, OPTIONS);
       expect(obs).toMatchObject({
         present: true,
-        revision: REV_2,
-        previousRevision: REV_1,
+        revision: HASH_2,
+        previousRevision: HASH_1,
         available: false,
         reason: 'malformed StatefulSet: spec.replicas is not a replica count',
       });
