@@ -7,6 +7,7 @@ import { controlledOrOrphaned, type ClusterView } from '../../kube/view.js';
 import type { ApiObject } from '../../kube/meta/object.js';
 import type { ReconcileKey } from '../../kube/key.js';
 import { targetHealth, unreachableHealth, type TargetRead } from '../../rollouts/health.js';
+import { isRecord } from '../../rollouts/health-untrusted.js';
 import type { ClusterObservation, RolloutTargetKind } from '../../rollouts/observation.js';
 import { selectClusters } from '../../rollouts/select.js';
 import { FleetRolloutError, parseFleetRollout, type FleetRollout } from '../../rollouts/types.js';
@@ -145,10 +146,6 @@ function targetOf(read: TargetRead): ApiObject | null {
   const o =
     read.kind === 'Deployment' ? read.deployment : read.kind === 'StatefulSet' ? read.statefulSet : read.daemonSet;
   return isRecord(o) ? (o as ApiObject) : null;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** fn over items, at most `limit` at once, results in order. */
