@@ -103,12 +103,23 @@ FLEETQ_READS=live CONFORMANCE_EVERY=3 jest_step conformance-live 1800 node --sel
   --testPathIgnorePatterns 'cronjob|daemonset|statefulset|jobset'
 jest_step chaos 1800 node --selectProjects chaos --runInBand
 
+# The closing lines: the totals, then every failed test by step, file and name with the first lines of its
+# message (a CI log is often read from its tail only).
 node -e '
-const fs = require("fs"); let p = 0, f = 0;
-for (const file of fs.readdirSync(process.argv[1])) {
+const fs = require("fs"); let p = 0, f = 0; const failures = [];
+const firstLines = (text, n) => String(text).replace(/\x1b\[[0-9;]*m/g, "").split("\n").filter((l) => l.trim() !== "").slice(0, n);
+for (const file of fs.readdirSync(process.argv[1]).sort()) {
   const r = JSON.parse(fs.readFileSync(process.argv[1] + "/" + file, "utf8"));
   p += r.numPassedTests; f += r.numFailedTests + r.numRuntimeErrorTestSuites;
+  const step = file.replace(/\.json$/, "");
+  for (const suite of r.testResults ?? []) {
+    const path = String(suite.name).replace(process.cwd() + "/", "");
+    const failed = (suite.assertionResults ?? []).filter((a) => a.status === "failed");
+    for (const a of failed) failures.push([`${step} ${path}: ${a.fullName}`, ...firstLines((a.failureMessages ?? []).join("\n"), 12)]);
+    if (failed.length === 0 && suite.status === "failed") failures.push([`${step} ${path}: the suite failed to run`, ...firstLines(suite.message, 12)]);
+  }
 }
+for (const lines of failures) console.log(["FAILED " + lines[0], ...lines.slice(1).map((l) => "    " + l)].join("\n"));
 console.log(`jest: ${p} passed, ${f} failed`);
 ' "$results"
 if [ ${#open_handles[@]} -gt 0 ]; then echo "run-all: steps that left a handle open (passed, stopped): ${open_handles[*]}"; fi
