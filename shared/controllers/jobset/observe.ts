@@ -5,7 +5,7 @@
 //      .metadata.controller)
 //  +1  with network.enableDNSHostnames, GET the Service named by its subdomain (does the headless Service exist?)
 //  +n  with volumeClaimPolicies, GET each claim they name (`<template>-<jobset>`): which are missing
-//  +1  when it has fewer Jobs than its replicatedJobs ask for and has not finished (the pass may create Jobs): the
+//  +1  last, when it has fewer Jobs than its replicatedJobs ask for and has not finished (the pass may create Jobs): the
 //      JobSet again, fresh from the apiserver, so that Jobs are not created for a JobSet deleted a moment ago that
 //      the cache does not show as deleted yet (upstream's manager, faster from event to create, rarely meets this;
 //      its Jobs would then be left to the garbage collector).
@@ -36,17 +36,20 @@ export async function observeJobSet(view: ClusterView, key: ReconcileKey): Promi
   const jobs = (await controlledOrOrphaned<Job>(view, JOB_KIND, key.namespace, uid)).filter((j) =>
     isControlledBy(j, uid),
   );
-  if (jobs.length < wantedJobs(jobSet) && !isJobSetFinished(jobSet)) {
-    const fresh = await view.get<JobSet>(JOBSET_KIND, key.namespace, key.name, { fresh: true });
-    if (fresh === null || fresh.metadata.uid !== uid) return { ...base, jobSet: null, jobs: [] };
-    jobSet = fresh;
-  }
   const service = isDnsHostnamesEnabled(jobSet)
     ? await view.get<Service>(SERVICE_KIND, key.namespace, subdomainOf(jobSet))
     : undefined;
   const names = claimNames(jobSet);
   const claims: Record<string, PersistentVolumeClaim | null> = {};
   for (const name of names) claims[name] = await view.get<PersistentVolumeClaim>(CLAIM_KIND, key.namespace, name);
+  // The last read, so that as little as possible lies between it and the creates it may lead to. (The Service
+  // and claims were read by the cached JobSet's subdomain and templates: a spec change in between is the next
+  // event's pass.)
+  if (jobs.length < wantedJobs(jobSet) && !isJobSetFinished(jobSet)) {
+    const fresh = await view.get<JobSet>(JOBSET_KIND, key.namespace, key.name, { fresh: true });
+    if (fresh === null || fresh.metadata.uid !== uid) return { ...base, jobSet: null, jobs: [] };
+    jobSet = fresh;
+  }
   return {
     ...base,
     jobSet,

@@ -53,15 +53,15 @@ describe('observeJobSet', () => {
     expect(got.service).toBeUndefined();
     expect(view.requests).toEqual(['GET JobSet test-jobset', 'LIST Job']);
   });
-  it('with DNS hostnames: the Service named by the subdomain, null when missing', async () => {
+  it('with DNS hostnames: the Service named by the subdomain, null when missing; the fresh JobSet read last', async () => {
     const js = aJobSet({ network: { enableDNSHostnames: true, subdomain: 'net' } });
     const view = new ListView([js]);
     expect((await observeJobSet(view, key)).service).toBeNull();
     expect(view.requests).toEqual([
       'GET JobSet test-jobset',
       'LIST Job',
-      'GET JobSet test-jobset (fresh)',
       'GET Service net',
+      'GET JobSet test-jobset (fresh)',
     ]);
     const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'net', namespace: NS } };
     expect((await observeJobSet(new ListView([js, svc]), key)).service).toEqual(svc);
