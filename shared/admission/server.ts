@@ -1,20 +1,28 @@
 // The admission function as a long-running HTTPS server: POST an AdmissionReview to the mutating or validating
 // path (upstream's paths); GET /healthz answers ok. Bodies over the limit are cut off unread with 413.
+// JobSet's webhooks are always served; LeaderWorkerSet's four (its own two and the pod webhooks, on lws's paths)
+// only with `serveLeaderWorkerSet`, since a cluster that registers the pod webhook sends it every pod it creates.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ReviewOptions, Summary } from './admission-review.js';
 import { answerAdmissionReview, DEFAULT_MAX_BODY_BYTES, webhookForPath } from './admission-review.js';
+import { answerLwsAdmissionReview, lwsWebhookForPath } from './lws-admission-review.js';
 
 export type AdmissionLog = (message: string, fields: Record<string, unknown>) => void;
 
-export type AdmissionServerOptions = ReviewOptions & {
+export type ListenerOptions = ReviewOptions & {
+  log?: AdmissionLog;
+  /** Also serve LeaderWorkerSet's webhooks (mutate and validate LeaderWorkerSets, mutate and validate pods). */
+  serveLeaderWorkerSet?: boolean;
+};
+
+export type AdmissionServerOptions = ListenerOptions & {
   port: number;
   host?: string;
   /** PEM certificate (chain) and key the API server will verify. */
   cert: string | Buffer;
   key: string | Buffer;
-  log?: AdmissionLog;
 };
 
 function send(res: ServerResponse, statusCode: number, body: unknown): void {
@@ -24,7 +32,7 @@ function send(res: ServerResponse, statusCode: number, body: unknown): void {
 }
 
 /** The request listener: usable on any node:http(s) server. */
-export function admissionListener(options: ReviewOptions & { log?: AdmissionLog } = {}) {
+export function admissionListener(options: ListenerOptions = {}) {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const log = options.log ?? (() => {});
   return (req: IncomingMessage, res: ServerResponse): void => {
@@ -33,7 +41,9 @@ export function admissionListener(options: ReviewOptions & { log?: AdmissionLog 
       send(res, 200, { status: 'ok' });
       return;
     }
-    const webhook = webhookForPath(url);
+    const jobSetWebhook = webhookForPath(url);
+    const lwsWebhook = options.serveLeaderWorkerSet === true ? lwsWebhookForPath(url) : undefined;
+    const webhook = jobSetWebhook ?? lwsWebhook;
     if (webhook === undefined) {
       send(res, 404, { message: `no webhook at ${url}` });
       return;
@@ -66,7 +76,11 @@ export function admissionListener(options: ReviewOptions & { log?: AdmissionLog 
     req.on('end', () => {
       if (over) return;
       const started = performance.now();
-      const answer = answerAdmissionReview(webhook, Buffer.concat(chunks), options);
+      const body = Buffer.concat(chunks);
+      const answer =
+        jobSetWebhook !== undefined
+          ? answerAdmissionReview(jobSetWebhook, body, options)
+          : answerLwsAdmissionReview(lwsWebhook!, body, options);
       send(res, answer.statusCode, answer.body);
       const fields: Record<string, unknown> & Summary = {
         webhook,
