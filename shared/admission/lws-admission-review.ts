@@ -1,12 +1,14 @@
 // AdmissionReview v1 in and out for LeaderWorkerSet's four webhooks (lws v0.9.0 config/webhook/manifests.yaml),
 // answered as controller-runtime answers over upstream's Default/Validate*:
-//   mutate-lws    JSONPatch of Default() (allowed, code 200; no patch when nothing changes)
+//   mutate-lws    JSONPatch of Default(), with the templates' quantities in Go's form (lws-go-roundtrip.ts)
+//                 (allowed, code 200; no patch when nothing changes)
 //   validate-lws  allowed (code 200), or denied with the field errors' aggregate (code 403, reason Forbidden)
 //   mutate-pod    JSONPatch of the pod webhook's Default(), or its error as a denial (code 403, reason Forbidden)
 //   validate-pod  always allowed (upstream's validate() admits every pod)
 // Where upstream's Go would panic (a field the CRD's schema defaults always set is missing, a division by zero),
 // the answer is controller-runtime's for a recovered panic: not allowed, code 500, the panic's text. An object Go
-// could not decode is answered with code 400 and fleetq's own description (not Go's decoder message).
+// could not decode is answered with code 400: for a malformed quantity with Go's message, otherwise with fleetq's
+// own description (not Go's decoder message).
 import type {
   AdmissionResponse,
   AdmissionReviewResponse,
@@ -20,6 +22,7 @@ import type { JsonPatchOp } from './jobset-defaults.js';
 import type { LeaderWorkerSet } from '../controllers/leaderworkerset/types.js';
 import { LWS_GROUP, LWS_KIND } from '../controllers/leaderworkerset/types.js';
 import { defaultLeaderWorkerSet } from './lws-defaults.js';
+import { goQuantityEncoding, podQuantityError } from './lws-go-roundtrip.js';
 import { mutateLwsPod } from './lws-pod-mutation.js';
 import type { LwsValidation } from './lws-validation.js';
 import { validateLwsCreate, validateLwsUpdate } from './lws-validation.js';
@@ -89,9 +92,6 @@ const object = (fields: Record<string, Check> = {}): Check =>
     }
     return undefined;
   });
-const quantity: Check = optional((v, at) =>
-  typeof v === 'string' || typeof v === 'number' ? undefined : `${at}: expected a quantity`,
-);
 
 const metadata = object({
   name: aString,
@@ -137,25 +137,6 @@ const podShape = object({
     affinity: object({ podAffinity: affinityTerms, podAntiAffinity: affinityTerms }),
   }),
 });
-/** The first resource quantity that is not a string or number, under containers' limits and requests. */
-function quantityError(pod: Json): string | undefined {
-  const spec = isObject(pod.spec) ? pod.spec : {};
-  for (const kind of ['containers', 'initContainers']) {
-    const cs = Array.isArray(spec[kind]) ? (spec[kind] as Json[]) : [];
-    for (let i = 0; i < cs.length; i++) {
-      const resources = isObject(cs[i]?.resources) ? (cs[i]!.resources as Json) : {};
-      for (const which of ['limits', 'requests']) {
-        const m = isObject(resources[which]) ? (resources[which] as Json) : {};
-        for (const [k, q] of Object.entries(m)) {
-          const e = quantity(q, `spec.${kind}[${i}].resources.${which}[${JSON.stringify(k)}]`);
-          if (e !== undefined) return e;
-        }
-      }
-    }
-  }
-  return undefined;
-}
-
 /** Go's decoding of a LeaderWorkerSet would refuse these; the first problem found, or undefined. */
 export function lwsShapeError(obj: unknown): string | undefined {
   if (!isObject(obj)) return 'object: expected a JSON object';
@@ -164,7 +145,7 @@ export function lwsShapeError(obj: unknown): string | undefined {
 /** Go's decoding of a Pod would refuse these (in the fields the webhook reads); the first found, or undefined. */
 export function podShapeError(obj: unknown): string | undefined {
   if (!isObject(obj)) return 'object: expected a JSON object';
-  return podShape(obj, 'object') ?? quantityError(obj);
+  return podShape(obj, 'object');
 }
 
 // --- the review --------------------------------------------------------------------------------------------------
@@ -258,11 +239,15 @@ export function answerLwsAdmissionReview(
 
   if (webhook === LwsWebhook.ValidatePod) {
     const shape = podShapeError(request.object);
-    return shape === undefined ? allowed() : errored(400, `cannot decode the Pod: ${shape}`);
+    if (shape !== undefined) return errored(400, `cannot decode the Pod: ${shape}`);
+    const quantity = podQuantityError(request.object);
+    return quantity === undefined ? allowed() : errored(400, quantity);
   }
   if (webhook === LwsWebhook.MutatePod) {
     const shape = podShapeError(request.object);
     if (shape !== undefined) return errored(400, `cannot decode the Pod: ${shape}`);
+    const quantity = podQuantityError(request.object);
+    if (quantity !== undefined) return errored(400, quantity);
     const mutation = mutateLwsPod(request.object);
     if ('refusal' in mutation) return denied(mutation.refusal);
     if ('panic' in mutation) return errored(500, mutation.panic);
@@ -271,8 +256,11 @@ export function answerLwsAdmissionReview(
 
   const shape = lwsShapeError(request.object);
   if (shape !== undefined) return errored(400, `cannot decode the LeaderWorkerSet: ${shape}`);
+  const quantities = goQuantityEncoding(request.object);
+  if (quantities.errors.length > 0) return errored(400, quantities.errors[0]!);
   if (webhook === LwsWebhook.MutateLws) {
-    const { patch } = defaultLeaderWorkerSet(request.object as LeaderWorkerSet);
+    // Upstream's patch is to Go's encoding of the defaulted object: the defaults, and quantities in Go's form.
+    const patch = [...defaultLeaderWorkerSet(request.object as LeaderWorkerSet).patch, ...quantities.patch];
     return answer(patchAnswer(patch), patch.length === 0 ? 'allowed' : 'patched');
   }
   let result: LwsValidation;
@@ -281,6 +269,8 @@ export function answerLwsAdmissionReview(
   } else {
     const oldShape = lwsShapeError(request.oldObject);
     if (oldShape !== undefined) return errored(400, `cannot decode the old LeaderWorkerSet: ${oldShape}`);
+    const oldQuantity = goQuantityEncoding(request.oldObject).errors[0];
+    if (oldQuantity !== undefined) return errored(400, oldQuantity);
     result = validateLwsUpdate(request.oldObject, request.object);
   }
   if ('panic' in result) return errored(500, result.panic);

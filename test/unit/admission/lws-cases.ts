@@ -120,6 +120,72 @@ export const DEFAULT_CASES: LwsGoldenCase[] = [
     'leader template and subgroups are left alone',
     bare({ leaderTemplate: podTemplate(), size: 4, ...subGroups(2) }),
   ),
+  mutateLws(
+    'quantities in the templates are written as Go writes them',
+    bare({
+      leaderTemplate: {
+        spec: {
+          overhead: { cpu: '250m' },
+          containers: [
+            {
+              name: 'l',
+              image: 'x',
+              resources: {
+                requests: { cpu: '1000m', memory: '0.5Gi', 'ephemeral-storage': '1G' },
+                limits: { cpu: 2, memory: '1.5Gi' },
+              },
+              env: [{ name: 'MEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory' } } }],
+            },
+          ],
+          volumes: [{ name: 'scratch', emptyDir: { sizeLimit: '1024Mi' } }],
+        },
+      },
+      workerTemplate: {
+        spec: {
+          containers: [
+            {
+              name: 'w',
+              image: 'x',
+              resources: {
+                requests: {
+                  cpu: '0.1',
+                  memory: '100Mi',
+                  'example.com/a': '1500k',
+                  'example.com/b': '2000Ki',
+                  'example.com/c': '1e3',
+                  'example.com/d': '1024',
+                  'example.com/e': '0.000000001',
+                  'example.com/l': '0.0000000001',
+                  'example.com/m': ' 5 ',
+                },
+                limits: {
+                  'example.com/f': '12e6',
+                  'example.com/g': '1.5',
+                  'example.com/h': '1025Ki',
+                  'example.com/i': '-2Gi',
+                  'example.com/j': '1Ei',
+                  'example.com/k': '0',
+                  'example.com/n': '1.5Ki',
+                  'example.com/o': '1e21',
+                  'example.com/p': '0.5Ki',
+                  'example.com/q': '100000000000000000000',
+                },
+              },
+              env: [{ name: 'CPU', valueFrom: { resourceFieldRef: { resource: 'requests.cpu', divisor: '1000m' } } }],
+            },
+          ],
+          initContainers: [{ name: 'i', image: 'x', resources: { requests: { memory: '1048576' } } }],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          metadata: { name: 'data' },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10240Mi' } } },
+          status: { capacity: { storage: '0.5Ti' } },
+        },
+      ],
+    }),
+  ),
 ];
 
 export const CREATE_CASES: LwsGoldenCase[] = [
@@ -191,6 +257,12 @@ export const CREATE_CASES: LwsGoldenCase[] = [
     valid({}, { rolloutStrategy: { type: 'RollingUpdate', rollingUpdateConfiguration: { maxUnavailable: 1 } } }),
   ),
   create('subGroupSize missing (Go dereferences nil)', valid({ size: 4, ...subGroups(null) })),
+  create(
+    'a quantity Go cannot decode',
+    valid({
+      workerTemplate: { spec: { containers: [{ name: 'c', image: 'x', resources: { limits: { cpu: 'lots' } } }] } },
+    }),
+  ),
 ];
 
 const withSubGroups = (size: number, subGroupSize: number) => valid({ size, ...subGroups(subGroupSize) });
@@ -479,6 +551,10 @@ export const POD_CASES: LwsGoldenCase[] = [
     pod('lws-0-1', { labels: { [SET_NAME_LABEL]: 'lws' }, annotations: { [SIZE_ANNOTATION]: '3' } }),
   ),
   mutatePod('worker pod, subgroup size not a number', worker('lws-0-1', subGroupAnnotations('4', 'two'))),
+  mutatePod(
+    'a pod with a quantity Go cannot decode',
+    leader('lws-0', {}, { containers: [{ name: 'c', image: 'x', resources: { requests: { memory: '1 Gi' } } }] }),
+  ),
   mutatePod('worker pod, subgroup size 0 (Go divides by zero)', worker('lws-0-1', subGroupAnnotations('4', '0'))),
   { name: 'pod validation admits an LWS pod', webhook: 'validate-pod', operation: 'CREATE', object: leader('lws-0') },
 ];
