@@ -1,7 +1,7 @@
 // AdmissionReview v1 in and out for LeaderWorkerSet's four webhooks (lws v0.9.0 config/webhook/manifests.yaml),
 // answered as controller-runtime answers over upstream's Default/Validate*:
 //   mutate-lws    JSONPatch of Default(), with the templates' quantities in Go's form (lws-go-roundtrip.ts)
-//                 (allowed, code 200; no patch when nothing changes)
+//                 (allowed, code 200; no patch at all when Default() changes nothing)
 //   validate-lws  allowed (code 200), or denied with the field errors' aggregate (code 403, reason Forbidden)
 //   mutate-pod    JSONPatch of the pod webhook's Default(), or its error as a denial (code 403, reason Forbidden)
 //   validate-pod  always allowed (upstream's validate() admits every pod)
@@ -259,8 +259,10 @@ export function answerLwsAdmissionReview(
   const quantities = goQuantityEncoding(request.object);
   if (quantities.errors.length > 0) return errored(400, quantities.errors[0]!);
   if (webhook === LwsWebhook.MutateLws) {
-    // Upstream's patch is to Go's encoding of the defaulted object: the defaults, and quantities in Go's form.
-    const patch = [...defaultLeaderWorkerSet(request.object as LeaderWorkerSet).patch, ...quantities.patch];
+    // When Default() changed something, upstream's patch is to Go's encoding of the whole defaulted object: the
+    // defaults, and the quantities in Go's form. When it changed nothing, there is no patch at all.
+    const defaults = defaultLeaderWorkerSet(request.object as LeaderWorkerSet).patch;
+    const patch = defaults.length === 0 ? [] : [...defaults, ...quantities.patch];
     return answer(patchAnswer(patch), patch.length === 0 ? 'allowed' : 'patched');
   }
   let result: LwsValidation;

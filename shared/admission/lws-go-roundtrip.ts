@@ -1,5 +1,6 @@
 // What upstream's LeaderWorkerSet mutating webhook changes besides its defaults, in values that are not empty:
-// controller-runtime answers with the patch from the request's JSON to Go's re-encoding of the whole object, so
+// when Default() changed anything, controller-runtime answers with the patch from the request's JSON to Go's
+// re-encoding of the whole object (when it changed nothing, with no patch), so
 // every resource.Quantity in the pod templates and volume claim templates is stored in Go's canonical form
 // ("1000m" → "1", "0.5Gi" → "512Mi", 2 → "2"), and a resourceFieldRef without a divisor gets divisor "0" (a
 // struct-typed field, which omitempty never omits). Empty fields Go also writes (`resources: {}`, `status: {}`)

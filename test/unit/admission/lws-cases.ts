@@ -114,6 +114,15 @@ export const DEFAULT_CASES: LwsGoldenCase[] = [
     bare({}, { networkConfig: { subdomainPolicy: 'UniquePerReplica' } }),
   ),
   mutateLws('a defaulted LeaderWorkerSet is not patched', valid()),
+  mutateLws(
+    'a defaulted LeaderWorkerSet is not patched, quantities as written',
+    valid({
+      workerTemplate: {
+        spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '1000m', memory: '0.5Gi' } } }] },
+      },
+    }),
+    'UPDATE',
+  ),
   mutateLws('unknown fields are kept', bare({}, { somethingNew: { a: 1 } })),
   mutateLws('subdomainPolicy removed on update is defaulted again', valid({}, { networkConfig: {} }), 'UPDATE'),
   mutateLws(
