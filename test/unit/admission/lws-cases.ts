@@ -130,6 +130,50 @@ export const DEFAULT_CASES: LwsGoldenCase[] = [
     bare({ leaderTemplate: podTemplate(), size: 4, ...subGroups(2) }),
   ),
   mutateLws(
+    'more quantity forms, as Go writes them',
+    bare({
+      workerTemplate: {
+        spec: {
+          containers: [
+            {
+              name: 'c',
+              image: 'x',
+              resources: {
+                requests: {
+                  'example.com/q0': '-0.5',
+                  'example.com/q1': '-1500m',
+                  'example.com/q2': '1.0001Gi',
+                  'example.com/q3': '5e-3',
+                  'example.com/q4': '1E',
+                  'example.com/q5': '0.1Ki',
+                  'example.com/q6': '+1',
+                  'example.com/q7': '1M',
+                  'example.com/q8': '1000000',
+                  'example.com/q9': '1e-9',
+                  'example.com/q10': '1.5e3',
+                  'example.com/q11': '123456789012345678',
+                  'example.com/q12': '9223372036854775807',
+                  'example.com/q13': '9223372036854775808',
+                  'example.com/q14': '18446744073709551616Ki',
+                  'example.com/q15': '1.999999999999',
+                  'example.com/q16': '0.0',
+                  'example.com/q17': '-0',
+                  'example.com/q18': '100m',
+                  'example.com/q19': '1000Mi',
+                  'example.com/q20': '1024Ki',
+                  'example.com/q21': '3Ti',
+                  'example.com/q22': '7e0',
+                  'example.com/q23': '0.5e1',
+                  'example.com/q24': '2.5E-3',
+                },
+              },
+            },
+          ],
+        },
+      },
+    }),
+  ),
+  mutateLws(
     'quantities in the templates are written as Go writes them',
     bare({
       leaderTemplate: {
