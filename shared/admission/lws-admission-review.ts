@@ -64,6 +64,7 @@ const optional =
   (v, at) =>
     isSet(v) ? check(v, at) : undefined;
 const aString: Check = optional((v, at) => (typeof v === 'string' ? undefined : `${at}: expected a string`));
+const aBool: Check = optional((v, at) => (typeof v === 'boolean' ? undefined : `${at}: expected a boolean`));
 const anInt32: Check = optional((v, at) => (isInt32(v) ? undefined : `${at}: expected a 32-bit integer`));
 const intOrString: Check = optional((v, at) =>
   typeof v === 'string' || isInt32(v) ? undefined : `${at}: expected an integer or a string`,
@@ -100,6 +101,17 @@ const metadata = object({
   generation: optional((v, at) => (Number.isInteger(v) ? undefined : `${at}: expected an integer`)),
   labels: stringMap,
   annotations: stringMap,
+  finalizers: list(aString),
+  ownerReferences: list(
+    object({
+      apiVersion: aString,
+      kind: aString,
+      name: aString,
+      uid: aString,
+      controller: aBool,
+      blockOwnerDeletion: aBool,
+    }),
+  ),
 });
 const lwsShape = object({
   metadata,

@@ -7,9 +7,9 @@
 // replicas, rollingUpdateConfiguration and its partition, subGroupSize): an object without one makes Go panic,
 // which controller-runtime answers with code 500 and the panic's text. `panic` says so here.
 //
-// Metadata: upstream calls apimachinery's ValidateObjectMeta with a DNS-1035 name check. The name, generateName,
-// namespace, generation, labels and annotations checks are ported; ownerReferences, finalizers and managedFields
-// are not, because the API server's own metadata validation refuses those before a validating webhook is called.
+// Metadata: upstream calls apimachinery's ValidateObjectMeta with a DNS-1035 name check. All of it is ported but
+// managedFields, which the API server's own metadata validation refuses before a validating webhook is called (as
+// it does every other metadata error but the DNS-1035 name).
 import type { FieldError } from './field-errors.js';
 import { invalid, required, tooLong } from './field-errors.js';
 import { byteLength, isDNS1035Label, isValidLabelValue, regexError } from './names.js';
@@ -141,6 +141,71 @@ function validateObjectMeta(meta: Json): FieldError[] {
   }
   const size = annotations.reduce((n, [k, v]) => n + byteLength(k) + byteLength(v), 0);
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT_B) errs.push(tooLong('metadata.annotations', TOTAL_ANNOTATION_SIZE_LIMIT_B));
+  errs.push(...validateOwnerReferences(Array.isArray(meta.ownerReferences) ? meta.ownerReferences : []));
+  errs.push(...validateFinalizers(Array.isArray(meta.finalizers) ? meta.finalizers : []));
+  return errs;
+}
+
+/** An OwnerReference as Go encodes it (the refused value of two checks). */
+function goOwnerReference(ref: Json): Json {
+  const out: Json = { apiVersion: str(ref.apiVersion), kind: str(ref.kind), name: str(ref.name), uid: str(ref.uid) };
+  if (typeof ref.controller === 'boolean') out.controller = ref.controller;
+  if (typeof ref.blockOwnerDeletion === 'boolean') out.blockOwnerDeletion = ref.blockOwnerDeletion;
+  return out;
+}
+
+/** ValidateOwnerReferences: the paths carry no index, as upstream's do. */
+function validateOwnerReferences(refs: unknown[]): FieldError[] {
+  const errs: FieldError[] = [];
+  const at = 'metadata.ownerReferences';
+  let firstController = '';
+  for (const raw of refs) {
+    const ref = obj(raw) ?? {};
+    const apiVersion = str(ref.apiVersion);
+    const kind = str(ref.kind);
+    // schema.FromAPIVersionAndKind: "group/version", "version", or (more slashes) no group or version.
+    const slashes = apiVersion.split('/').length - 1;
+    const [group, version] =
+      apiVersion === '' || apiVersion === '/'
+        ? ['', '']
+        : slashes === 0
+          ? ['', apiVersion]
+          : slashes === 1
+            ? [apiVersion.slice(0, apiVersion.indexOf('/')), apiVersion.slice(apiVersion.indexOf('/') + 1)]
+            : ['', ''];
+    if (version === '') errs.push(invalid(`${at}.apiVersion`, apiVersion, 'version must not be empty'));
+    if (kind === '') errs.push(invalid(`${at}.kind`, kind, 'must not be empty'));
+    if (str(ref.name) === '') errs.push(invalid(`${at}.name`, str(ref.name), 'must not be empty'));
+    if (str(ref.uid) === '') errs.push(invalid(`${at}.uid`, str(ref.uid), 'must not be empty'));
+    if (group === '' && version === 'v1' && kind === 'Event') {
+      errs.push(invalid(at, goOwnerReference(ref), '/v1, Kind=Event is disallowed from being an owner'));
+    }
+    if (ref.controller === true) {
+      const name = `${kind}/${str(ref.name)}`;
+      if (firstController !== '') {
+        errs.push(
+          invalid(
+            at,
+            refs.map((r) => goOwnerReference(obj(r) ?? {})),
+            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${name}`,
+          ),
+        );
+      } else {
+        firstController = name;
+      }
+    }
+  }
+  return errs;
+}
+
+/** ValidateFinalizers: qualified names, and not both orphan and foregroundDeletion. */
+function validateFinalizers(finalizers: unknown[]): FieldError[] {
+  const errs: FieldError[] = [];
+  const names = finalizers.map(str);
+  for (const f of names) for (const m of isQualifiedName(f)) errs.push(invalid('metadata.finalizers', f, m));
+  if (names.includes('orphan') && names.includes('foregroundDeletion')) {
+    errs.push(invalid('metadata.finalizers', names, 'finalizer orphan and foregroundDeletion cannot be both set'));
+  }
   return errs;
 }
 

@@ -257,6 +257,34 @@ export const CREATE_CASES: LwsGoldenCase[] = [
   create('a label key that is not a qualified name', valid({}, {}, { labels: { 'a/b/c': 'x' } })),
   create('a label value that is not valid', valid({}, {}, { labels: { app: '-x' } })),
   create('an annotation key that is not a qualified name', valid({}, {}, { annotations: { '-bad': 'x' } })),
+  create('a finalizer that is not a qualified name', valid({}, {}, { finalizers: ['example.com/a/b'] })),
+  create('finalizers orphan and foregroundDeletion', valid({}, {}, { finalizers: ['orphan', 'foregroundDeletion'] })),
+  create(
+    'an owner reference without version, kind, name or uid',
+    valid({}, {}, { ownerReferences: [{ apiVersion: 'example.com/', kind: '', name: '', uid: '' }] }),
+  ),
+  create(
+    'an Event as owner',
+    valid(
+      {},
+      {},
+      { ownerReferences: [{ apiVersion: 'v1', kind: 'Event', name: 'e', uid: 'u1', blockOwnerDeletion: true }] },
+    ),
+  ),
+  create(
+    'two controller owner references',
+    valid(
+      {},
+      {},
+      {
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'Deployment', name: 'a', uid: 'u1', controller: true },
+          { apiVersion: 'example.com/v1', kind: 'Thing', name: 'b', uid: 'u2', controller: true },
+        ],
+      },
+    ),
+  ),
+  create('generation < 0', valid({}, {}, { generation: -1 })),
   create('replicas < 0', valid({}, { replicas: -1 })),
   create(
     'replicas 0 with maxUnavailable 0 and maxSurge 0',
