@@ -2,12 +2,14 @@
 # Builds the add-on upstream controllers the sandbox runs next to kube-controller-manager on upstream-mode
 # clusters (infra/sandbox/kind-options.ts ADD_ON_COMMANDS), from their Go modules at pinned versions:
 #   jobset-controller   sigs.k8s.io/jobset at JOBSET_VERSION (its manager is the module's root package)
+#   lws-controller      sigs.k8s.io/lws at LWS_VERSION (its manager is sigs.k8s.io/lws/cmd)
 # Usage: build-addons.sh [name...]  (default: all). Each binary is cached in
 # <cache>/<module>-v<version>/bin/<name> (gitignored); a second run with the same versions does nothing.
 # Prints one line per add-on, `<name> <path of its binary>`, in the order asked.
 set -euo pipefail
 
 JOBSET_VERSION="${JOBSET_VERSION:-0.12.0}"
+LWS_VERSION="${LWS_VERSION:-0.9.0}"
 export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
 export CGO_ENABLED=0
 export GOFLAGS="-mod=mod"
@@ -21,6 +23,10 @@ module[jobset-controller]="sigs.k8s.io/jobset"
 version[jobset-controller]="$JOBSET_VERSION"
 package[jobset-controller]="sigs.k8s.io/jobset"
 ldflags[jobset-controller]="-X sigs.k8s.io/jobset/pkg/version.GitVersion=v$JOBSET_VERSION"
+module[lws-controller]="sigs.k8s.io/lws"
+version[lws-controller]="$LWS_VERSION"
+package[lws-controller]="sigs.k8s.io/lws/cmd"
+ldflags[lws-controller]="-X sigs.k8s.io/lws/pkg/version.GitVersion=v$LWS_VERSION"
 
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=("${!module[@]}")

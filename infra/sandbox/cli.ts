@@ -1,4 +1,5 @@
-// npm run sandbox:up -- --clusters N --nodes M --mode fleetq|upstream [--names a,b] [--audit]
+// npm run sandbox:up -- --clusters N --nodes M --mode fleetq|upstream [--names a,b] [--audit] [--add-ons x,y]
+//   --add-ons: add-ons run only on request (kind-options.ts ADD_ONS_ON_REQUEST, e.g. lws-controller); upstream mode
 // npm run sandbox:down [-- --names a,b]
 // npm run sandbox:status
 // npx tsx infra/sandbox/cli.ts rbac [--names a,b]   fleetq's roles and ServiceAccounts (infra/k8s/), token files
@@ -28,6 +29,7 @@ async function main(argv: string[]): Promise<void> {
       names: { type: 'string' },
       // kube-apiserver writes an audit log of every request to <cluster dir>/audit.log (audit.ts).
       audit: { type: 'boolean' },
+      'add-ons': { type: 'string' },
     },
     strict: true,
   });
@@ -36,9 +38,10 @@ async function main(argv: string[]): Promise<void> {
     case 'up': {
       const mode = parseMode(values.mode ?? 'fleetq');
       const audit = values.audit === true;
+      const addOns = values['add-ons']?.split(',').filter(Boolean) ?? [];
       const specs = (
         names ? names.map((name) => ({ name, mode })) : defaultSpecs(mode, positiveInt('clusters', values.clusters, 1))
-      ).map((spec) => ({ ...spec, audit }));
+      ).map((spec) => ({ ...spec, audit, ...(addOns.length > 0 && { addOns }) }));
       const clusters = await up({ clusters: specs, nodes: positiveInt('nodes', values.nodes, 3) });
       for (const c of clusters) console.log(`${c.name}\t${c.mode}\t${c.server}\t${c.kubeconfig}`);
       return;
@@ -70,7 +73,7 @@ async function main(argv: string[]): Promise<void> {
     }
     default:
       throw new Error(
-        `usage: cli.ts up|down|status|rbac [--clusters N] [--nodes M] [--mode fleetq|upstream] [--names a,b] [--audit]`,
+        `usage: cli.ts up|down|status|rbac [--clusters N] [--nodes M] [--mode fleetq|upstream] [--names a,b] [--audit] [--add-ons x,y]`,
       );
   }
 }

@@ -9,7 +9,7 @@ import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { serverSideApply } from './apply.js';
 import { auditFiles, auditFlags } from './audit.js';
 import { installCrds } from './crds.js';
-import type { AddOnCommand, SandboxKindOption } from './kind-options.js';
+import { addOnsFor, type AddOnCommand, type SandboxKindOption } from './kind-options.js';
 import { controllersFlag, type SandboxMode } from './modes.js';
 import type { Pki } from './pki.js';
 import { freePort, spawnDetached, stopProcess, waitFor } from './process.js';
@@ -49,6 +49,8 @@ export type StartOptions = {
   readonly kinds?: readonly SandboxKindOption[];
   /** The add-on controllers' binaries by name (build-addons.sh); needed on an upstream cluster with add-ons. */
   readonly addOnBinaries?: Readonly<Record<string, string>>;
+  /** Add-ons on request this cluster runs too (kind-options.ts ADD_ONS_ON_REQUEST; upstream mode only). */
+  readonly addOns?: readonly string[];
 };
 
 /** Label, annotation and taint every sandbox node carries; workloads target them with this toleration. */
@@ -184,16 +186,14 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
       env,
     );
     const addOnCommands: Array<{ name: string; cmd: AddOnCommand }> = [];
-    if (o.mode === 'upstream') {
-      for (const k of o.kinds ?? []) {
-        const c = k.upstreamController;
-        if (c === undefined) continue;
-        const binary = o.addOnBinaries?.[c.name];
-        if (binary === undefined) throw new Error(`no binary of the add-on ${c.name} (infra/sandbox/build-addons.sh)`);
-        const cmd = await c.start({ cluster: o.name, kubeconfig, dir, binDir: o.binDir, binary, pki: o.pki, freePort });
-        addOns[c.name] = spawnDetached(cmd.command, [...cmd.args], join(logs, `${c.name}.log`), env);
-        addOnCommands.push({ name: c.name, cmd });
-      }
+    for (const c of addOnsFor(o.kinds ?? [], o)) {
+      const binary = o.addOnBinaries?.[c.name];
+      if (binary === undefined) throw new Error(`no binary of the add-on ${c.name} (infra/sandbox/build-addons.sh)`);
+      const cmd = await c.start({ cluster: o.name, kubeconfig, dir, binDir: o.binDir, binary, pki: o.pki, freePort });
+      if (cmd.crds !== undefined && cmd.crds.length > 0)
+        o.log(`${o.name}: CRDs of ${c.name} ${(await installCrds(kc, cmd.crds)).join(', ')}`);
+      addOns[c.name] = spawnDetached(cmd.command, [...cmd.args], join(logs, `${c.name}.log`), env);
+      addOnCommands.push({ name: c.name, cmd });
     }
     pids['kube-scheduler'] = spawnDetached(
       bin('kube-scheduler'),

@@ -7,12 +7,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { parse, parseAllDocuments } from 'yaml';
 import type { GoModuleFile } from '../../shared/controllers/descriptor.js';
 import { jobSetDescriptor } from '../../shared/controllers/jobset/descriptor.js';
-import { goModuleDir } from './go-module.js';
 import type { AddOnCommand, AddOnContext } from './kind-options.js';
 import { issueServingCert } from './pki.js';
+import { upstreamWebhookConfigurations, type WebhookConfiguration } from './upstream-webhooks.js';
 
 /** Upstream's CRD of JobSet, as JobSet's descriptor names it. */
 export const JOBSET_CRD: GoModuleFile = jobSetCrd();
@@ -70,49 +69,12 @@ export async function jobsetController(ctx: AddOnContext): Promise<AddOnCommand>
   };
 }
 
-type WebhookConfiguration = KubernetesObject & {
-  webhooks?: Array<{ clientConfig?: { service?: { path?: string }; url?: string; caBundle?: string } }>;
-};
-
 /**
  * Upstream's webhook configurations (the module's manifests with its kustomization's patches applied), served
  * at `base` with `caBundle` (base64 PEM); named `jobset-…` as upstream's install names them.
  */
 export function webhookConfigurations(base: string, caBundle: string): WebhookConfiguration[] {
-  const dir = join(goModuleDir(JOBSET_MODULE.module, JOBSET_MODULE.version), ...WEBHOOK_DIR.split('/'));
-  const objects = parseAllDocuments(readFileSync(join(dir, 'manifests.yaml'), 'utf8'))
-    .map((d) => d.toJS() as WebhookConfiguration | null)
-    .filter((o): o is WebhookConfiguration => o !== null);
-  const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as {
-    patches?: Array<{ path: string; target: { kind: string; name: string } }>;
-  };
-  for (const p of kustomization.patches ?? []) {
-    const target = objects.find((o) => o.kind === p.target.kind && o.metadata?.name === p.target.name);
-    if (target === undefined) throw new Error(`jobset webhook patch ${p.path}: no ${p.target.kind} ${p.target.name}`);
-    const ops = parse(readFileSync(join(dir, p.path), 'utf8')) as Array<{ op: string; path: string; value: unknown }>;
-    for (const op of ops) replaceAt(target, op);
-  }
-  return objects.map((o) => ({
-    ...o,
-    metadata: { ...o.metadata, name: `jobset-${o.metadata?.name ?? ''}` },
-    webhooks: (o.webhooks ?? []).map((w) => {
-      const path = w.clientConfig?.service?.path;
-      if (path === undefined) throw new Error(`jobset webhook of ${o.metadata?.name}: no service path`);
-      return { ...w, clientConfig: { url: `${base}${path}`, caBundle } };
-    }),
-  }));
-}
-
-/** A JSON patch `replace` (the only op upstream's webhook patches use) at a pointer of arrays and objects. */
-function replaceAt(object: object, op: { op: string; path: string; value: unknown }): void {
-  if (op.op !== 'replace') throw new Error(`jobset webhook patch: op ${op.op} is not supported`);
-  const keys = op.path.split('/').slice(1);
-  const last = keys.pop();
-  let at: unknown = object;
-  for (const k of keys) at = (at as Record<string, unknown>)[k];
-  if (typeof at !== 'object' || at === null || last === undefined || !(last in at))
-    throw new Error(`jobset webhook patch: nothing at ${op.path}`);
-  (at as Record<string, unknown>)[last] = op.value;
+  return upstreamWebhookConfigurations({ ...JOBSET_MODULE, dir: WEBHOOK_DIR, namePrefix: 'jobset-' }, base, caBundle);
 }
 
 /**

@@ -3,11 +3,13 @@
 // for a kind whose upstream controller is an add-on (JobSet's, LeaderWorkerSet's), the command that runs that
 // controller next to kube-controller-manager on the upstream side (fleetq's side has fleetq instead).
 // Both derive from the registered watch descriptors (`crd`, `upstream.runs: 'add-on'`); only the command to start
-// an add-on is written here, by the controller's name.
+// an add-on is written here, by the controller's name, and which add-ons run only where a cluster asks for them.
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { DESCRIPTORS } from '../../shared/controllers/index.js';
 import type { CrdFile } from './crds.js';
 import { jobsetController } from './jobset-controller.js';
+import { LWS_CONTROLLER, lwsController } from './lws-controller.js';
+import type { SandboxMode } from './modes.js';
 import type { Pki } from './pki.js';
 
 /** Where an add-on controller runs: the cluster it reconciles, and what the sandbox gives it. */
@@ -29,6 +31,11 @@ export type AddOnContext = {
 export type AddOnCommand = {
   readonly command: string;
   readonly args: readonly string[];
+  /**
+   * CRDs the controller needs before it starts, beyond its kind's (applied to every cluster anyway): those of
+   * other kinds it reconciles unconditionally (LeaderWorkerSet's manager: DisaggregatedSet's). Upstream side only.
+   */
+  readonly crds?: readonly CrdFile[];
   /** Answers 200 once the controller is up (its readiness probe); the cluster start waits for it. */
   readonly readyUrl?: string;
   /**
@@ -46,8 +53,11 @@ export type SandboxKindOption = {
   readonly kind: string;
   /** CRD manifests (YAML files, or files of Go modules) applied at cluster start, before any controller starts. */
   readonly crds: readonly CrdFile[];
-  /** An add-on controller run next to kube-controller-manager on upstream-mode clusters. */
-  readonly upstreamController?: { readonly name: string; readonly start: AddOnStart };
+  /**
+   * An add-on controller run next to kube-controller-manager on upstream-mode clusters: on every one, or, when
+   * `onRequest`, only on those whose spec names it (ClusterSpec.addOns).
+   */
+  readonly upstreamController?: { readonly name: string; readonly start: AddOnStart; readonly onRequest?: true };
 };
 
 /**
@@ -56,12 +66,22 @@ export type SandboxKindOption = {
  */
 export const ADD_ON_COMMANDS: Readonly<Record<string, AddOnStart>> = {
   'jobset-controller': jobsetController,
+  [LWS_CONTROLLER]: lwsController,
 };
+
+/**
+ * Add-ons an upstream-mode cluster runs only when its spec names them (ClusterSpec.addOns: `{ name, mode:
+ * 'upstream', addOns: ['lws-controller'] }`, or `sandbox:up -- --mode upstream --add-ons lws-controller`), so the
+ * standard clusters neither build nor start them. LeaderWorkerSet's manager (with its DisaggregatedSet controller
+ * and a pod webhook) is wanted by LeaderWorkerSet's own tests and conformance only.
+ */
+export const ADD_ONS_ON_REQUEST: ReadonlySet<string> = new Set([LWS_CONTROLLER]);
 
 /** The sandbox options of every registered kind that has any. */
 export function sandboxKindOptions(
   registry: Pick<typeof DESCRIPTORS, 'crds' | 'upstreamControllers'> = DESCRIPTORS,
   commands: Readonly<Record<string, AddOnStart>> = ADD_ON_COMMANDS,
+  onRequest: ReadonlySet<string> = ADD_ONS_ON_REQUEST,
 ): SandboxKindOption[] {
   const options = new Map<string, { crds: CrdFile[]; upstreamController?: SandboxKindOption['upstreamController'] }>();
   const of = (kind: string) => options.get(kind) ?? options.set(kind, { crds: [] }).get(kind)!;
@@ -73,7 +93,36 @@ export function sandboxKindOptions(
       throw new Error(
         `${c.kind}'s upstream controller ${c.name} is an add-on the sandbox cannot start: add its command to ADD_ON_COMMANDS (infra/sandbox/kind-options.ts)`,
       );
-    of(c.kind).upstreamController = { name: c.name, start };
+    of(c.kind).upstreamController = { name: c.name, start, ...(onRequest.has(c.name) && { onRequest: true as const }) };
   }
   return [...options].map(([kind, o]) => ({ kind, ...o }));
+}
+
+/**
+ * The add-on controllers a cluster runs: on an upstream-mode cluster, every kind's that is not on request, and
+ * those on request that `requested` names; on a fleetq-mode cluster, none (fleetq reconciles those kinds there).
+ * A requested name that no kind's add-on has, or a request on a fleetq-mode cluster, is refused.
+ */
+export function addOnsFor(
+  kinds: readonly SandboxKindOption[],
+  cluster: { readonly name: string; readonly mode: SandboxMode; readonly addOns?: readonly string[] },
+): Array<{ readonly name: string; readonly start: AddOnStart }> {
+  const requested = cluster.addOns ?? [];
+  const known = kinds.flatMap((k) => (k.upstreamController ? [k.upstreamController] : []));
+  for (const name of requested) {
+    if (!known.some((c) => c.name === name))
+      throw new Error(
+        `cluster ${cluster.name} asks for the add-on ${name}, which no kind of the sandbox names (known: ${known.map((c) => c.name).join(', ') || 'none'})`,
+      );
+  }
+  if (cluster.mode !== 'upstream') {
+    if (requested.length > 0)
+      throw new Error(
+        `cluster ${cluster.name} asks for add-ons (${requested.join(', ')}), which run in upstream mode only`,
+      );
+    return [];
+  }
+  return known
+    .filter((c) => c.onRequest !== true || requested.includes(c.name))
+    .map(({ name, start }) => ({ name, start }));
 }

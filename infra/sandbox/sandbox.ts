@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startCluster, stageFiles, stopCluster, COMPONENTS, type ClusterState } from './cluster.js';
 import { installCrds } from './crds.js';
-import { sandboxKindOptions, type SandboxKindOption } from './kind-options.js';
+import { addOnsFor, sandboxKindOptions, type SandboxKindOption } from './kind-options.js';
 import type { SandboxMode } from './modes.js';
 import { ensurePki } from './pki.js';
 import { isAlive, waitFor } from './process.js';
@@ -27,6 +27,11 @@ export type ClusterSpec = {
   readonly mode: SandboxMode;
   /** Start its kube-apiserver with an audit log (ClusterState.auditLog; audit.ts). Default off. */
   readonly audit?: boolean;
+  /**
+   * Add-on controllers run only on request (kind-options.ts ADD_ONS_ON_REQUEST, e.g. `lws-controller`) that this
+   * cluster runs besides those every upstream-mode cluster runs. Upstream mode only.
+   */
+  readonly addOns?: readonly string[];
 };
 
 export type UpOptions = {
@@ -151,9 +156,17 @@ export async function up(o: UpOptions): Promise<ClusterState[]> {
   const log = o.log ?? ((m: string) => console.error(`sandbox: ${m}`));
   const names = o.clusters.map((c) => c.name);
   const kinds = o.kinds ?? sandboxKindOptions();
-  /** The add-on controllers a cluster of this mode runs (a running cluster without one of them is restarted). */
-  const addOnsOf = (mode: SandboxMode): string[] =>
-    mode === 'upstream' ? kinds.flatMap((k) => (k.upstreamController ? [k.upstreamController.name] : [])).sort() : [];
+  // The add-on controllers each cluster runs (a running cluster that runs other ones is restarted); a request the
+  // sandbox cannot meet is refused here, before anything starts.
+  const addOns = new Map(
+    o.clusters.map((spec) => [
+      spec.name,
+      addOnsFor(kinds, spec)
+        .map((a) => a.name)
+        .sort(),
+    ]),
+  );
+  const addOnsOf = (spec: ClusterSpec): string[] => addOns.get(spec.name) ?? [];
   const crds = kinds.flatMap((k) => k.crds);
   return withLock(root, async () => {
     const state = readState(root);
@@ -167,7 +180,7 @@ export async function up(o: UpOptions): Promise<ClusterState[]> {
         existing.mode === spec.mode &&
         existing.nodes >= o.nodes &&
         sameAudit &&
-        JSON.stringify(Object.keys(existing.addOns ?? {}).sort()) === JSON.stringify(addOnsOf(spec.mode)) &&
+        JSON.stringify(Object.keys(existing.addOns ?? {}).sort()) === JSON.stringify(addOnsOf(spec)) &&
         (await isHealthy(existing, root))
       ) {
         log(`cluster ${spec.name} already running at ${existing.server}`);
@@ -188,10 +201,7 @@ export async function up(o: UpOptions): Promise<ClusterState[]> {
       const bins = buildBinaries(log);
       binDir = bins;
       const pki = ensurePki(root);
-      const addOnBinaries = buildAddOns(
-        toStart.some((spec) => spec.mode === 'upstream') ? addOnsOf('upstream') : [],
-        log,
-      );
+      const addOnBinaries = buildAddOns([...new Set(toStart.flatMap(addOnsOf))].sort(), log);
       const stages = stageFiles(bins, join(here, 'stages'));
       const started = Date.now();
       const outcomes = await Promise.allSettled(
