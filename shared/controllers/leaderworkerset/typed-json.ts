@@ -5,9 +5,14 @@
 // without resources gets `"resources":{}` and a template without metadata `"metadata":{}`. The pod template is
 // walked with the k8s.io/api type table of common/go-types.ts; the LWS types are spelled out below.
 //
-// Known gaps (the bytes then differ from upstream's, so the revision key does; revision equality does not depend on
-// it, see revision.ts): quantities are kept as written, where Go writes them in canonical form ("0.5" → "500m"),
-// and a non-omitempty scalar field written with its zero value (e.g. `containerPort: 0`) is dropped.
+// Quantities are written in Go's canonical form ("0.5" → "500m"). Known gap (the bytes then differ from upstream's,
+// so the revision key does; revision equality does not depend on it, see revision.ts): a non-omitempty scalar
+// field written with its zero value (e.g. `containerPort: 0`) is dropped, and a quantity written as a JSON number
+// is read from JavaScript's number.
+// canonicalQuantity is the admission webhook's (it writes stored templates in Go's encoding); it belongs in
+// controllers/common beside parseGoQuantity, which both use.
+import { canonicalQuantity } from '../../admission/lws-go-roundtrip.js';
+import { parseGoQuantity } from '../common/go-quantity.js';
 import type { GoType } from '../common/go-type.js';
 import { GO_ROOT, GO_TYPES } from '../common/go-types.js';
 
@@ -53,6 +58,7 @@ function encode(value: Json, id: string): Json {
     case 'bool':
       return value === true ? true : undefined;
     case 'custom':
+      if (id === QUANTITY && (typeof value === 'string' || typeof value === 'number')) return quantityText(value);
       if (value !== null && value !== undefined) return value;
       // A zero Quantity is written "0" and a zero IntOrString 0 (structs: omitempty does not drop them); a zero
       // metav1.Time is null and omitzero drops it.
@@ -80,8 +86,17 @@ function encodePresent(value: Json, id: string): Json {
     case 'bool':
       return value === true;
     case 'custom':
-      return value;
+      return id === QUANTITY && (typeof value === 'string' || typeof value === 'number') ? quantityText(value) : value;
   }
+}
+
+/**
+ * A quantity as Quantity.MarshalJSON writes it after decoding: canonical form ("0.5" → "500m", "2048Mi" → "2Gi"),
+ * or as written when that already is canonical. One Go cannot parse is kept (upstream's decode would fail first).
+ */
+function quantityText(value: string | number): string | number {
+  const parsed = parseGoQuantity(String(value));
+  return parsed === null ? value : canonicalQuantity(parsed);
 }
 
 /** A nil slice, map or pointer element is written as null; an empty one as [] or {}. */
