@@ -10,20 +10,16 @@
 // The template-revision-hash label is not the webhook's: the controller puts it on the StatefulSets' templates.
 // Upstream's optional gang-scheduling provider (volcano, off unless configured) is not ported.
 //
-// A pod upstream refuses gets `refusal` (controller-runtime answers Denied: code 403, reason Forbidden, the error's
-// text); where upstream's Go divides by zero, `panic` (answered with code 500 and the panic's text).
+// The environment is set by lws-pod-env.ts. A pod upstream refuses gets `refusal` (controller-runtime answers
+// Denied: code 403, reason Forbidden, the error's text); where upstream's Go divides by zero, `panic` (answered
+// with code 500 and the panic's text).
 import { createHash } from 'node:crypto';
-import { parseGoQuantity } from '../controllers/common/go-quantity.js';
-import { goQuote } from './field-errors.js';
 import type { JsonPatchOp } from './jobset-defaults.js';
-import { DIVIDE_BY_ZERO_PANIC } from './lws-validation.js';
 import {
-  EnvVar,
   EXCLUSIVE_KEY_ANNOTATION,
   GROUP_INDEX_LABEL,
   GROUP_UNIQUE_HASH_LABEL,
   LEADER_POD_NAME_ANNOTATION,
-  LEADER_REQUESTS_TPUS_ANNOTATION,
   SET_NAME_LABEL,
   SIZE_ANNOTATION,
   SUBDOMAIN_POLICY_ANNOTATION,
@@ -34,14 +30,22 @@ import {
   SUBGROUP_UNIQUE_HASH_LABEL,
   SubdomainPolicy,
   SubGroupPolicyType,
-  TPU_PROCESS_DEFAULT_PORT,
-  TPU_RESOURCE_NAME,
-  TpuEnvVar,
   WORKER_INDEX_LABEL,
 } from '../controllers/leaderworkerset/types.js';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+import type { Json, Pod } from './lws-pod-env.js';
+import {
+  addLWSVariables,
+  addTPUVariables,
+  atoi,
+  goDiv,
+  goMod,
+  GoPanic,
+  isObject,
+  parentNameAndOrdinal,
+  Refusal,
+  tpuContainers,
+} from './lws-pod-env.js';
 
 /** The pod's labels and annotations the webhook reads and writes. */
 const Key = {
@@ -58,42 +62,9 @@ const Key = {
   SubGroupSize: SUBGROUP_SIZE_ANNOTATION,
   SubGroupPolicyType: SUBGROUP_POLICY_TYPE_ANNOTATION,
   SubdomainPolicy: SUBDOMAIN_POLICY_ANNOTATION,
-  LeaderRequestsTPUs: LEADER_REQUESTS_TPUS_ANNOTATION,
 } as const;
 
 export type PodMutation = { pod: Json; patch: JsonPatchOp[] } | { refusal: string } | { panic: string };
-
-class Refusal extends Error {}
-class GoPanic extends Error {}
-
-// --- Go helpers --------------------------------------------------------------------------------------------------
-
-/** strconv.Atoi, throwing its error text. */
-function atoi(s: string): number {
-  if (/^[+-]?[0-9]+$/.test(s)) {
-    const n = BigInt(s);
-    if (n <= 9223372036854775807n && n >= -9223372036854775808n) return Number(n);
-    throw new Refusal(`strconv.Atoi: parsing ${goQuote(s)}: value out of range`);
-  }
-  throw new Refusal(`strconv.Atoi: parsing ${goQuote(s)}: invalid syntax`);
-}
-/** Go's int `a % b` and `a / b`: truncated, a panic when b is 0. */
-function goMod(a: number, b: number): number {
-  if (b === 0) throw new GoPanic(DIVIDE_BY_ZERO_PANIC);
-  return a % b === 0 ? 0 : a % b;
-}
-function goDiv(a: number, b: number): number {
-  if (b === 0) throw new GoPanic(DIVIDE_BY_ZERO_PANIC);
-  return Math.trunc(a / b);
-}
-
-/** statefulsetutils.GetParentNameAndOrdinal: `(.*)-([0-9]+)$`; the ordinal is -1 when absent or past int32. */
-export function parentNameAndOrdinal(name: string): { parent: string; ordinal: number } {
-  const m = /^(.*)-([0-9]+)$/.exec(name);
-  if (m === null) return { parent: '', ordinal: -1 };
-  const n = Number(m[2]);
-  return { parent: m[1]!, ordinal: n <= 2147483647 ? n : -1 };
-}
 
 const sha1 = (s: string) => createHash('sha1').update(s, 'utf8').digest('hex');
 /** genGroupUniqueKey(a, b): sha1("a/b"). */
@@ -140,180 +111,7 @@ function setExclusiveAffinities(spec: Json, key: string, topologyKey: string, la
   });
 }
 
-// --- environment -------------------------------------------------------------------------------------------------
-
-const containersOf = (spec: Json, field: 'containers' | 'initContainers'): Json[] =>
-  Array.isArray(spec[field]) ? (spec[field] as unknown[]).filter(isObject) : [];
-const envOf = (c: Json): Json[] => (Array.isArray(c.env) ? (c.env as unknown[]).filter(isObject) : []);
-const envValue = (c: Json, name: string): string | undefined => {
-  const e = envOf(c).find((x) => x.name === name);
-  return e === undefined ? undefined : typeof e.value === 'string' ? e.value : '';
-};
-const appendEnv = (c: Json, ...vars: { name: string; value: string }[]) => {
-  c.env = [...envOf(c), ...vars];
-};
-
-/** addEnvVarsIfNotExists: `first` and `rest` lead, then the container's own variables not already named. */
-function putFirst(c: Json, vars: { name: string; value: string }[]): void {
-  const seen = new Set(vars.map((v) => v.name));
-  const env: Json[] = [...vars];
-  for (const e of envOf(c)) {
-    const name = typeof e.name === 'string' ? e.name : '';
-    if (!seen.has(name)) {
-      env.push(e);
-      seen.add(name);
-    }
-  }
-  c.env = env;
-}
-
-/** numTPUsRequested(c) != 0: the limit if it is not zero, else the request. */
-function requestsTPUs(c: Json): boolean {
-  const resources = isObject(c.resources) ? c.resources : {};
-  for (const list of [resources.limits, resources.requests]) {
-    if (!isObject(list)) continue;
-    const raw = list[TPU_RESOURCE_NAME];
-    if (raw === undefined || raw === null) continue;
-    const q = parseGoQuantity(String(raw));
-    if (q !== null && (q.kind === 'int' ? q.value !== 0n : q.unscaled !== 0n)) return true;
-  }
-  return false;
-}
-const tpuContainers = (spec: Json) =>
-  [...containersOf(spec, 'containers'), ...containersOf(spec, 'initContainers')].filter(requestsTPUs);
-
-function addTPUVariablesSubGroup(pod: Pod): void {
-  const container = tpuContainers(pod.spec)[0];
-  if (container === undefined) return;
-  if (envOf(container).some((e) => e.name === TpuEnvVar.WorkerHostNames || e.name === TpuEnvVar.WorkerId)) return;
-  let leaderName = pod.name;
-  const subGroupSize = atoi(pod.annotations[Key.SubGroupSize] ?? '');
-  const subGroupIndex = atoi(pod.labels[Key.SubGroupIndex] ?? '');
-  const workerIndex = atoi(pod.labels[Key.WorkerIndex] ?? '');
-  const leaderRequestsTPUs = pod.annotations[Key.LeaderRequestsTPUs] === 'true';
-  let tpuWorkerId = goMod(workerIndex, subGroupSize);
-  if (!leaderRequestsTPUs) tpuWorkerId = goMod(workerIndex - 1, subGroupSize);
-  const ownPort = envValue(container, TpuEnvVar.ProcessPort);
-  const port = ownPort ?? String(TPU_PROCESS_DEFAULT_PORT);
-  let start = subGroupSize * subGroupIndex + 1;
-  let end = subGroupSize * (subGroupIndex + 1);
-  const hostnames: string[] = [];
-  const addresses: string[] = [];
-  if (pod.labels[Key.WorkerIndex] === '0') {
-    hostnames.push(`${leaderName}.${pod.subdomain}`);
-    addresses.push(`${leaderName}.${pod.subdomain}:${port}`);
-    end -= 1;
-  } else {
-    leaderName = parentNameAndOrdinal(pod.name).parent;
-    if (leaderName === '') throw new Refusal(`parsing parent name from pod ${pod.name}`);
-    if (leaderRequestsTPUs && subGroupIndex === 0) {
-      end -= 1;
-      hostnames.push(`${leaderName}.${pod.subdomain}`);
-      addresses.push(`${leaderName}.${pod.subdomain}:${port}`);
-    } else if (leaderRequestsTPUs) {
-      start -= 1;
-      end -= 1;
-    }
-  }
-  for (let i = start; i <= end; i++) {
-    hostnames.push(`${leaderName}-${i}.${pod.subdomain}`);
-    addresses.push(`${leaderName}-${i}.${pod.subdomain}:${port}`);
-  }
-  appendEnv(
-    container,
-    { name: TpuEnvVar.WorkerHostNames, value: hostnames.join(',') },
-    { name: TpuEnvVar.WorkerId, value: String(tpuWorkerId) },
-    { name: TpuEnvVar.Name, value: leaderName },
-    { name: TpuEnvVar.ProcessAddresses, value: addresses.join(',') },
-  );
-  if (ownPort === undefined) appendEnv(container, { name: TpuEnvVar.ProcessPort, value: port });
-}
-
-/** AddTPUVariables(pod, size). */
-function addTPUVariables(pod: Pod, size: number): void {
-  if (Object.hasOwn(pod.annotations, Key.SubGroupSize)) {
-    addTPUVariablesSubGroup(pod);
-    return;
-  }
-  const containers = tpuContainers(pod.spec);
-  if (containers.length === 0) return;
-  if (envOf(containers[0]!).some((e) => e.name === TpuEnvVar.WorkerHostNames || e.name === TpuEnvVar.WorkerId)) return;
-  const isLeader = pod.labels[Key.WorkerIndex] === '0';
-  const leaderRequestsTPUs = pod.annotations[Key.LeaderRequestsTPUs] === 'true';
-  let leaderPodName: string;
-  let podWorkerIndex: number;
-  if (isLeader) {
-    leaderPodName = pod.name;
-    podWorkerIndex = 0;
-  } else {
-    ({ parent: leaderPodName, ordinal: podWorkerIndex } = parentNameAndOrdinal(pod.name));
-    if (leaderPodName === '') throw new Refusal(`parsing parent name from pod ${pod.name}`);
-    if (!leaderRequestsTPUs) podWorkerIndex -= 1;
-  }
-  const n = containers.length;
-  const ports = containers.map((c, i) => envValue(c, TpuEnvVar.ProcessPort) ?? String(TPU_PROCESS_DEFAULT_PORT + i));
-  const hostnames: string[] = [];
-  const addresses: string[] = [];
-  if (leaderRequestsTPUs || isLeader) {
-    const host = `${leaderPodName}.${pod.subdomain}`;
-    for (let i = 0; i < n; i++) {
-      hostnames.push(host);
-      addresses.push(`${host}:${ports[i]}`);
-    }
-  }
-  for (let i = 1; i <= size - 1; i++) {
-    const host = `${leaderPodName}-${i}.${pod.subdomain}`;
-    for (let j = 0; j < n; j++) {
-      hostnames.push(host);
-      addresses.push(`${host}:${ports[j]}`);
-    }
-  }
-  containers.forEach((c, i) => {
-    const hasPort = envValue(c, TpuEnvVar.ProcessPort) !== undefined;
-    appendEnv(
-      c,
-      { name: TpuEnvVar.WorkerHostNames, value: hostnames.join(',') },
-      { name: TpuEnvVar.WorkerId, value: String(podWorkerIndex * n + i) },
-      { name: TpuEnvVar.Name, value: leaderPodName },
-      { name: TpuEnvVar.ProcessAddresses, value: addresses.join(',') },
-    );
-    if (!hasPort) appendEnv(c, { name: TpuEnvVar.ProcessPort, value: ports[i]! });
-  });
-}
-
-/** podutils.AddLWSVariables. */
-function addLWSVariables(pod: Pod): void {
-  const kObj = pod.namespace === '' ? pod.name : `${pod.namespace}/${pod.name}`;
-  const missing = (what: string) =>
-    new Refusal(`Failure constructing environment variables, no ${what} found for pod ${kObj}`);
-  const lwsName = pod.labels[Key.SetName];
-  if (lwsName === undefined) throw missing('name label');
-  const groupIndex = pod.labels[Key.GroupIndex];
-  if (groupIndex === undefined) throw missing('group index label');
-  const size = pod.annotations[Key.Size];
-  if (size === undefined) throw missing('size annotation');
-  const workerIndex = pod.labels[Key.WorkerIndex];
-  if (workerIndex === undefined) throw missing('worker index label');
-  const vars = [
-    { name: EnvVar.LeaderAddress, value: `${lwsName}-${groupIndex}.${pod.subdomain}.${pod.namespace}` },
-    { name: EnvVar.GroupSize, value: size },
-    { name: EnvVar.WorkerIndex, value: workerIndex },
-  ];
-  for (const c of containersOf(pod.spec, 'containers')) putFirst(c, vars);
-  for (const c of containersOf(pod.spec, 'initContainers')) putFirst(c, vars);
-}
-
 // --- the webhook -------------------------------------------------------------------------------------------------
-
-/** The pod being mutated: its label and annotation maps and spec are the copy's own objects. */
-type Pod = {
-  name: string;
-  namespace: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  spec: Json;
-  readonly subdomain: string;
-};
 
 function mutate(pod: Pod): void {
   const sizeText = pod.annotations[Key.Size];
