@@ -37,6 +37,13 @@ import { spawnLogged, startFleetq, untaintNodes, type Child } from './sides.js';
 import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
 
 const CLUSTERS = { [Side.Upstream]: 'jobset-e2e-upstream', [Side.Fleetq]: 'jobset-e2e-fleetq' } as const;
+/**
+ * fleetq's API budget on its side: what the upstream side's two controllers have between them, each with a client
+ * of its own: JobSet's manager 500 qps / 500 burst (its configuration's defaults) and kube-controller-manager's Job
+ * controller 20 / 30. fleetq's JobSet and Job controllers share one budget per cluster, so a smaller one would hold
+ * JobSet's Job creates behind the Job controller's pod creates, which upstream's separate clients do not.
+ */
+const FLEETQ_BUDGET = { qps: 520, burst: 530 } as const;
 const OWNS: readonly Kind[] = ['JobSet', 'Job'];
 const MANAGER = { namespace: 'jobset-system', name: 'jobset-controller-manager' } as const;
 
@@ -293,7 +300,7 @@ async function main(argv: string[]): Promise<number> {
       ...(o.sides.includes(Side.Fleetq)
         ? [
             startAdmission(clusterOf(Side.Fleetq), o.reports).then((a) => (admission = a)),
-            startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns, log).then((f) => (fleetq = f)),
+            startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns, log, FLEETQ_BUDGET).then((f) => (fleetq = f)),
           ]
         : []),
     ]);

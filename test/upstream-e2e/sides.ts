@@ -65,17 +65,25 @@ export function spawnLogged(bin: string, args: readonly string[], logFile: strin
   return { child, exited };
 }
 
-/** `fleetq run` against the side's cluster, owning `owns`, on the in-memory queue; its log is `<reports>/fleetq.log`. */
+/** A cluster's API budget (registry `limits`). */
+export type ApiBudget = { readonly qps: number; readonly burst: number };
+
+/**
+ * `fleetq run` against the side's cluster, owning `owns`, on the in-memory queue, within `budget` (default 50/100,
+ * above kube-controller-manager's 20/30 per controller times the two or three controllers a spec exercises); its
+ * log is `<reports>/fleetq.log`.
+ */
 export async function startFleetq(
   c: ClusterState,
   reports: string,
   owns: readonly Kind[],
   log: (msg: string) => void,
+  budget: ApiBudget = { qps: 50, burst: 100 },
 ): Promise<Child> {
   const registry = join(reports, 'fleetq-registry.yaml');
   writeFileSync(
     registry,
-    stringify({ clusters: [{ name: c.name, kubeconfig: c.kubeconfig, owns, limits: { qps: 50, burst: 100 } }] }),
+    stringify({ clusters: [{ name: c.name, kubeconfig: c.kubeconfig, owns, limits: { ...budget } }] }),
   );
   const logFile = join(reports, 'fleetq.log');
   const dataDir = join(reports, 'fleetq-data');
