@@ -9,12 +9,9 @@
 // so the revision key does; revision equality does not depend on it, see revision.ts): a non-omitempty scalar
 // field written with its zero value (e.g. `containerPort: 0`) is dropped, and a quantity written as a JSON number
 // is read from JavaScript's number.
-// canonicalQuantity is the admission webhook's (it writes stored templates in Go's encoding); it belongs in
-// controllers/common beside parseGoQuantity, which both use.
-import { canonicalQuantity } from '../../admission/lws-go-roundtrip.js';
-import { parseGoQuantity } from '../common/go-quantity.js';
 import type { GoType } from '../common/go-type.js';
 import { GO_ROOT, GO_TYPES } from '../common/go-types.js';
+import { goQuantityText } from './quantity-text.js';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
@@ -90,14 +87,8 @@ function encodePresent(value: Json, id: string): Json {
   }
 }
 
-/**
- * A quantity as Quantity.MarshalJSON writes it after decoding: canonical form ("0.5" → "500m", "2048Mi" → "2Gi"),
- * or as written when that already is canonical. One Go cannot parse is kept (upstream's decode would fail first).
- */
-function quantityText(value: string | number): string | number {
-  const parsed = parseGoQuantity(String(value));
-  return parsed === null ? value : canonicalQuantity(parsed);
-}
+/** A quantity as Quantity.MarshalJSON writes it after decoding (quantity-text.ts). */
+const quantityText = goQuantityText;
 
 /** A nil slice, map or pointer element is written as null; an empty one as [] or {}. */
 function zeroOf(t: GoType): Json {
