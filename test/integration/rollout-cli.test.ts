@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { installCrds } from '../../infra/sandbox/crds.js';
 import { KubeRest, NO_RATE_LIMIT } from '../../shared/kube/rest.js';
+import { formatAge } from '../../shared/rollouts/format.js';
 import { writeRegistry } from '../helpers/pipeline/fleet.js';
 import { spawnTsx, type Proc } from '../helpers/processes.js';
 import {
@@ -54,6 +55,15 @@ describe('fleetq rollout', () => {
 
   let progressing: Stored;
   let stopped: Stored;
+  /** The fixture's "now": its ledger times are whole minutes before it. */
+  let fixtureNow = 0;
+  /**
+   * How the CLI shows a ledger time `minutes` before the fixture's now, when it ran between `from` and `to` (a
+   * loaded machine may take over a minute between the fixture and the CLI): either of the two ages.
+   */
+  const agesOf = (minutes: number, from: number, to: number): string[] => [
+    ...new Set([from, to].map((t) => `${formatAge(t - (fixtureNow - minutes * 60_000))} ago`)),
+  ];
 
   beforeAll(async () => {
     hub = await sandboxCluster(CLUSTER);
@@ -62,9 +72,9 @@ describe('fleetq rollout', () => {
     ns = await testNamespace(hub.kc);
     registry = writeRegistry([{ name: CLUSTER, kubeconfig: hub.state.kubeconfig, hub: true, labels: { env: 'prod' } }]);
     noHubRegistry = writeRegistry([{ name: CLUSTER, kubeconfig: hub.state.kubeconfig }]);
-    const now = Date.now();
-    progressing = await create(ledgerRollout('web', ns.name, now));
-    stopped = await create(ledgerRollout('web-stopped', ns.name, now, { stopped: true }));
+    fixtureNow = Date.now();
+    progressing = await create(ledgerRollout('web', ns.name, fixtureNow));
+    stopped = await create(ledgerRollout('web-stopped', ns.name, fixtureNow, { stopped: true }));
   }, 120_000);
 
   afterAll(async () => {
@@ -89,29 +99,30 @@ describe('fleetq rollout', () => {
   }, 60_000);
 
   it('status: the progress view per wave and cluster; -o json gives the stored ledger back', async () => {
+    const from = Date.now();
     const [text, json] = await Promise.all([
       inHub('rollout', 'status', 'web'),
       inHub('rollout', 'status', 'web', '-o', 'json'),
     ]);
+    const to = Date.now();
     expect(text.code).toBe(0);
     expect(text.out).toContain(`Rollout:   ${ns.name}/web`);
     expect(text.out).toContain('Phase:     Progressing');
     expect(text.out).toContain(`Revision:  ${CURRENT_REVISION} (attempt 1, started`);
     const row = (cluster: string) =>
       text.lines.map((l) => l.trim().split(/\s{2,}/)).find((cells) => cells.includes(cluster));
-    expect(row('eu-1')).toEqual([
-      'canary (current)',
-      'eu-1',
-      'Succeeded',
-      '29m ago',
-      '25m ago',
-      '-',
-      '-',
-      'AvailableAndSoaked',
-    ]);
+    const eu1 = row('eu-1');
+    expect(eu1?.slice(0, 3)).toEqual(['canary (current)', 'eu-1', 'Succeeded']);
+    expect(agesOf(29, from, to)).toContain(eu1?.[3]);
+    expect(agesOf(25, from, to)).toContain(eu1?.[4]);
+    expect(eu1?.slice(5)).toEqual(['-', '-', 'AvailableAndSoaked']);
     const soaking = row('us-2');
-    expect(soaking?.slice(0, 4)).toEqual(['us-2', 'Soaking', '12m ago', '4m ago']);
-    expect(['6m', '5m']).toContain(soaking?.[4]); // 10m soak, available 4m ago (a minute may pass)
+    expect(soaking?.slice(0, 2)).toEqual(['us-2', 'Soaking']);
+    expect(agesOf(12, from, to)).toContain(soaking?.[2]);
+    expect(agesOf(4, from, to)).toContain(soaking?.[3]);
+    // A 10m soak, available 4m before the fixture's now: what remains when the CLI ran.
+    const soakLeft = [from, to].map((t) => formatAge(10 * 60_000 - (t - (fixtureNow - 4 * 60_000))));
+    expect(soakLeft).toContain(soaking?.[4]);
     expect(row('ap-3')).toEqual(['rest (pending, needs approval)', 'ap-3', 'Pending', '-', '-', '-', '-', '-']);
 
     expect(json.code).toBe(0);
