@@ -1,0 +1,63 @@
+// The LeaderWorkerSet controller (sigs.k8s.io/lws v0.9.0, API leaderworkerset.x-k8s.io/v1): its pure core, not
+// registered yet (controllers/index.ts does not list it; there is no descriptor, observe or Controller here).
+//
+// ## Upstream: two reconcilers in one manager
+//
+// - LeaderWorkerSetReconciler, keyed by the LeaderWorkerSet (For LWS; Owns StatefulSet and Service; Watches every
+//   StatefulSet with the leaderworkerset.sigs.k8s.io/name label, mapped to that name, so worker StatefulSets wake
+//   their set too). One pass: the current revision (created if missing) → a new revision when the template changed
+//   → the rolling update's partition and replicas → server-side apply of the leader StatefulSet (field manager
+//   "lws", forced) → the shared headless Service if missing → status (an Update of the whole object) → once the
+//   update is done, delete the other revisions. reconcile.ts composes that pass from the files below.
+// - PodReconciler, keyed by a pod (For Pod; Owns StatefulSet; an event filter keeps pods and StatefulSets with the
+//   name label). Any pod of a group: the restart policy (restart-policy.ts), which may delete the group's leader
+//   (foreground). A leader pod then: its group's headless Service under UniquePerReplica, and its worker
+//   StatefulSet, created once (worker-statefulset.ts planLeaderPod).
+//
+// ## In fleetq: two key kinds, one handler each
+//
+// A key names one object and the runtime picks the controller by key kind, so each upstream reconciler becomes a
+// descriptor of its own, as TTLAfterFinished has a key kind of its own for Jobs:
+//
+// 1. `LeaderWorkerSet` — for: LeaderWorkerSet; owns: StatefulSet (the leader StatefulSet) and Service (the shared
+//    one), adopting nothing; watches: StatefulSet by its name label (upstream's map function), so a worker
+//    StatefulSet (whose controller is a leader pod) yields `<ns>/<lws>`. No pod watch, as upstream: a leader pod's
+//    readiness reaches the set through the leader StatefulSet's status.
+//    observe: GET the LWS; GET StatefulSet `<lws>`; LIST the namespace's ControllerRevisions (revisionsOf keeps its
+//    own and orphans with its name label); LIST pods with name=<lws>, worker-index=0; LIST StatefulSets with
+//    name=<lws> (worker StatefulSets, by group index for replicaStates and by name for status); GET Service `<lws>`
+//    under Shared. plan: reconcile.ts, then its steps as actions in upstream's order, the status write last.
+// 2. `LeaderWorkerSetPod` — its keys name pods. for: Pod, keys only for pods with the name label; owns: StatefulSet
+//    (a worker StatefulSet's controller is its leader pod) and Service (UniquePerReplica's, also the pod's).
+//    observe: GET the pod; GET its LWS by the label (gone: nothing to do); when the policy recreates groups and the
+//    pod restarted or is being deleted: the group's pods (name and group-index labels), and for a worker its leader
+//    pod by name (leaderNameOf) and its controlling StatefulSet by name. For a leader pod: the LWS's revisions,
+//    Service `<pod>` under UniquePerReplica, StatefulSet `<pod>`, and with exclusive placement and a node name, the
+//    Node's labels. plan: restartDecision (delete the leader: foreground, uid precondition, RecreateGroup event),
+//    else for a leader planLeaderPod.
+//
+// ## What is left
+//
+// - observe.ts, plan.ts and descriptor.ts for both key kinds; the CRD is upstream's file (module sigs.k8s.io/lws
+//   v0.9.0, config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml); upstream { name 'lws-controller',
+//   runs 'add-on' }; the registration line and `npm run rbac:render`.
+// - Server-side apply. Upstream applies the whole leader StatefulSet each pass; kube/actions.ts has no apply. An
+//   `apply` action (PATCH application/apply-patch+yaml, fieldManager lws, force) keeps upstream's field ownership;
+//   the alternative, an update carrying the resourceVersion, overwrites fields other managers set.
+// - Events: upstream records events.k8s.io/v1 Events (an action, a related object: LwsEvent keeps both); fleetq's
+//   recorder writes core/v1 Events, which have neither. Upstream records the condition event before its status
+//   write; fleetq records events after the writes succeed.
+// - Not ported: the scheduler provider (Volcano PodGroups, gang scheduling), DisaggregatedSet (the module's other
+//   CRD), the revision-equality cache (an optimisation: setMatchesRevision is recomputed). The LWS and pod webhooks
+//   (LWS_* and TPU_* env, group keys, exclusive affinities) are admission's, in shared/admission/.
+// - typed-json.ts's known gaps (revision keys then differ from upstream's, revision equality does not): a
+//   non-omitempty scalar written with its zero value, and a quantity written as a JSON number.
+export * from './types.js';
+export { currentRevision, updatedRevision, revisionsToTruncate, newRevision, revisionKeyOf } from './revision.js';
+export { leaderStatefulSet } from './leader-statefulset.js';
+export { workerStatefulSet, planLeaderPod } from './worker-statefulset.js';
+export { sharedHeadlessService, groupHeadlessService } from './headless-service.js';
+export { rollingUpdateParameters } from './rolling-update.js';
+export { computeStatus } from './status.js';
+export { restartDecision } from './restart-policy.js';
+export { planLeaderWorkerSet } from './reconcile.js';
