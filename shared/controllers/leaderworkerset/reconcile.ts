@@ -50,14 +50,16 @@ export type LwsReconcilePlan = {
   readonly createService?: { readonly object: Service; readonly onFailure: (err: string) => LwsEvent };
   /** The status to write (absent: unchanged, or the leader StatefulSet was only created this pass). */
   readonly status?: LeaderWorkerSetStatus;
-  /** Events recorded while computing: surge groups given back; the conditions' change (with the status write). */
-  readonly events: readonly LwsEvent[];
+  /** Surge groups given back: recorded while the rolling update is computed, before the leader StatefulSet's apply. */
+  readonly rollingEvents: readonly LwsEvent[];
+  /** The conditions changed: recorded with the status write. */
+  readonly statusEvents: readonly LwsEvent[];
   /** Revisions to delete once the status is written: the update is done. */
   readonly deleteRevisions: readonly ControllerRevision[];
   readonly requeueAfterMs?: number;
 };
 
-const NOTHING: LwsReconcilePlan = { createRevisions: [], events: [], deleteRevisions: [] };
+const NOTHING: LwsReconcilePlan = { createRevisions: [], rollingEvents: [], statusEvents: [], deleteRevisions: [] };
 
 /**
  * Reconcile: nothing for a LeaderWorkerSet that is gone or being deleted; wait while its leader StatefulSet is being
@@ -109,7 +111,16 @@ export function planLeaderWorkerSet(observed: ObservedLeaderWorkerSet, now: Date
   const createService = service === null ? undefined : { object: service, onFailure: headlessServiceFailedEvent };
 
   const withService = createService === undefined ? {} : { createService };
-  if (sts === null) return { createRevisions, applyLeaderStatefulSet, ...withService, events, deleteRevisions: [] };
+  if (sts === null) {
+    return {
+      createRevisions,
+      applyLeaderStatefulSet,
+      ...withService,
+      rollingEvents: events,
+      statusEvents: [],
+      deleteRevisions: [],
+    };
+  }
 
   const workers = new Map(statefulSetsOf(lws, observed.statefulSets).map((s) => [s.metadata?.name ?? '', s]));
   const status = computeStatus(lws, sts, observed.pods, workers, key, now);
@@ -119,7 +130,8 @@ export function planLeaderWorkerSet(observed: ObservedLeaderWorkerSet, now: Date
     applyLeaderStatefulSet,
     ...withService,
     ...(status.status !== undefined && { status: status.status }),
-    events: [...events, ...status.events],
+    rollingEvents: events,
+    statusEvents: status.events,
     deleteRevisions: status.updateDone ? revisionsToTruncate(lws, allKnown, key) : [],
   };
 }

@@ -66,7 +66,18 @@ export type GoldenEvent = { type: string; reason: string; action: string; note: 
 
 export type GoldenCase = {
   name: string;
-  fn: 'rollingUpdateParameters' | 'updateStatus' | 'leaderStatefulSet' | 'workerStatefulSet' | 'restartPolicy';
+  fn:
+    | 'rollingUpdateParameters'
+    | 'updateStatus'
+    | 'leaderStatefulSet'
+    | 'workerStatefulSet'
+    | 'restartPolicy'
+    | 'reconcile';
+  /** reconcile: the leader StatefulSet's revision key. */
+  stsKey?: string;
+  /** reconcile: revisions that exist (NewRevision of each LeaderWorkerSet, with this number). */
+  revisions?: { lws: CompactLws; revision: number }[];
+  serviceExists?: boolean;
   lws: CompactLws;
   sts?: [number, number, number, number];
   updated?: boolean;
@@ -90,11 +101,15 @@ export type GoldenCase = {
     object?: Record<string, unknown>;
     leaderDeleted?: boolean;
     remainingPods?: string[];
+    requeueAfterMs?: number;
+    revisions?: string[];
+    leaderStatefulSet?: Record<string, unknown>;
+    serviceExists?: boolean;
   };
 };
 
-export function loadGolden(): GoldenCase[] {
-  const doc = JSON.parse(readFileSync(new URL('./fixtures/upstream-golden.json', import.meta.url), 'utf8')) as {
+export function loadGolden(file = 'upstream-golden.json'): GoldenCase[] {
+  const doc = JSON.parse(readFileSync(new URL(`./fixtures/${file}`, import.meta.url), 'utf8')) as {
     cases: GoldenCase[];
   };
   return doc.cases;

@@ -85,7 +85,8 @@ describe('planLeaderWorkerSet', () => {
         onSuccess: [],
         onFailure: expect.any(Function),
       },
-      events: [],
+      rollingEvents: [],
+      statusEvents: [],
       deleteRevisions: [],
     });
   });
@@ -172,13 +173,19 @@ describe('planLeaderWorkerSet', () => {
   it('waits: nothing for a set being deleted; 5 s while its leader StatefulSet is being deleted', () => {
     const lws = anLws();
     const deleting = { ...lws, metadata: { ...lws.metadata, deletionTimestamp: '2026-03-10T10:00:00Z' } };
-    expect(planLeaderWorkerSet(world(deleting), NOW)).toEqual({ createRevisions: [], events: [], deleteRevisions: [] });
+    expect(planLeaderWorkerSet(world(deleting), NOW)).toEqual({
+      createRevisions: [],
+      rollingEvents: [],
+      statusEvents: [],
+      deleteRevisions: [],
+    });
     expect(planLeaderWorkerSet(world(null), NOW).createRevisions).toEqual([]);
     const sts = appliedLeader(lws, 0, 2, 'k');
     sts.metadata!.deletionTimestamp = '2026-03-10T10:00:00Z';
     expect(planLeaderWorkerSet(world(lws, { leaderStatefulSet: sts }), NOW)).toEqual({
       createRevisions: [],
-      events: [],
+      rollingEvents: [],
+      statusEvents: [],
       deleteRevisions: [],
       requeueAfterMs: LEADER_STS_DELETING_RETRY_MS,
     });
