@@ -12,7 +12,7 @@
 // - PodReconciler, keyed by a pod (For Pod; Owns StatefulSet; an event filter keeps pods and StatefulSets with the
 //   name label). Any pod of a group: the restart policy (restart-policy.ts), which may delete the group's leader
 //   (foreground). A leader pod then: its group's headless Service under UniquePerReplica, and its worker
-//   StatefulSet, created once (worker-statefulset.ts planLeaderPod).
+//   StatefulSet, created once (worker-statefulset.ts planLeaderPod). pod-reconcile.ts composes that pass.
 //
 // ## In fleetq: two key kinds, one handler each
 //
@@ -61,3 +61,4 @@ export { rollingUpdateParameters } from './rolling-update.js';
 export { computeStatus } from './status.js';
 export { restartDecision } from './restart-policy.js';
 export { planLeaderWorkerSet } from './reconcile.js';
+export { planLwsPod } from './pod-reconcile.js';

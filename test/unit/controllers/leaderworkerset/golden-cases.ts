@@ -50,6 +50,10 @@ export type CompactPod = {
   initRestarts?: number;
   deleting?: boolean;
   owner?: [string, string, string];
+  /** spec.nodeName */
+  node?: string;
+  /** The workers-only leader-name annotation (on a leader: upstream's misconfiguration check). */
+  leaderNameAnn?: boolean;
 };
 
 export type CompactSts = {
@@ -105,6 +109,9 @@ export type GoldenCase = {
     revisions?: string[];
     leaderStatefulSet?: Record<string, unknown>;
     serviceExists?: boolean;
+    pods?: string[];
+    statefulSets?: Record<string, unknown>;
+    services?: string[];
   };
 };
 
@@ -279,6 +286,8 @@ export function expandPod(c: CompactPod): Pod {
     pod.metadata!.finalizers = ['test/hold'];
   }
   if (c.owner !== undefined) pod.metadata!.ownerReferences = [ownerRef(c.owner)];
+  if (c.node !== undefined) pod.spec!.nodeName = c.node;
+  if (c.leaderNameAnn === true) pod.metadata!.annotations = { [`${LBL}leader-name`]: 'x' };
   return pod;
 }
 
