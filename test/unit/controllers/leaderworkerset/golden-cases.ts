@@ -82,6 +82,12 @@ export type GoldenCase = {
   /** reconcile: revisions that exist (NewRevision of each LeaderWorkerSet, with this number). */
   revisions?: { lws: CompactLws; revision: number }[];
   serviceExists?: boolean;
+  /** podReconcile: the pod reconciled, spec.startupPolicy, revisions' keys, Services by name, Node n1's labels. */
+  target?: CompactPod;
+  startup?: string;
+  revisionKeys?: string[];
+  services?: string[];
+  nodeLabels?: Record<string, string> | null;
   lws: CompactLws;
   sts?: [number, number, number, number];
   updated?: boolean;
