@@ -5,25 +5,22 @@
 // without resources gets `"resources":{}` and a template without metadata `"metadata":{}`. The pod template is
 // walked with the k8s.io/api type table of common/go-types.ts; the LWS types are spelled out below.
 //
-// Quantities are written in Go's canonical form ("0.5" → "500m"). Known gap (the bytes then differ from upstream's,
-// so the revision key does; revision equality does not depend on it, see revision.ts): a non-omitempty scalar
-// field written with its zero value (e.g. `containerPort: 0`) is dropped, and a quantity written as a JSON number
-// is read from JavaScript's number.
+// Fields without omitempty (go-not-omitted.ts) are written even when zero or nil, and quantities in Go's canonical
+// form ("0.5" → "500m"). Known gap (the bytes then differ from upstream's, so the revision key does; revision
+// equality does not depend on it, see revision.ts): a quantity written as a JSON number is read from JavaScript's
+// number (1e3 arrives as 1000).
 import type { GoType } from '../common/go-type.js';
 import { GO_ROOT, GO_TYPES } from '../common/go-types.js';
+import { NOT_OMITTED } from './go-not-omitted.js';
 import { goQuantityText } from './quantity-text.js';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
 
-const POD_SPEC = 'k8s.io/api/core/v1.PodSpec';
 const OBJECT_META = 'k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta';
 const PVC_SPEC = 'k8s.io/api/core/v1.PersistentVolumeClaimSpec';
 const QUANTITY = 'k8s.io/apimachinery/pkg/api/resource.Quantity';
 const INT_OR_STRING = 'k8s.io/apimachinery/pkg/util/intstr.IntOrString';
-
-/** Fields encoding/json writes even when nil (no omitempty), by struct type: PodSpec.containers. */
-const NOT_OMITTED: Readonly<Record<string, readonly string[]>> = { [POD_SPEC]: ['containers'] };
 
 const isObject = (v: Json): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -90,6 +87,22 @@ function encodePresent(value: Json, id: string): Json {
 /** A quantity as Quantity.MarshalJSON writes it after decoding (quantity-text.ts). */
 const quantityText = goQuantityText;
 
+/** A field without omitempty: written even when zero ("", 0, false), nil (null) or empty ([] or {}). */
+function encodeNotOmitted(value: Json, id: string): Json {
+  const t = GO_TYPES[id];
+  if (t === undefined) return value ?? null;
+  switch (t.kind) {
+    case 'slice':
+      return Array.isArray(value) ? value.map((v) => encodePresent(v, t.elem ?? '')) : null;
+    case 'map':
+      return isObject(value) ? encodePresent(value, id) : null;
+    case 'ptr':
+      return value === null || value === undefined ? null : encodePresent(value, t.elem ?? '');
+    default:
+      return encodePresent(value, id);
+  }
+}
+
 /** A nil slice, map or pointer element is written as null; an empty one as [] or {}. */
 function zeroOf(t: GoType): Json {
   return t.kind === 'struct' ? {} : null;
@@ -103,9 +116,9 @@ function encodeStruct(value: JsonObject, id: string, t: GoType): JsonObject {
       continue;
     }
     const v = value[jsonName];
-    const encoded = encode(v, fieldType);
+    const encoded =
+      NOT_OMITTED[id]?.includes(jsonName) === true ? encodeNotOmitted(v, fieldType) : encode(v, fieldType);
     if (encoded !== undefined) out[jsonName] = encoded;
-    else if (NOT_OMITTED[id]?.includes(jsonName)) out[jsonName] = Array.isArray(v) ? [] : null;
   }
   return out;
 }
