@@ -25,24 +25,18 @@ import {
   type LeaderWorkerSetStatus,
 } from './types.js';
 
+type ConditionTypeName = (typeof ConditionType)[keyof typeof ConditionType];
+
+const CONDITION_TEXT: Readonly<Record<ConditionTypeName, readonly [reason: string, message: string]>> = {
+  [ConditionType.Available]: [Reason.AllGroupsReady, ConditionMessage.Available],
+  [ConditionType.UpdateInProgress]: [Reason.GroupsUpdating, ConditionMessage.UpdateInProgress],
+  [ConditionType.Progressing]: [Reason.GroupsProgressing, ConditionMessage.Progressing],
+};
+
 /** makeCondition: a True condition of this type with upstream's reason and message. */
-export function makeCondition(type: string, generation: number, now: Date): Condition {
-  const [reason, message] =
-    type === ConditionType.Available
-      ? [Reason.AllGroupsReady, ConditionMessage.Available]
-      : type === ConditionType.UpdateInProgress
-        ? [Reason.GroupsUpdating, ConditionMessage.UpdateInProgress]
-        : [Reason.GroupsProgressing, ConditionMessage.Progressing];
-  const condType =
-    type === ConditionType.Available || type === ConditionType.UpdateInProgress ? type : ConditionType.Progressing;
-  return {
-    type: condType,
-    status: 'True',
-    lastTransitionTime: wireTime(now),
-    observedGeneration: generation,
-    reason,
-    message,
-  };
+export function makeCondition(type: ConditionTypeName, generation: number, now: Date): Condition {
+  const [reason, message] = CONDITION_TEXT[type];
+  return { type, status: 'True', lastTransitionTime: wireTime(now), observedGeneration: generation, reason, message };
 }
 
 /** exclusiveConditionTypes: Available and Progressing, or Available and UpdateInProgress, cannot both be True. */
