@@ -8,11 +8,12 @@
 // template equal to upstream's keeps revision keys equal.
 //
 // Quantities are canonicalized as apimachinery's Quantity.MarshalJSON does (v0.36: CanonicalizeBytes), from the
-// internal form parseGoQuantity reproduces. A quantity written as a JSON number is read from JavaScript's number
+// internal form parseGoQuantity reproduces (controllers/common/go-quantity-text.ts, which the LWS controller's
+// typed encoding uses too). A quantity written as a JSON number is read from JavaScript's number
 // (1e3 arrives as 1000, so it is written "1k" where Go, reading the text, writes "1e3").
 import { GO_ROOT, GO_TYPES } from '../controllers/common/go-types.js';
-import type { GoQuantity } from '../controllers/common/go-quantity.js';
 import { parseGoQuantity } from '../controllers/common/go-quantity.js';
+import { quantityJsonText } from '../controllers/common/go-quantity-text.js';
 import type { JsonPatchOp } from './jobset-defaults.js';
 
 type Json = Record<string, unknown>;
@@ -20,63 +21,6 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 const QUANTITY = 'k8s.io/apimachinery/pkg/api/resource.Quantity';
 const PVC_SPEC = 'k8s.io/api/core/v1.PersistentVolumeClaimSpec';
-const DECIMAL_SUFFIX: Record<number, string> = {
-  [-9]: 'n',
-  [-6]: 'u',
-  [-3]: 'm',
-  0: '',
-  3: 'k',
-  6: 'M',
-  9: 'G',
-  12: 'T',
-  15: 'P',
-  18: 'E',
-};
-const BINARY_SUFFIX: Record<number, string> = { 10: 'Ki', 20: 'Mi', 30: 'Gi', 40: 'Ti', 50: 'Pi', 60: 'Ei' };
-
-/** Quantity.MarshalJSON's text for a parsed quantity. */
-export function canonicalQuantity(q: GoQuantity): string {
-  if (q.kind === 'int' && q.s !== '') return q.s;
-  // The value is mantissa × 10^exponent.
-  let mantissa = q.kind === 'int' ? q.value : q.unscaled;
-  let exponent = q.kind === 'int' ? q.scale : -q.scale;
-  if (mantissa === 0n) return '0';
-  let format = q.format;
-  let rounded = 0n;
-  if (format === 'BinarySI') {
-    // Between -1024 and 1024 exclusive, or not an integer: printed as DecimalSI.
-    const magnitude = mantissa < 0n ? -mantissa : mantissa;
-    const small =
-      exponent >= 0 ? magnitude * 10n ** BigInt(exponent) < 1024n : magnitude < 1024n * 10n ** BigInt(-exponent);
-    if (small) {
-      format = 'DecimalSI';
-    } else if (exponent >= 0) {
-      rounded = mantissa * 10n ** BigInt(exponent);
-    } else {
-      const div = 10n ** BigInt(-exponent);
-      if (mantissa % div !== 0n) format = 'DecimalSI';
-      else rounded = mantissa / div;
-    }
-  }
-  if (format === 'BinarySI') {
-    let times = 0;
-    while (rounded % 1024n === 0n) {
-      rounded /= 1024n;
-      times++;
-    }
-    return `${rounded}${BINARY_SUFFIX[times * 10] ?? ''}`;
-  }
-  while (mantissa % 10n === 0n) {
-    mantissa /= 10n;
-    exponent++;
-  }
-  while (exponent % 3 !== 0) {
-    mantissa *= 10n;
-    exponent--;
-  }
-  if (format === 'DecimalExponent') return exponent === 0 ? `${mantissa}` : `${mantissa}e${exponent}`;
-  return `${mantissa}${DECIMAL_SUFFIX[exponent] ?? ''}`;
-}
 
 const pointer = (segments: (string | number)[]) =>
   segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
@@ -94,7 +38,7 @@ function quantity(value: unknown, segments: (string | number)[], found: Found): 
     found.errors.push(QUANTITY_FORMAT_ERROR);
     return;
   }
-  const canonical = canonicalQuantity(q);
+  const canonical = quantityJsonText(q);
   if (canonical !== value) found.patch.push({ op: 'replace', path: pointer(segments), value: canonical });
 }
 

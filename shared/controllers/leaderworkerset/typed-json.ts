@@ -12,7 +12,7 @@
 import type { GoType } from '../common/go-type.js';
 import { GO_ROOT, GO_TYPES } from '../common/go-types.js';
 import { NOT_OMITTED } from './go-not-omitted.js';
-import { goQuantityText } from './quantity-text.js';
+import { goQuantityText } from '../common/go-quantity-text.js';
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
@@ -84,7 +84,7 @@ function encodePresent(value: Json, id: string): Json {
   }
 }
 
-/** A quantity as Quantity.MarshalJSON writes it after decoding (quantity-text.ts). */
+/** A quantity as Quantity.MarshalJSON writes it after decoding (common/go-quantity-text.ts). */
 const quantityText = goQuantityText;
 
 /** A field without omitempty: written even when zero ("", 0, false), nil (null) or empty ([] or {}). */

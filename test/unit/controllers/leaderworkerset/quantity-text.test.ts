@@ -2,7 +2,7 @@
 // (fixtures/quantity-golden.json, from k8s.io/apimachinery v0.36.2).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { goQuantityText } from '../../../../shared/controllers/leaderworkerset/quantity-text.js';
+import { goQuantityText } from '../../../../shared/controllers/common/go-quantity-text.js';
 
 const golden = JSON.parse(readFileSync(new URL('./fixtures/quantity-golden.json', import.meta.url), 'utf8')) as {
   cases: { written: string; go: string }[];

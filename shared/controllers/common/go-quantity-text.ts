@@ -2,11 +2,11 @@
 // when parsing kept it (it was already canonical), else CanonicalizeBytes: DecimalSI and DecimalExponent with the
 // exponent moved to a multiple of 3 (trailing zeros taken into it first), BinarySI in powers of 1024 when it is a
 // whole number of at least 1024 (else printed as DecimalSI). A suffix the format has no name for is left out, as
-// Go's suffixer leaves it. The internal form comes from common/go-quantity.ts.
+// Go's suffixer leaves it. The internal form comes from go-quantity.ts.
 //
-// (The admission webhook has its own canonicalQuantity, shared/admission/lws-go-roundtrip.ts; the layers keep
-// controllers from importing it. Both belong in controllers/common.)
-import { parseGoQuantity, type GoQuantity } from '../common/go-quantity.js';
+// Used where fleetq must write a quantity as a Go program re-encodes it: the LeaderWorkerSet controller's typed
+// encoding of templates (revision data, apply configurations) and the LWS mutating webhook's patch.
+import { parseGoQuantity, type GoQuantity } from './go-quantity.js';
 
 const DECIMAL_SUFFIX: Readonly<Record<number, string>> = {
   [-9]: 'n',
