@@ -16,7 +16,14 @@ import {
 } from './model.js';
 import type { Invariant, Job, Snapshot } from './types.js';
 
-const POD_GRACE_MS = 2_500;
+/**
+ * How long a pod-level bound may stay broken after the spec that tightened it (a scale-down, lower parallelism):
+ * the lag of one reconcile, which on this 2-core machine under load reaches seconds (fleetq-1 held 5 active pods
+ * over a ReplicaSet scaled to 2 for 2.8 s in a clean-clone rehearsal with three compilers beside it). How fast
+ * each side reacts is the benchmarks' to measure; this bound is to catch a controller that never reacts (a
+ * runaway holds until the scenario ends).
+ */
+const POD_GRACE_MS = 5_000;
 
 /** Status counts are ordered: available ≤ ready ≤ replicas, updated ≤ replicas (Deployment and ReplicaSets). */
 export function statusOrdered(): Invariant {
