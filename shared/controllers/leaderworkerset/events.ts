@@ -1,7 +1,8 @@
 // The events the lws v0.9.0 reconcilers record, with upstream's texts. Both record through events.k8s.io's
 // EventRecorder (Eventf(regarding, related, type, reason, action, note)), always regarding the LeaderWorkerSet;
 // `related` names the revision or pod an event is also about.
-import { EventAction, Reason } from './types.js';
+import { regardingObject, type EventSpec } from '../../kube/events/types.js';
+import { EventAction, LWS_API_VERSION, LWS_EVENT_SOURCE, LWS_KIND, Reason, type LeaderWorkerSet } from './types.js';
 
 export type LwsEventType = 'Normal' | 'Warning';
 
@@ -162,4 +163,26 @@ export function recreateGroupEvent(podName: string, leaderName: string, groupInd
     note: `Worker pod ${podName} failed, deleted leader pod ${leaderName} to recreate group ${groupIndex}`,
     related: podRef(leaderName),
   };
+}
+
+/**
+ * An event as fleetq's recorder writes it: a core/v1 Event regarding the LeaderWorkerSet, from the recorder's
+ * component. The events.k8s.io fields core/v1 has no place for (action, related) are left out.
+ */
+export function lwsEventSpec(lws: LeaderWorkerSet, event: LwsEvent): EventSpec {
+  return {
+    regarding: regardingObject(LWS_KIND, LWS_API_VERSION, lws.metadata),
+    source: LWS_EVENT_SOURCE,
+    type: event.type,
+    reason: event.reason,
+    message: event.note,
+  };
+}
+
+/** The event of a refused write: its text up to the error, which the writer appends (every such note ends with it). */
+export function lwsFailureSpec(
+  lws: LeaderWorkerSet,
+  onFailure: (err: string) => LwsEvent,
+): EventSpec & { readonly detail: 'error' } {
+  return { ...lwsEventSpec(lws, onFailure('')), detail: 'error' };
 }

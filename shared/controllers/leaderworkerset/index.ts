@@ -1,5 +1,6 @@
-// The LeaderWorkerSet controller (sigs.k8s.io/lws v0.9.0, API leaderworkerset.x-k8s.io/v1): its pure core, not
-// registered yet (controllers/index.ts does not list it; there is no descriptor, observe or Controller here).
+// The LeaderWorkerSet controller (sigs.k8s.io/lws v0.9.0, API leaderworkerset.x-k8s.io/v1): two controllers, one
+// per key kind, with their descriptors (descriptor.ts), not registered yet (controllers/index.ts does not list
+// them).
 //
 // ## Upstream: two reconcilers in one manager
 //
@@ -26,9 +27,10 @@
 //    observe: GET the LWS; GET StatefulSet `<lws>`; LIST the namespace's ControllerRevisions (revisionsOf keeps its
 //    own and orphans with its name label); LIST pods with name=<lws>, worker-index=0; LIST StatefulSets with
 //    name=<lws> (worker StatefulSets, by group index for replicaStates and by name for status); GET Service `<lws>`
-//    under Shared. plan: reconcile.ts, then its steps as actions in upstream's order, the status write last.
+//    under Shared (the lists are namespace lists filtered by label, which the cache answers; observe.ts). plan:
+//    reconcile.ts, then its steps as actions in upstream's order, the status write last.
 // 2. `LeaderWorkerSetPod` — its keys name pods. for: Pod, keys only for pods with the name label; owns: StatefulSet
-//    (a worker StatefulSet's controller is its leader pod) and Service (UniquePerReplica's, also the pod's).
+//    (a worker StatefulSet's controller is its leader pod). No Service: upstream does not watch UniquePerReplica's.
 //    observe: GET the pod; GET its LWS by the label (gone: nothing to do); when the policy recreates groups and the
 //    pod restarted or is being deleted: the group's pods (name and group-index labels), and for a worker its leader
 //    pod by name (leaderNameOf) and its controlling StatefulSet by name. For a leader pod: the LWS's revisions,
@@ -36,14 +38,19 @@
 //    Node's labels. plan: restartDecision (delete the leader: foreground, uid precondition, RecreateGroup event),
 //    else for a leader planLeaderPod.
 //
+// observe.ts reads both; plan.ts (LeaderWorkerSet) and pod-plan.ts (LeaderWorkerSetPod) turn the passes into
+// actions; leader-statefulset-apply.ts stands in for server-side apply (below).
+//
 // ## What is left
 //
-// - observe.ts, plan.ts and descriptor.ts for both key kinds; the CRD is upstream's file (module sigs.k8s.io/lws
-//   v0.9.0, config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml); upstream { name 'lws-controller',
-//   runs 'add-on' }; the registration line and `npm run rbac:render`.
-// - Server-side apply. Upstream applies the whole leader StatefulSet each pass; kube/actions.ts has no apply. An
-//   `apply` action (PATCH application/apply-patch+yaml, fieldManager lws, force) keeps upstream's field ownership;
-//   the alternative, an update carrying the resourceVersion, overwrites fields other managers set.
+// - Registration: the two descriptors in controllers/index.ts, then `npm run rbac:render` (RBAC, kinds-generated).
+//   Before that: a `for: Pod` descriptor that owns something makes pods workloads of the forwarder's index
+//   (descriptor-registry indexedKind), and both descriptors name the add-on lws-controller; a cluster must own both
+//   kinds or neither.
+// - Server-side apply. Upstream applies the whole leader StatefulSet each pass; kube/actions.ts has no apply, so
+//   the leader StatefulSet is created, then patched (strategic merge, `$patch: replace` on the template) only
+//   where the apply configuration differs (leader-statefulset-apply.ts says what that loses). An `apply` action
+//   (PATCH application/apply-patch+yaml, fieldManager lws, force) would keep upstream's field ownership.
 // - Events: upstream records events.k8s.io/v1 Events (an action, a related object: LwsEvent keeps both); fleetq's
 //   recorder writes core/v1 Events, which have neither. Upstream records the condition event before its status
 //   write; fleetq records events after the writes succeed.
@@ -52,6 +59,14 @@
 //   (LWS_* and TPU_* env, group keys, exclusive affinities) are admission's, in shared/admission/.
 // - typed-json.ts's known gaps (revision keys then differ from upstream's, revision equality does not): a
 //   non-omitempty scalar written with its zero value, and a quantity written as a JSON number.
+import type { Controller } from '../controller.js';
+import { observeLeaderWorkerSet, observeLwsPod } from './observe.js';
+import { planLeaderWorkerSetActions } from './plan.js';
+import { planLwsPodActions } from './pod-plan.js';
+import type { ObservedLwsPod } from './pod-reconcile.js';
+import type { ObservedLeaderWorkerSet } from './reconcile.js';
+import { LWS_KIND, LWS_POD_KEY_KIND } from './types.js';
+
 export * from './types.js';
 export { currentRevision, updatedRevision, revisionsToTruncate, newRevision, revisionKeyOf } from './revision.js';
 export { leaderStatefulSet } from './leader-statefulset.js';
@@ -62,3 +77,18 @@ export { computeStatus } from './status.js';
 export { restartDecision } from './restart-policy.js';
 export { planLeaderWorkerSet } from './reconcile.js';
 export { planLwsPod } from './pod-reconcile.js';
+export { leaderStatefulSetPatch } from './leader-statefulset-apply.js';
+
+/** The LeaderWorkerSet key: LeaderWorkerSetReconciler. Creates go in slow start, as upstream sends them one by one. */
+export const leaderWorkerSetController: Controller<ObservedLeaderWorkerSet> = {
+  kind: LWS_KIND,
+  observe: observeLeaderWorkerSet,
+  plan: planLeaderWorkerSetActions,
+};
+
+/** The LeaderWorkerSetPod key: PodReconciler. */
+export const leaderWorkerSetPodController: Controller<ObservedLwsPod> = {
+  kind: LWS_POD_KEY_KIND,
+  observe: observeLwsPod,
+  plan: (observed) => planLwsPodActions(observed),
+};

@@ -10,6 +10,15 @@ import { SET_NAME_LABEL, WORKER_INDEX_LABEL, type LeaderWorkerSet } from './type
 
 export type PodReconcileWorld = GroupWorld & LeaderPodWorld;
 
+/** What one pod key's observe read: the pod, its LeaderWorkerSet (by the name label) and the rest of its world. */
+export type ObservedLwsPod = {
+  /** null when it is gone. */
+  readonly pod: Pod | null;
+  /** null when it is gone, or not read (the pod lacks the labels a reconcile needs). */
+  readonly lws: LeaderWorkerSet | null;
+  readonly world: PodReconcileWorld;
+};
+
 export type PodReconcilePlan =
   /** Nothing to do (the pod or its LeaderWorkerSet is gone, a worker pod, or the leader already being deleted). */
   | { readonly kind: 'none' }

@@ -21,6 +21,8 @@ export const LWS_GROUP = 'leaderworkerset.x-k8s.io';
 export const LWS_API_VERSION = 'leaderworkerset.x-k8s.io/v1';
 export const LWS_KIND = 'LeaderWorkerSet';
 export const LWS_RESOURCE = 'leaderworkersets';
+/** The key kind of the pod reconciler: its keys name pods with the LeaderWorkerSet name label. */
+export const LWS_POD_KEY_KIND = 'LeaderWorkerSetPod';
 /** mgr.GetEventRecorder("leaderworkerset"): the component both reconcilers' events carry. */
 export const LWS_EVENT_SOURCE = 'leaderworkerset';
 /** fieldManager: the server-side apply field manager of the leader StatefulSet. */
