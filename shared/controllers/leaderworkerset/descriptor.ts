@@ -6,14 +6,24 @@
 // - LeaderWorkerSetPod: For Pod, only those with the name label (upstream's event filter); Owns StatefulSet (a
 //   worker StatefulSet's controller is its leader pod). Upstream watches no Service here: a per-replica Service
 //   deleted is made again at the pod's next event.
+// Both also watch ControllerRevisions with a mapping that yields no key: upstream's manager reads them from an
+// informer (controller-runtime starts one for each kind its cached client lists) and wakes nothing on their events;
+// the watch makes the forwarder cache them, so each pass's revision list is not a live namespace list.
 // The CRD is upstream's own file of the module at the version the sandbox builds the manager from.
 import { apiResource } from '../../kube/resources.js';
 import { labelsOf } from '../../kube/meta/label-selector.js';
-import { EVENT_WRITES, nameOf, namespaceOf, type WatchDescriptor } from '../descriptor.js';
+import { EVENT_WRITES, nameOf, namespaceOf, type Mapping, type WatchDescriptor } from '../descriptor.js';
 import { leaderWorkerSetController, leaderWorkerSetPodController } from './index.js';
 import { LWS_GROUP, LWS_KIND, LWS_POD_KEY_KIND, LWS_RESOURCE, SET_NAME_LABEL } from './types.js';
 
 const UPSTREAM = { name: 'lws-controller', runs: 'add-on' } as const;
+
+/** ControllerRevisions cached for the revision lists, waking nothing (upstream's informer has no handler). */
+const CACHED_REVISIONS: Mapping = {
+  kind: 'ControllerRevision',
+  why: 'LeaderWorkerSet: its revisions, cached for its reads; their events wake nothing, as upstream',
+  keys: () => [],
+};
 
 export const leaderWorkerSetDescriptor: WatchDescriptor = {
   kind: LWS_KIND,
@@ -38,6 +48,7 @@ export const leaderWorkerSetDescriptor: WatchDescriptor = {
         return typeof name === 'string' && name !== '' ? [{ namespace: namespaceOf(event.object), name }] : [];
       },
     },
+    CACHED_REVISIONS,
   ],
   access: {
     reads: [
@@ -98,7 +109,7 @@ export const leaderWorkerSetPodDescriptor: WatchDescriptor = {
     why: 'LeaderWorkerSet pods: pods with the name label (restart policy; a leader pod’s worker StatefulSet)',
   },
   owns: [{ kind: 'StatefulSet', adopts: false }],
-  watches: [],
+  watches: [CACHED_REVISIONS],
   access: {
     reads: [
       {

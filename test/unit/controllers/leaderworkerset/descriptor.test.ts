@@ -75,7 +75,9 @@ describe('LeaderWorkerSet descriptors: what wakes each key', () => {
     ]);
     expect(keysOf('services', obj('s-0', {}, ref('v1', 'Pod', 's-0')))).toEqual([]);
   });
-  it('ControllerRevisions wake nothing (upstream does not watch them)', () => {
+  it('ControllerRevisions are watched (so the cache holds them) and wake nothing, as upstream’s informer', () => {
+    expect(registry.watchesOf('LeaderWorkerSet')).toContain('controllerrevisions');
+    expect(registry.watchesOf('LeaderWorkerSetPod')).toContain('controllerrevisions');
     expect(
       keysOf(
         'controllerrevisions',
