@@ -45,8 +45,9 @@
 //
 // - Registration: the two descriptors in controllers/index.ts, then `npm run rbac:render` (RBAC, kinds-generated).
 //   Before that: a `for: Pod` descriptor that owns something makes pods workloads of the forwarder's index
-//   (descriptor-registry indexedKind), and both descriptors name the add-on lws-controller; a cluster must own both
-//   kinds or neither.
+//   (descriptor-registry indexedKind: every pod indexed); both descriptors name the add-on lws-controller (the
+//   sandbox's per-kind add-on table lists it twice); roles.ts's owner-finalizers rule names the key kind, which for
+//   LeaderWorkerSetPod is no resource (it needs pods/finalizers); a cluster must own both kinds or neither.
 // - Server-side apply. Upstream applies the whole leader StatefulSet each pass; kube/actions.ts has no apply, so
 //   the leader StatefulSet is created, then patched (strategic merge, `$patch: replace` on the template) only
 //   where the apply configuration differs (leader-statefulset-apply.ts says what that loses). An `apply` action

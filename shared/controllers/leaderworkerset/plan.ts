@@ -11,8 +11,11 @@
 //   6  once the update is done, the revisions of other keys deleted
 // Where fleetq differs (the writer sends creates first, in slow-start batches, then updates, patches and deletes,
 // then the status):
-//  - The Service's create goes before the StatefulSet's patch, and in one batch with the StatefulSet's create: a
-//    refused StatefulSet write does not hold it back as it does upstream.
+//  - The Service's create goes with the creates, before the StatefulSet's patch (and, after a revision's create,
+//    in one slow-start batch with the StatefulSet's create): a refused StatefulSet write may not hold it back as it
+//    does upstream.
+//  - The surge events of step 2 are recorded even when a revision create before them is refused (upstream stops
+//    before it computes them).
 //  - The condition events go out after the status write succeeded; upstream records them before it.
 //  - Revisions are deleted only in a pass that writes no status (a pass that writes one continues at once), so
 //    that, as upstream, none is deleted unless the status before it was written.
