@@ -63,7 +63,11 @@ export class FakeCluster implements ClusterView {
         if (this.find(a.object.kind ?? '', a.object.metadata?.name ?? '') !== undefined) {
           throw new Error(`create ${a.object.kind} ${a.object.metadata?.name}: already exists`);
         }
-        this.objects.push(copy(a.object));
+        // The apiserver gives every object it creates a uid.
+        this.objects.push({
+          ...copy(a.object),
+          metadata: { uid: `uid-${a.object.metadata?.name}`, ...copy(a.object.metadata) },
+        });
         return;
       case 'patch': {
         const target = this.find(a.target.kind, a.target.name);

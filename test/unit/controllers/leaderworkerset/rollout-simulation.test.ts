@@ -6,14 +6,20 @@
 // its leader's revision (never mixed), ready groups (surge ones count) never fall below replicas - maxUnavailable,
 // and the update
 // converges to every group on the new revision, partition 0, replicas back to spec, the old revisions deleted and
-// the set Available.
+// the set Available. Each scenario runs twice: with the LeaderWorkerSet pass's plan taken as it is, and through
+// fleetq's own path (observe.ts reading a fake cluster, plan.ts's actions applied to it: the leader StatefulSet's
+// patch, the revision deletes left to the pass after a status write).
 import { describe, expect, it } from '@jest/globals';
 import type { ControllerRevision, Pod, StatefulSet } from '../../../../shared/kube/api/objects.js';
+import type { ApiObject } from '../../../../shared/kube/meta/object.js';
+import { observeLeaderWorkerSet } from '../../../../shared/controllers/leaderworkerset/observe.js';
+import { planLeaderWorkerSetActions } from '../../../../shared/controllers/leaderworkerset/plan.js';
 import { planLwsPod } from '../../../../shared/controllers/leaderworkerset/pod-reconcile.js';
 import { planLeaderWorkerSet } from '../../../../shared/controllers/leaderworkerset/reconcile.js';
 import { revisionKeyOf } from '../../../../shared/controllers/leaderworkerset/revision.js';
 import type { LeaderWorkerSet } from '../../../../shared/controllers/leaderworkerset/types.js';
 import { anLws, aPod, aWorkerSts, NOW } from './builders.js';
+import { FakeCluster } from './fake-cluster.js';
 
 const KEY = 'leaderworkerset.sigs.k8s.io/template-revision-hash';
 
@@ -29,7 +35,10 @@ class Cluster {
   serviceExists = false;
   tick = 0;
 
-  constructor(public lws: LeaderWorkerSet) {}
+  constructor(
+    public lws: LeaderWorkerSet,
+    private readonly throughActions = false,
+  ) {}
 
   private pods(): Pod[] {
     return [...this.leaders].map(([g, m]) =>
@@ -40,6 +49,32 @@ class Cluster {
   private workerSets(): StatefulSet[] {
     const size = this.lws.spec.leaderWorkerTemplate.size ?? 1;
     return [...this.workers].map(([g, m]) => aWorkerSts(g, { revision: m.key, ready: m.ready, replicas: size - 1 }));
+  }
+
+  /** The LeaderWorkerSet key as fleetq runs it: observe, plan.ts's actions, the writes applied; again at once if asked. */
+  async lwsActionsPass(): Promise<void> {
+    const kinded = (kind: string) => (o: ApiObject) => ({ ...o, kind });
+    const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: this.lws.metadata.name } };
+    const fake = new FakeCluster([
+      this.lws,
+      ...(this.leader === null ? [] : [this.leader]),
+      ...this.revisions,
+      ...this.pods().map(kinded('Pod')),
+      ...this.workerSets().map(kinded('StatefulSet')),
+      ...(this.serviceExists ? [service] : []),
+    ]);
+    const key = { cluster: 'c', kind: 'LeaderWorkerSet', namespace: 'default', name: this.lws.metadata.name ?? '' };
+    for (let pass = 0; pass < 3; pass++) {
+      const result = planLeaderWorkerSetActions(await observeLeaderWorkerSet(fake, key), NOW);
+      fake.apply(result.actions);
+      if (result.requeueAfter !== 0) break;
+    }
+    const leader = fake.find('StatefulSet', this.lws.metadata.name ?? '') as StatefulSet;
+    if (this.leader === null) this.currentKey = leader.metadata?.labels?.[KEY] ?? '';
+    this.leader = { ...leader, status: { replicas: this.leaders.size } };
+    this.revisions = fake.objects.filter((o): o is ControllerRevision => o.kind === 'ControllerRevision');
+    this.serviceExists = fake.find('Service', this.lws.metadata.name ?? '') !== undefined;
+    this.lws = fake.find('LeaderWorkerSet', this.lws.metadata.name ?? '') as LeaderWorkerSet;
   }
 
   lwsPass(): void {
@@ -125,9 +160,10 @@ class Cluster {
     for (const m of [...this.leaders.values(), ...this.workers.values()]) if (m.born < this.tick) m.ready = true;
   }
 
-  step(): void {
+  async step(): Promise<void> {
     this.tick++;
-    this.lwsPass();
+    if (this.throughActions) await this.lwsActionsPass();
+    else this.lwsPass();
     this.statefulSetPass();
     this.podPasses();
     this.ripen();
@@ -169,9 +205,9 @@ function withImage(lws: LeaderWorkerSet, image: string): LeaderWorkerSet {
   return copy;
 }
 
-function runUntilSettled(cluster: Cluster, check: () => void): string {
+async function runUntilSettled(cluster: Cluster, check: () => void): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    cluster.step();
+    await cluster.step();
     check();
     const key = cluster.leader?.metadata?.labels?.[KEY] ?? '';
     if (cluster.settled(key)) return key;
@@ -181,30 +217,36 @@ function runUntilSettled(cluster: Cluster, check: () => void): string {
   );
 }
 
+const SETTINGS = [
+  { replicas: 4, size: 3, maxUnavailable: 1, maxSurge: 0 },
+  { replicas: 5, size: 2, maxUnavailable: 2, maxSurge: 0 },
+  { replicas: 4, size: 3, maxUnavailable: 1, maxSurge: 1 },
+  { replicas: 3, size: 1, maxUnavailable: 0, maxSurge: 2 },
+  { replicas: 6, size: 2, maxUnavailable: '50%', maxSurge: '50%' },
+];
+
 describe('rolling update, simulated', () => {
   it.each([
-    { replicas: 4, size: 3, maxUnavailable: 1, maxSurge: 0 },
-    { replicas: 5, size: 2, maxUnavailable: 2, maxSurge: 0 },
-    { replicas: 4, size: 3, maxUnavailable: 1, maxSurge: 1 },
-    { replicas: 3, size: 1, maxUnavailable: 0, maxSurge: 2 },
-    { replicas: 6, size: 2, maxUnavailable: '50%', maxSurge: '50%' },
-  ])('replicas $replicas, size $size, maxUnavailable $maxUnavailable, maxSurge $maxSurge', (o) => {
+    ...SETTINGS.map((o) => ({ ...o, via: 'reconcile.ts' })),
+    ...SETTINGS.map((o) => ({ ...o, via: 'observe and actions' })),
+  ])('$via: replicas $replicas, size $size, maxUnavailable $maxUnavailable, maxSurge $maxSurge', async (o) => {
     const cluster = new Cluster(
       anLws({ replicas: o.replicas, size: o.size, maxUnavailable: o.maxUnavailable, maxSurge: o.maxSurge }),
+      o.via !== 'reconcile.ts',
     );
     const neverMixed = () => {
       for (const [g, w] of cluster.workers) expect([g, w.key]).toEqual([g, cluster.leaders.get(g)?.key]);
     };
-    const firstKey = runUntilSettled(cluster, neverMixed);
+    const firstKey = await runUntilSettled(cluster, neverMixed);
 
     cluster.lws = withImage(cluster.lws, 'v2');
     // Mid-update, group 0 (below the partition, still on the old revision) is recreated, as its restart policy
     // does: its new leader gets the old revision again, and so must its new workers.
-    cluster.step();
+    await cluster.step();
     cluster.leaders.delete(0);
     cluster.workers.delete(0);
     const budget = typeof o.maxUnavailable === 'number' ? o.maxUnavailable : Math.floor((o.replicas * 50) / 100);
-    const newKey = runUntilSettled(cluster, () => {
+    const newKey = await runUntilSettled(cluster, () => {
       neverMixed();
       // The recreated group is the one disruption allowed beyond the budget.
       expect(cluster.readyGroups()).toBeGreaterThanOrEqual(o.replicas - budget - 1);
