@@ -102,36 +102,52 @@ export function jobSetShapeError(obj: unknown): string | undefined {
   return undefined;
 }
 
-/** Answers one HTTP request body sent to `webhook`. Never throws. */
-export function answerAdmissionReview(
-  webhook: WebhookKind,
+/** An AdmissionReview v1 with a request to answer: the request, its operation, and how to answer it. */
+export type OpenedReview = {
+  request: Record<string, unknown>;
+  operation: string;
+  /** The AdmissionReview answer carrying `response` for this request's uid (HTTP 200). */
+  answer: (response: Omit<AdmissionResponse, 'uid'>, outcome: string) => HttpAnswer;
+  /** Not allowed, with `code` and `message` as the status. */
+  errored: (code: number, message: string) => HttpAnswer;
+};
+
+/**
+ * Reads one HTTP request body as an AdmissionReview v1. When there is no review to answer (too large, not JSON, not
+ * an AdmissionReview v1, no request uid) the HTTP answer to send is `rejected`; otherwise the opened review.
+ */
+export function openAdmissionReview(
   body: Buffer | string,
   options: ReviewOptions = {},
-): HttpAnswer {
+): { rejected: HttpAnswer } | OpenedReview {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   if (size > limit) {
     return {
-      statusCode: 413,
-      body: { message: `request body of ${size} bytes exceeds ${limit}` },
-      summary: { outcome: 'too-large' },
+      rejected: {
+        statusCode: 413,
+        body: { message: `request body of ${size} bytes exceeds ${limit}` },
+        summary: { outcome: 'too-large' },
+      },
     };
   }
   let review: unknown;
   try {
     review = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
   } catch (err) {
-    return badRequest(`request body is not JSON: ${(err as Error).message}`);
+    return { rejected: badRequest(`request body is not JSON: ${(err as Error).message}`) };
   }
-  if (!isObject(review)) return badRequest('request body is not an AdmissionReview object');
+  if (!isObject(review)) return { rejected: badRequest('request body is not an AdmissionReview object') };
   if (review.kind !== 'AdmissionReview' || review.apiVersion !== ADMISSION_API_VERSION) {
-    return badRequest(
-      `expected kind AdmissionReview, apiVersion ${ADMISSION_API_VERSION}; got kind ${JSON.stringify(review.kind)}, apiVersion ${JSON.stringify(review.apiVersion)}`,
-    );
+    return {
+      rejected: badRequest(
+        `expected kind AdmissionReview, apiVersion ${ADMISSION_API_VERSION}; got kind ${JSON.stringify(review.kind)}, apiVersion ${JSON.stringify(review.apiVersion)}`,
+      ),
+    };
   }
   const request = review.request;
   if (!isObject(request) || typeof request.uid !== 'string' || request.uid === '') {
-    return badRequest('AdmissionReview has no request with a uid');
+    return { rejected: badRequest('AdmissionReview has no request with a uid') };
   }
   const uid = request.uid;
   const operation = typeof request.operation === 'string' ? request.operation : '';
@@ -148,6 +164,18 @@ export function answerAdmissionReview(
     summary: { ...summary, outcome },
   });
   const errored = (code: number, message: string) => answer({ allowed: false, status: { code, message } }, 'errored');
+  return { request, operation, answer, errored };
+}
+
+/** Answers one HTTP request body sent to `webhook`. Never throws. */
+export function answerAdmissionReview(
+  webhook: WebhookKind,
+  body: Buffer | string,
+  options: ReviewOptions = {},
+): HttpAnswer {
+  const opened = openAdmissionReview(body, options);
+  if ('rejected' in opened) return opened.rejected;
+  const { request, operation, answer, errored } = opened;
 
   const kind = request.kind;
   if (!isObject(kind) || kind.group !== 'jobset.x-k8s.io' || kind.version !== 'v1alpha2' || kind.kind !== 'JobSet') {

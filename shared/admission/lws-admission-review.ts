@@ -9,14 +9,8 @@
 // the answer is controller-runtime's for a recovered panic: not allowed, code 500, the panic's text. An object Go
 // could not decode is answered with code 400: for a malformed quantity with Go's message, otherwise with fleetq's
 // own description (not Go's decoder message).
-import type {
-  AdmissionResponse,
-  AdmissionReviewResponse,
-  HttpAnswer,
-  ReviewOptions,
-  Summary,
-} from './admission-review.js';
-import { ADMISSION_API_VERSION, DEFAULT_MAX_BODY_BYTES } from './admission-review.js';
+import type { AdmissionResponse, HttpAnswer, ReviewOptions } from './admission-review.js';
+import { openAdmissionReview } from './admission-review.js';
 import { aggregateText } from './field-errors.js';
 import type { JsonPatchOp } from './jobset-defaults.js';
 import type { LeaderWorkerSet } from '../controllers/leaderworkerset/types.js';
@@ -162,12 +156,6 @@ export function podShapeError(obj: unknown): string | undefined {
 
 // --- the review --------------------------------------------------------------------------------------------------
 
-const badRequest = (message: string, outcome = 'bad-request'): HttpAnswer => ({
-  statusCode: 400,
-  body: { message },
-  summary: { outcome },
-});
-
 function kindOk(webhook: LwsWebhook, kind: unknown): boolean {
   if (!isObject(kind)) return false;
   if (webhook === LwsWebhook.MutatePod || webhook === LwsWebhook.ValidatePod) {
@@ -192,49 +180,9 @@ export function answerLwsAdmissionReview(
   body: Buffer | string,
   options: ReviewOptions = {},
 ): HttpAnswer {
-  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-  if (size > limit) {
-    return {
-      statusCode: 413,
-      body: { message: `request body of ${size} bytes exceeds ${limit}` },
-      summary: { outcome: 'too-large' },
-    };
-  }
-  let review: unknown;
-  try {
-    review = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
-  } catch (err) {
-    return badRequest(`request body is not JSON: ${(err as Error).message}`);
-  }
-  if (!isObject(review)) return badRequest('request body is not an AdmissionReview object');
-  if (review.kind !== 'AdmissionReview' || review.apiVersion !== ADMISSION_API_VERSION) {
-    return badRequest(
-      `expected kind AdmissionReview, apiVersion ${ADMISSION_API_VERSION}; got kind ${JSON.stringify(review.kind)}, apiVersion ${JSON.stringify(review.apiVersion)}`,
-    );
-  }
-  const request = review.request;
-  if (!isObject(request) || typeof request.uid !== 'string' || request.uid === '') {
-    return badRequest('AdmissionReview has no request with a uid');
-  }
-  const uid = request.uid;
-  const operation = typeof request.operation === 'string' ? request.operation : '';
-  const summary: Summary = {
-    uid,
-    operation,
-    namespace: typeof request.namespace === 'string' ? request.namespace : undefined,
-    name: typeof request.name === 'string' ? request.name : undefined,
-    outcome: 'allowed',
-  };
-  const answer = (response: Omit<AdmissionResponse, 'uid'>, outcome: string): HttpAnswer => {
-    const out: AdmissionReviewResponse = {
-      apiVersion: ADMISSION_API_VERSION,
-      kind: 'AdmissionReview',
-      response: { uid, ...response },
-    };
-    return { statusCode: 200, body: out, summary: { ...summary, outcome } };
-  };
-  const errored = (code: number, message: string) => answer({ allowed: false, status: { code, message } }, 'errored');
+  const opened = openAdmissionReview(body, options);
+  if ('rejected' in opened) return opened.rejected;
+  const { request, operation, answer, errored } = opened;
   const denied = (message: string) =>
     answer({ allowed: false, status: { code: 403, reason: 'Forbidden', message } }, 'denied');
   const allowed = () => answer({ allowed: true, status: { code: 200 } }, 'allowed');
