@@ -4,13 +4,11 @@
 // its webhook server serves a certificate of the sandbox CA instead, and the webhook configurations are
 // upstream's own manifests (read from the module) with each `clientConfig.service` replaced by
 // `url: https://127.0.0.1:<port><path>` and the sandbox CA as `caBundle`.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { GoModuleFile } from '../../shared/controllers/descriptor.js';
 import { jobSetDescriptor } from '../../shared/controllers/jobset/descriptor.js';
 import type { AddOnCommand, AddOnContext } from './kind-options.js';
-import { issueServingCert } from './pki.js';
+import { loopbackManager } from './loopback-manager.js';
 import { upstreamWebhookConfigurations, type WebhookConfiguration } from './upstream-webhooks.js';
 
 /** Upstream's CRD of JobSet, as JobSet's descriptor names it. */
@@ -31,40 +29,12 @@ export const JOBSET_CONTROLLER = 'jobset-controller';
 const WEBHOOK_DIR = 'config/components/webhook';
 
 export async function jobsetController(ctx: AddOnContext): Promise<AddOnCommand> {
-  const home = join(ctx.dir, JOBSET_CONTROLLER);
-  mkdirSync(home, { recursive: true });
-  const certDir = issueServingCert(ctx.pki, join(home, 'certs'), JOBSET_CONTROLLER);
-  const webhookPort = await ctx.freePort();
-  const healthPort = await ctx.freePort();
-  const config = join(home, 'config.yaml');
-  // Configuration (config.jobset.x-k8s.io/v1alpha1): no in-cluster cert management, no leader election (one
-  // manager per cluster), webhooks and probes on loopback ports of their own, the metrics server off.
-  writeFileSync(
-    config,
-    [
-      'apiVersion: config.jobset.x-k8s.io/v1alpha1',
-      'kind: Configuration',
-      'internalCertManagement:',
-      '  enable: false',
-      'leaderElection:',
-      '  leaderElect: false',
-      'webhook:',
-      '  host: 127.0.0.1',
-      `  port: ${webhookPort}`,
-      `  certDir: ${certDir}`,
-      'health:',
-      `  healthProbeBindAddress: 127.0.0.1:${healthPort}`,
-      'metrics:',
-      '  bindAddress: "0"',
-      '',
-    ].join('\n'),
-  );
-  const caBundle = readFileSync(ctx.pki.caCert).toString('base64');
+  const manager = await loopbackManager(ctx, JOBSET_CONTROLLER, 'config.jobset.x-k8s.io/v1alpha1');
   return {
-    command: ctx.binary,
-    args: [`--kubeconfig=${ctx.kubeconfig}`, `--config=${config}`, '--leader-elect=false'],
-    readyUrl: `http://127.0.0.1:${healthPort}/readyz`,
-    webhooks: webhookConfigurations(`https://127.0.0.1:${webhookPort}`, caBundle),
+    command: manager.command,
+    args: manager.args,
+    readyUrl: manager.readyUrl,
+    webhooks: webhookConfigurations(manager.webhookBase, manager.caBundle),
     admits: admitsJobSets,
   };
 }

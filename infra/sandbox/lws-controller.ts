@@ -10,12 +10,10 @@
 // The manager registers its DisaggregatedSet controller and webhook unconditionally, so both of the module's CRDs
 // are applied before it starts.
 // Upstream-mode clusters run it only when their spec asks (kind-options.ts ADD_ONS_ON_REQUEST).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { GoModuleFile } from '../../shared/controllers/descriptor.js';
 import type { AddOnCommand, AddOnContext } from './kind-options.js';
-import { issueServingCert } from './pki.js';
+import { loopbackManager } from './loopback-manager.js';
 import { upstreamWebhookConfigurations, type WebhookConfiguration } from './upstream-webhooks.js';
 
 /** The module and version the manager is built from (LWS_VERSION in build-addons.sh): change both together. */
@@ -39,43 +37,15 @@ export const LWS_CONTROLLER = 'lws-controller';
 const WEBHOOK_DIR = 'config/webhook';
 
 export async function lwsController(ctx: AddOnContext): Promise<AddOnCommand> {
-  const home = join(ctx.dir, LWS_CONTROLLER);
-  mkdirSync(home, { recursive: true });
-  const certDir = issueServingCert(ctx.pki, join(home, 'certs'), LWS_CONTROLLER);
-  const webhookPort = await ctx.freePort();
-  const healthPort = await ctx.freePort();
-  const config = join(home, 'config.yaml');
-  // Configuration (config.lws.x-k8s.io/v1alpha1, read strictly by pkg/config): no in-cluster cert management, no
-  // leader election (one manager per cluster), webhooks and probes on loopback ports of their own, the metrics
-  // server off ("0"; cmd/main.go takes metrics.bindAddress when --metrics-bind-address is not given).
-  writeFileSync(
-    config,
-    [
-      'apiVersion: config.lws.x-k8s.io/v1alpha1',
-      'kind: Configuration',
-      'internalCertManagement:',
-      '  enable: false',
-      'leaderElection:',
-      '  leaderElect: false',
-      'webhook:',
-      '  host: 127.0.0.1',
-      `  port: ${webhookPort}`,
-      `  certDir: ${certDir}`,
-      'health:',
-      `  healthProbeBindAddress: 127.0.0.1:${healthPort}`,
-      'metrics:',
-      '  bindAddress: "0"',
-      '',
-    ].join('\n'),
-  );
-  const caBundle = readFileSync(ctx.pki.caCert).toString('base64');
+  // The Configuration is read strictly by upstream's pkg/config; cmd/main.go takes metrics.bindAddress ("0": off)
+  // when --metrics-bind-address is not given.
+  const manager = await loopbackManager(ctx, LWS_CONTROLLER, 'config.lws.x-k8s.io/v1alpha1');
   return {
-    command: ctx.binary,
-    // --kubeconfig is controller-runtime's flag (ctrl.GetConfigOrDie); --leader-elect overrides the config file's.
-    args: [`--kubeconfig=${ctx.kubeconfig}`, `--config=${config}`, '--leader-elect=false'],
+    command: manager.command,
+    args: manager.args,
     crds: [LWS_CRD, DISAGGREGATEDSET_CRD],
-    readyUrl: `http://127.0.0.1:${healthPort}/readyz`,
-    webhooks: lwsWebhookConfigurations(`https://127.0.0.1:${webhookPort}`, caBundle),
+    readyUrl: manager.readyUrl,
+    webhooks: lwsWebhookConfigurations(manager.webhookBase, manager.caBundle),
     admits: admitsLeaderWorkerSets,
   };
 }
