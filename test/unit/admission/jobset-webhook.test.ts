@@ -2,37 +2,15 @@
 // jobset v0.12.0's TestJobSetDefaulting, TestValidateCreate and TestValidateUpdate) answered by fleetq as
 // upstream's own code answered it (jobset-golden.json; upstream-golden/README.md says how it is produced).
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
 import { aggregateText, invalidStatus } from '../../../shared/admission/field-errors.js';
 import { defaultJobSet } from '../../../shared/admission/jobset-defaults.js';
 import { validateJobSetUpdate } from '../../../shared/admission/jobset-update-validation.js';
 import { validateJobSetCreate } from '../../../shared/admission/jobset-validation.js';
 import { CREATE_CASES, DEFAULT_CASES, GATED_CASES, UPDATE_CASES, type GoldenCase } from './jobset-cases.js';
+import { upstreamAnswers, withoutEmpty } from './golden-answers.js';
 
 type Golden = { name: string; defaulted?: unknown; message: string; code?: number };
-const golden: Golden[] = JSON.parse(readFileSync(new URL('./jobset-golden.json', import.meta.url), 'utf8'));
-const upstream = (name: string): Golden => {
-  const g = golden.find((x) => x.name === name);
-  if (g === undefined) throw new Error(`no upstream answer for "${name}": regenerate jobset-golden.json`);
-  return g;
-};
-
-/** Go's encoding of the typed spec adds empty fields (`resources: {}`, `creationTimestamp: null`): drop empties. */
-function withoutEmpty(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutEmpty);
-  if (typeof v !== 'object' || v === null) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const y = withoutEmpty(x);
-    const empty =
-      y === null ||
-      y === '' ||
-      (Array.isArray(y) && y.length === 0) ||
-      (typeof y === 'object' && y !== null && Object.keys(y).length === 0);
-    if (!empty) out[k] = y;
-  }
-  return out;
-}
+const { upstream } = upstreamAnswers<Golden>(new URL('./jobset-golden.json', import.meta.url));
 
 /**
  * Where upstream prints a whole spec.replicatedJobs as the refused value (immutability, a volume claim without a

@@ -3,7 +3,6 @@
 // makes) checked against what lws v0.9.0's own webhooks, served by controller-runtime, answered
 // (lws-golden.json; upstream-golden/README.md says how it is produced).
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
 import type { AdmissionReviewResponse } from '../../../shared/admission/admission-review.js';
 import type { LwsWebhook } from '../../../shared/admission/lws-admission-review.js';
 import {
@@ -18,31 +17,10 @@ import { defaultLeaderWorkerSet } from '../../../shared/admission/lws-defaults.j
 import { mutateLwsPod } from '../../../shared/admission/lws-pod-mutation.js';
 import type { LeaderWorkerSet } from '../../../shared/controllers/leaderworkerset/types.js';
 import { ALL_CASES, CREATE_CASES, DEFAULT_CASES, POD_CASES, UPDATE_CASES, type LwsGoldenCase } from './lws-cases.js';
+import { upstreamAnswers, withoutEmpty } from './golden-answers.js';
 
 type Golden = { name: string; allowed: boolean; code: number; reason?: string; message?: string; patched?: unknown };
-const golden: Golden[] = JSON.parse(readFileSync(new URL('./lws-golden.json', import.meta.url), 'utf8'));
-const upstream = (name: string): Golden => {
-  const g = golden.find((x) => x.name === name);
-  if (g === undefined) throw new Error(`no upstream answer for "${name}": regenerate lws-golden.json`);
-  return g;
-};
-
-/** Go's encoding of the typed object adds empty fields (`resources: {}`, `creationTimestamp: null`): drop empties. */
-function withoutEmpty(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutEmpty);
-  if (typeof v !== 'object' || v === null) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const y = withoutEmpty(x);
-    const empty =
-      y === null ||
-      y === '' ||
-      (Array.isArray(y) && y.length === 0) ||
-      (typeof y === 'object' && y !== null && Object.keys(y).length === 0);
-    if (!empty) out[k] = y;
-  }
-  return out;
-}
+const { golden, upstream } = upstreamAnswers<Golden>(new URL('./lws-golden.json', import.meta.url));
 
 type Op = { op: string; path: string; value?: unknown };
 /** RFC 6902 add/replace/remove, enough to apply an admission patch. */
