@@ -1,6 +1,7 @@
 // What the JobSet controller observes, and the names it shares with sigs.k8s.io/jobset v0.12.0 (API
 // jobset.x-k8s.io/v1alpha2, pkg/constants). The JobSet is the apiserver's JSON as read (timestamps are RFC 3339
 // strings), typed as far as the planner reads it; its Jobs are typed by common/job-api.ts.
+import type { CustomResource, ServiceRef } from '../common/custom-resource.js';
 import type { PersistentVolumeClaim } from '../../kube/api/objects.js';
 import type { Job, JobSpec, Time, WireObjectMeta } from '../common/job-api.js';
 
@@ -136,21 +137,10 @@ export type JobSetStatus = {
   [other: string]: unknown;
 };
 
-export type JobSet = {
-  apiVersion?: string;
-  kind?: string;
-  metadata: WireObjectMeta;
-  spec: JobSetSpec;
-  status?: JobSetStatus;
-};
+export type JobSet = CustomResource<WireObjectMeta, JobSetSpec, JobSetStatus>;
 
 /** The headless Service as far as the planner reads it (only whether it exists). */
-export type Service = {
-  apiVersion?: string;
-  kind?: string;
-  metadata: WireObjectMeta;
-  spec?: Record<string, unknown>;
-};
+export type Service = ServiceRef<WireObjectMeta>;
 
 export type ObservedJobSet = {
   readonly namespace: string;

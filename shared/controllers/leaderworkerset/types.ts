@@ -4,6 +4,7 @@
 // pkg/utils/accelerators/tpu.go for the TPU names; pkg/webhooks/leaderworkerset_webhook.go for the defaults). The
 // LeaderWorkerSet is the apiserver's JSON as read (timestamps are RFC 3339 strings); pods, StatefulSets, Services
 // and ControllerRevisions are typed by kube/api/objects.ts.
+import type { CustomResource, ServiceRef } from '../common/custom-resource.js';
 import type {
   ControllerRevision,
   IntOrString,
@@ -202,18 +203,7 @@ export type LeaderWorkerSetStatus = {
   [other: string]: unknown;
 };
 
-export type LeaderWorkerSet = {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  spec: LeaderWorkerSetSpec;
-  status?: LeaderWorkerSetStatus;
-};
+export type LeaderWorkerSet = CustomResource<ObjectMeta, LeaderWorkerSetSpec, LeaderWorkerSetStatus>;
 
 /** The headless Service as far as the controller reads it (whether it exists, and its owner). */
-export type Service = {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  spec?: Record<string, unknown>;
-};
+export type Service = ServiceRef<ObjectMeta>;
