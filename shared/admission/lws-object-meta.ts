@@ -5,56 +5,24 @@
 // name) before a validating webhook is called.
 import type { FieldError } from './field-errors.js';
 import { invalid, required, tooLong } from './field-errors.js';
-import { byteLength, isDNS1035Label, isValidLabelValue, regexError } from './names.js';
+import {
+  byteLength,
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isValidLabelValue,
+  regexError,
+} from './names.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const obj = (v: unknown): Json | undefined => (isObject(v) ? v : undefined);
 const TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024;
 
-const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
-const dns1123LabelRe = new RegExp(`^${DNS1123_LABEL}$`);
-const dns1123SubdomainRe = new RegExp(`^${DNS1123_SUBDOMAIN}$`);
 const LABEL_KEY = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const labelKeyRe = new RegExp(`^${LABEL_KEY}$`);
 const LABEL_KEY_MSG =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-/** util/validation.IsDNS1123Label (namespace names). */
-function isDNS1123Label(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push('must be no more than 63 characters');
-  if (!dns1123LabelRe.test(value)) {
-    errs.push(
-      dns1123SubdomainRe.test(value)
-        ? 'must not contain dots'
-        : regexError(
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-            DNS1123_LABEL,
-            'my-name',
-            '123-abc',
-          ),
-    );
-  }
-  return errs;
-}
-
-/** content.IsDNS1123Subdomain (a label key's prefix): its length message counts bytes. */
-function isDNS1123SubdomainContent(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push('must be no more than 253 bytes');
-  if (!dns1123SubdomainRe.test(value)) {
-    errs.push(
-      regexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        DNS1123_SUBDOMAIN,
-        'example.com',
-      ),
-    );
-  }
-  return errs;
-}
 
 /** content.IsLabelKey (IsQualifiedName). */
 function isQualifiedName(value: string): string[] {
@@ -67,7 +35,7 @@ function isQualifiedName(value: string): string[] {
     const prefix = parts[0]!;
     name = parts[1]!;
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else errs.push(...isDNS1123SubdomainContent(prefix).map((m) => `prefix part ${m}`));
+    else errs.push(...isDNS1123Subdomain(prefix, 'bytes').map((m) => `prefix part ${m}`));
   } else {
     return [
       'a valid label key ' +

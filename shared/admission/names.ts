@@ -8,6 +8,7 @@ const LABEL_VALUE = '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?';
 export const HTTP_PATH = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 
 const anchored = (re: string) => new RegExp(`^${re}$`);
+const dns1123LabelRe = anchored(DNS1123_LABEL);
 const dns1123SubdomainRe = anchored(DNS1123_SUBDOMAIN);
 const dns1035LabelRe = anchored(DNS1035_LABEL);
 const labelValueRe = anchored(LABEL_VALUE);
@@ -23,9 +24,13 @@ export function regexError(message: string, pattern: string, ...examples: string
 
 const maxLenCharacters = (n: number) => `must be no more than ${n} characters`;
 
-export function isDNS1123Subdomain(value: string): string[] {
+/**
+ * validation.IsDNS1123Subdomain; content.IsDNS1123Subdomain (a label key's prefix) is the same check with its length
+ * message in `bytes`.
+ */
+export function isDNS1123Subdomain(value: string, lengthIn: 'characters' | 'bytes' = 'characters'): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push(maxLenCharacters(253));
+  if (byteLength(value) > 253) errs.push(`must be no more than 253 ${lengthIn}`);
   if (!dns1123SubdomainRe.test(value)) {
     errs.push(
       regexError(
@@ -33,6 +38,25 @@ export function isDNS1123Subdomain(value: string): string[] {
         DNS1123_SUBDOMAIN,
         'example.com',
       ),
+    );
+  }
+  return errs;
+}
+
+/** util/validation.IsDNS1123Label (namespace names). */
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLenCharacters(63));
+  if (!dns1123LabelRe.test(value)) {
+    errs.push(
+      dns1123SubdomainRe.test(value)
+        ? 'must not contain dots'
+        : regexError(
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+            DNS1123_LABEL,
+            'my-name',
+            '123-abc',
+          ),
     );
   }
   return errs;
