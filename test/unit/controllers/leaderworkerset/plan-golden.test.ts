@@ -27,27 +27,12 @@ import {
   type GoldenEvent,
 } from './golden-cases.js';
 import { NOW } from './builders.js';
+import { createdFields, LABEL_PREFIX, leaderFields } from './golden-fields.js';
 
-const PREFIX = 'leaderworkerset.sigs.k8s.io/';
-const owned = (m: Record<string, string> | undefined) =>
-  Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => k.startsWith(PREFIX)));
 /** What a core/v1 Event keeps of upstream's events.k8s.io one. */
 const core = (events: readonly GoldenEvent[]) => events.map(({ type, reason, note }) => ({ type, reason, note }));
 const recorded = (events: readonly ResolvedEvent[]) =>
   events.map(({ type, reason, message }) => ({ type, reason, note: message }));
-
-function leaderFields(sts: StatefulSet): Record<string, unknown> {
-  const rolling = sts.spec?.updateStrategy?.rollingUpdate;
-  return {
-    labels: owned(sts.metadata?.labels),
-    annotations: sts.metadata?.annotations,
-    replicas: sts.spec?.replicas,
-    partition: rolling?.partition,
-    maxUnavailable: rolling?.maxUnavailable,
-    templateLabels: owned(sts.spec?.template.metadata?.labels),
-    templateAnnotations: sts.spec?.template.metadata?.annotations,
-  };
-}
 
 const names = (cluster: FakeCluster, kind: string) =>
   cluster.objects.filter((o) => o.kind === kind).map((o) => o.metadata?.name ?? '');
@@ -64,7 +49,7 @@ describe('LeaderWorkerSet key: observe, plan and apply, against upstream Reconci
     let sts: StatefulSet | null = null;
     if (c.sts !== undefined) {
       sts = expandLeaderSts(c.sts);
-      sts.metadata!.labels![`${PREFIX}template-revision-hash`] = c.stsKey ?? '';
+      sts.metadata!.labels![`${LABEL_PREFIX}template-revision-hash`] = c.stsKey ?? '';
       objects.push(sts);
     }
     objects.push(...(c.pods ?? []).map(expandPod), ...(c.statefulSets ?? []).map(expandSts));
@@ -157,17 +142,3 @@ describe('LeaderWorkerSetPod key: observe, plan and apply, against upstream PodR
     else expect(error).toContain(c.want.error);
   });
 });
-
-/** The fields the pod golden reports of a StatefulSet the pass created. */
-function createdFields(sts: StatefulSet): Record<string, unknown> {
-  return {
-    labels: sts.metadata?.labels,
-    replicas: sts.spec?.replicas,
-    serviceName: sts.spec?.serviceName,
-    templateLabels: sts.spec?.template.metadata?.labels,
-    templateAnnotations: sts.spec?.template.metadata?.annotations,
-    nodeSelector: sts.spec?.template.spec?.nodeSelector ?? null,
-    owner: sts.metadata?.ownerReferences,
-    selector: sts.spec?.selector.matchLabels,
-  };
-}

@@ -2,36 +2,14 @@
 // once per case on a fake client; here planLwsPod's plan is applied to the same world and the pods, StatefulSets,
 // Services, events, requeue and error compared.
 import { describe, expect, it } from '@jest/globals';
-import type { ControllerRevision, StatefulSet } from '../../../../shared/kube/api/objects.js';
+import type { ControllerRevision } from '../../../../shared/kube/api/objects.js';
 import { controllerRefOf } from '../../../../shared/kube/meta/controller-ref.js';
 import type { LwsEvent } from '../../../../shared/controllers/leaderworkerset/events.js';
 import { planLwsPod } from '../../../../shared/controllers/leaderworkerset/pod-reconcile.js';
 import { groupPodsOf, leaderNameOf } from '../../../../shared/controllers/leaderworkerset/restart-policy.js';
 import { newRevision } from '../../../../shared/controllers/leaderworkerset/revision.js';
-import { expandLws, expandPod, expandSts, loadGolden, type GoldenEvent } from './golden-cases.js';
-
-const recorded = (events: readonly LwsEvent[]): GoldenEvent[] =>
-  events.map((e) => ({
-    type: e.type,
-    reason: e.reason,
-    action: e.action,
-    note: e.note,
-    ...(e.related !== undefined && { related: e.related.name }),
-  }));
-
-/** The fields the harness reports of a StatefulSet the pass created. */
-function createdFields(sts: StatefulSet): Record<string, unknown> {
-  return {
-    labels: sts.metadata?.labels,
-    replicas: sts.spec?.replicas,
-    serviceName: sts.spec?.serviceName,
-    templateLabels: sts.spec?.template.metadata?.labels,
-    templateAnnotations: sts.spec?.template.metadata?.annotations,
-    nodeSelector: sts.spec?.template.spec?.nodeSelector ?? null,
-    owner: sts.metadata?.ownerReferences,
-    selector: sts.spec?.selector.matchLabels,
-  };
-}
+import { expandLws, expandPod, expandSts, loadGolden } from './golden-cases.js';
+import { createdFields, recordedEvents } from './golden-fields.js';
 
 describe('PodReconciler.Reconcile, one pass (upstream)', () => {
   it.each(loadGolden('pod-reconcile-golden.json'))('$name', (c) => {
@@ -87,7 +65,7 @@ describe('PodReconciler.Reconcile, one pass (upstream)', () => {
       pods: podsAfter.sort(),
       services: servicesAfter.sort(),
       statefulSets: stsAfter,
-      events: recorded(events),
+      events: recordedEvents(events),
       requeueAfterMs,
       ...(error !== undefined && { error }),
     }).toEqual(c.want);

@@ -6,45 +6,11 @@
 // (the new StatefulSet's event), so only what comes before is compared there.
 import { describe, expect, it } from '@jest/globals';
 import type { ControllerRevision, StatefulSet } from '../../../../shared/kube/api/objects.js';
-import type { LwsEvent } from '../../../../shared/controllers/leaderworkerset/events.js';
 import { planLeaderWorkerSet } from '../../../../shared/controllers/leaderworkerset/reconcile.js';
 import { newRevision, revisionKeyOf } from '../../../../shared/controllers/leaderworkerset/revision.js';
-import {
-  compactStatus,
-  expandLeaderSts,
-  expandLws,
-  expandPod,
-  expandSts,
-  loadGolden,
-  type GoldenEvent,
-} from './golden-cases.js';
+import { compactStatus, expandLeaderSts, expandLws, expandPod, expandSts, loadGolden } from './golden-cases.js';
 import { NOW } from './builders.js';
-
-const PREFIX = 'leaderworkerset.sigs.k8s.io/';
-const owned = (m: Record<string, string> | undefined) =>
-  Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => k.startsWith(PREFIX)));
-const recorded = (events: readonly LwsEvent[]): GoldenEvent[] =>
-  events.map((e) => ({
-    type: e.type,
-    reason: e.reason,
-    action: e.action,
-    note: e.note,
-    ...(e.related !== undefined && { related: e.related.name }),
-  }));
-
-/** The fields of the leader StatefulSet the harness reports (those lws sets). */
-function leaderFields(sts: StatefulSet): Record<string, unknown> {
-  const rolling = sts.spec?.updateStrategy?.rollingUpdate;
-  return {
-    labels: owned(sts.metadata?.labels),
-    annotations: sts.metadata?.annotations,
-    replicas: sts.spec?.replicas,
-    partition: rolling?.partition,
-    maxUnavailable: rolling?.maxUnavailable,
-    templateLabels: owned(sts.spec?.template.metadata?.labels),
-    templateAnnotations: sts.spec?.template.metadata?.annotations,
-  };
-}
+import { LABEL_PREFIX, leaderFields, recordedEvents } from './golden-fields.js';
 
 describe('Reconcile, one pass (upstream LeaderWorkerSetReconciler)', () => {
   it.each(loadGolden('reconcile-golden.json'))('$name', (c) => {
@@ -60,7 +26,7 @@ describe('Reconcile, one pass (upstream LeaderWorkerSetReconciler)', () => {
     let sts: StatefulSet | null = null;
     if (c.sts !== undefined) {
       sts = expandLeaderSts(c.sts);
-      sts.metadata!.labels![`${PREFIX}template-revision-hash`] = c.stsKey ?? '';
+      sts.metadata!.labels![`${LABEL_PREFIX}template-revision-hash`] = c.stsKey ?? '';
     }
     const statefulSets = [...(sts === null ? [] : [sts]), ...(c.statefulSets ?? []).map(expandSts)];
     const plan = planLeaderWorkerSet(
@@ -92,9 +58,9 @@ describe('Reconcile, one pass (upstream LeaderWorkerSetReconciler)', () => {
     expect(leaderFields(plan.applyLeaderStatefulSet!.object)).toEqual(want.leaderStatefulSet);
     expect((c.serviceExists ?? false) || plan.createService !== undefined).toBe(want.serviceExists);
     if (sts === null) {
-      expect(recorded(events)).toEqual(want.events.slice(0, events.length));
+      expect(recordedEvents(events)).toEqual(want.events.slice(0, events.length));
     } else {
-      expect(recorded(events)).toEqual(want.events);
+      expect(recordedEvents(events)).toEqual(want.events);
       expect(compactStatus(plan.status ?? lws.status ?? {})).toEqual(want.status);
     }
   });

@@ -2,7 +2,6 @@
 // `source`) and through ours. Each case names the upstream function it exercises.
 import { describe, expect, it } from '@jest/globals';
 import type { StatefulSet } from '../../../../shared/kube/api/objects.js';
-import type { LwsEvent } from '../../../../shared/controllers/leaderworkerset/events.js';
 import { leaderStatefulSet } from '../../../../shared/controllers/leaderworkerset/leader-statefulset.js';
 import {
   groupPodsOf,
@@ -24,22 +23,12 @@ import {
   expandSts,
   loadGolden,
   type GoldenCase,
-  type GoldenEvent,
 } from './golden-cases.js';
 import { NOW } from './builders.js';
+import { recordedEvents } from './golden-fields.js';
 
 const cases = loadGolden();
 const byFn = (fn: GoldenCase['fn']) => cases.filter((c) => c.fn === fn);
-
-/** Our events as the Go recorder saw them (the related object by name). */
-const asRecorded = (events: readonly LwsEvent[]): GoldenEvent[] =>
-  events.map((e) => ({
-    type: e.type,
-    reason: e.reason,
-    action: e.action,
-    note: e.note,
-    ...(e.related !== undefined && { related: e.related.name }),
-  }));
 
 describe('rollingUpdateParameters (upstream)', () => {
   it.each(byFn('rollingUpdateParameters'))('$name', (c) => {
@@ -53,7 +42,7 @@ describe('rollingUpdateParameters (upstream)', () => {
       return;
     }
     const got = rollingUpdateParameters(lws, sts, c.updated ?? false, states);
-    expect({ partition: got.partition, replicas: got.replicas, events: asRecorded(got.events) }).toEqual({
+    expect({ partition: got.partition, replicas: got.replicas, events: recordedEvents(got.events) }).toEqual({
       partition: c.want.partition,
       replicas: c.want.replicas,
       events: c.want.events,
@@ -73,7 +62,7 @@ describe('updateStatus (upstream)', () => {
       written: got.status !== undefined,
       updateDone: got.updateDone,
       status: compactStatus(got.status ?? lws.status ?? {}),
-      events: asRecorded(got.events),
+      events: recordedEvents(got.events),
     }).toEqual({
       written: c.want.written,
       updateDone: c.want.updateDone,
@@ -115,7 +104,7 @@ describe('handleRestartPolicy (upstream)', () => {
     expect({
       leaderDeleted: decision.kind === 'deleteLeader' || decision.kind === 'leaderDeleting',
       remainingPods: pods.map((p) => p.metadata?.name ?? '').filter((n) => n !== deleted),
-      events: decision.kind === 'deleteLeader' ? asRecorded([decision.event]) : [],
+      events: decision.kind === 'deleteLeader' ? recordedEvents([decision.event]) : [],
     }).toEqual({
       leaderDeleted: c.want.leaderDeleted,
       remainingPods: [...(c.want.remainingPods ?? [])].sort(),
