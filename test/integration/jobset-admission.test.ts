@@ -8,19 +8,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
-import type { ClusterState } from '../../infra/sandbox/cluster.js';
+import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { JOBSET_CONTROLLER, JOBSET_CRD } from '../../infra/sandbox/jobset-controller.js';
 import { sandboxKindOptions } from '../../infra/sandbox/kind-options.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { down, up } from '../../infra/sandbox/sandbox.js';
+import { down } from '../../infra/sandbox/sandbox.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
 import {
   startJobSetAdmission,
   withoutEmpty,
   type RunningJobSetAdmission,
 } from '../helpers/sandbox/jobset-admission.js';
+import { upOneCluster } from '../helpers/one-cluster.js';
 
 const KINDS = sandboxKindOptions({ crds: [{ kind: 'JobSet', file: JOBSET_CRD }], upstreamControllers: [] });
 const UPSTREAM_KINDS = sandboxKindOptions({
@@ -59,23 +59,18 @@ function jobSet(name: string, spec: Record<string, unknown> = {}, annotations?: 
 describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
   // Made when the tests run (a filtered run that skips them leaves nothing behind).
   let root = '';
-  let cluster: ClusterState;
   let kc: KubeConfig;
   let admission: RunningJobSetAdmission | undefined;
   const answered: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-jobset-admission-'));
-    [cluster] = (await up({
-      clusters: [{ name: 'jobset-admission', mode: SandboxMode.Fleetq }],
-      nodes: 1,
+    ({ kc } = await upOneCluster({
+      spec: { name: 'jobset-admission', mode: SandboxMode.Fleetq },
       root,
       kinds: KINDS,
-      log: (m) => process.stderr.write(`sandbox: ${m}\n`),
-    })) as [ClusterState];
-    kc = new KubeConfig();
-    kc.loadFromFile(cluster.kubeconfig);
-    await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+      namespace: NAMESPACE,
+    }));
 
     admission = await startJobSetAdmission({
       root,
@@ -227,32 +222,20 @@ describe('fleetq JobSet admission compared with upstream webhook', () => {
   it(
     'defaults the same JobSet to the same spec',
     async () => {
-      const log = (m: string) => process.stderr.write(`sandbox: ${m}\n`);
-      const [[fleetq], [upstream]] = (await Promise.all([
-        up({
-          clusters: [{ name: 'jobset-admission-f', mode: SandboxMode.Fleetq }],
-          nodes: 1,
+      const [{ kc: fkc }, { kc: ukc }] = await Promise.all([
+        upOneCluster({
+          spec: { name: 'jobset-admission-f', mode: SandboxMode.Fleetq },
           root: fleetqRoot,
           kinds: KINDS,
-          log,
+          namespace: NAMESPACE,
         }),
-        up({
-          clusters: [{ name: 'jobset-admission-u', mode: SandboxMode.Upstream }],
-          nodes: 1,
+        upOneCluster({
+          spec: { name: 'jobset-admission-u', mode: SandboxMode.Upstream },
           root: upstreamRoot,
           kinds: UPSTREAM_KINDS,
-          log,
+          namespace: NAMESPACE,
         }),
-      ])) as [[ClusterState], [ClusterState]];
-      const client = (c: ClusterState) => {
-        const kc = new KubeConfig();
-        kc.loadFromFile(c.kubeconfig);
-        return kc;
-      };
-      const fkc = client(fleetq);
-      const ukc = client(upstream);
-      for (const kc of [fkc, ukc])
-        await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+      ]);
 
       admission = await startJobSetAdmission({ root: fleetqRoot, kc: fkc, webhooks: ['mutate'] });
       const created = async (kc: KubeConfig, name: string) =>

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   BatchV1Api,
   CoreV1Api,
-  KubeConfig,
   KubernetesObjectApi,
+  type KubeConfig,
   type KubernetesObject,
   type V1Job,
   type V1OwnerReference,
@@ -22,8 +22,9 @@ import { sandboxKindOptions } from '../../infra/sandbox/kind-options.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { ensurePki } from '../../infra/sandbox/pki.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { down, up } from '../../infra/sandbox/sandbox.js';
+import { down } from '../../infra/sandbox/sandbox.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
+import { upOneCluster } from '../helpers/one-cluster.js';
 
 const KINDS = sandboxKindOptions({
   crds: [{ kind: 'JobSet', file: JOBSET_CRD }],
@@ -64,16 +65,12 @@ describe('JobSet upstream controller in the sandbox', () => {
   const namespace = 'jobset-test';
 
   beforeAll(async () => {
-    [cluster] = (await up({
-      clusters: [{ name: 'jobset-upstream', mode: SandboxMode.Upstream }],
-      nodes: 1,
+    ({ cluster, kc } = await upOneCluster({
+      spec: { name: 'jobset-upstream', mode: SandboxMode.Upstream },
       root,
       kinds: KINDS,
-      log: (m) => process.stderr.write(`sandbox: ${m}\n`),
-    })) as [ClusterState];
-    kc = new KubeConfig();
-    kc.loadFromFile(cluster.kubeconfig);
-    await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+      namespace,
+    }));
   }, 15 * 60_000);
 
   afterAll(async () => {

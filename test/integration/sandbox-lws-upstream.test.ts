@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   AppsV1Api,
   CoreV1Api,
-  KubeConfig,
   KubernetesObjectApi,
+  type KubeConfig,
   type KubernetesObject,
   type V1Pod,
   type V1StatefulSet,
@@ -24,8 +24,9 @@ import { LWS_CONTROLLER, LWS_CRD } from '../../infra/sandbox/lws-controller.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { ensurePki } from '../../infra/sandbox/pki.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { down, up } from '../../infra/sandbox/sandbox.js';
+import { down } from '../../infra/sandbox/sandbox.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
+import { upOneCluster } from '../helpers/one-cluster.js';
 
 const KINDS = sandboxKindOptions({
   crds: [{ kind: 'LeaderWorkerSet', file: LWS_CRD }],
@@ -62,16 +63,12 @@ describe('LeaderWorkerSet upstream controller in the sandbox', () => {
   const namespace = 'lws-test';
 
   beforeAll(async () => {
-    [cluster] = (await up({
-      clusters: [{ name: 'lws-upstream', mode: SandboxMode.Upstream, addOns: [LWS_CONTROLLER] }],
-      nodes: 1,
+    ({ cluster, kc } = await upOneCluster({
+      spec: { name: 'lws-upstream', mode: SandboxMode.Upstream, addOns: [LWS_CONTROLLER] },
       root,
       kinds: KINDS,
-      log: (m) => process.stderr.write(`sandbox: ${m}\n`),
-    })) as [ClusterState];
-    kc = new KubeConfig();
-    kc.loadFromFile(cluster.kubeconfig);
-    await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+      namespace,
+    }));
   }, 15 * 60_000);
 
   afterAll(async () => {

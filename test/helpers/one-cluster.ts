@@ -1,0 +1,28 @@
+// One sandbox cluster for an integration test that starts its own: started under the test's own root with the
+// kinds the test gives, with a KubeConfig for it and the test's namespace created.
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { ClusterState } from '../../infra/sandbox/cluster.js';
+import type { SandboxKindOption } from '../../infra/sandbox/kind-options.js';
+import { up, type ClusterSpec } from '../../infra/sandbox/sandbox.js';
+
+export type OneCluster = { readonly cluster: ClusterState; readonly kc: KubeConfig };
+
+/** Starts `spec` (one kwok node) under `root` with `kinds`, then creates `namespace` in it. */
+export async function upOneCluster(o: {
+  readonly spec: ClusterSpec;
+  readonly root: string;
+  readonly kinds: readonly SandboxKindOption[];
+  readonly namespace: string;
+}): Promise<OneCluster> {
+  const [cluster] = (await up({
+    clusters: [o.spec],
+    nodes: 1,
+    root: o.root,
+    kinds: o.kinds,
+    log: (m) => process.stderr.write(`sandbox: ${m}\n`),
+  })) as [ClusterState];
+  const kc = new KubeConfig();
+  kc.loadFromFile(cluster.kubeconfig);
+  await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: o.namespace } } });
+  return { cluster, kc };
+}
