@@ -1,5 +1,6 @@
 // The object shapes a custom resource's controller reads, shared by the JobSet and LeaderWorkerSet models: each
 // kind fills in its own metadata type (how its wire form carries ObjectMeta), spec and status.
+import type { Time } from '../../kube/api/objects.js';
 
 /** A custom resource: its kind's metadata, spec and (optional) status. */
 export type CustomResource<Meta, Spec, Status> = {
@@ -16,4 +17,14 @@ export type ServiceRef<Meta> = {
   kind?: string;
   metadata: Meta;
   spec?: Record<string, unknown>;
+};
+
+/** metav1.Condition, as a custom resource's status lists them. */
+export type Condition = {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  observedGeneration?: number;
+  lastTransitionTime?: Time;
+  reason: string;
+  message: string;
 };

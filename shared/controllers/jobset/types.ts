@@ -1,7 +1,7 @@
 // What the JobSet controller observes, and the names it shares with sigs.k8s.io/jobset v0.12.0 (API
 // jobset.x-k8s.io/v1alpha2, pkg/constants). The JobSet is the apiserver's JSON as read (timestamps are RFC 3339
 // strings), typed as far as the planner reads it; its Jobs are typed by common/job-api.ts.
-import type { CustomResource, ServiceRef } from '../common/custom-resource.js';
+import type { Condition, CustomResource, ServiceRef } from '../common/custom-resource.js';
 import type { PersistentVolumeClaim } from '../../kube/api/objects.js';
 import type { Job, JobSpec, Time, WireObjectMeta } from '../common/job-api.js';
 
@@ -46,14 +46,7 @@ export const StartupPolicyOrder = { AnyOrder: 'AnyOrder', InOrder: 'InOrder' } a
 export const DependsOnStatus = { Ready: 'Ready', Complete: 'Complete' } as const;
 
 /** metav1.Condition. */
-export type Condition = {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  observedGeneration?: number;
-  lastTransitionTime?: Time;
-  reason: string;
-  message: string;
-};
+export type { Condition };
 
 export type JobTemplateSpec = {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; [other: string]: unknown };

@@ -4,7 +4,7 @@
 // pkg/utils/accelerators/tpu.go for the TPU names; pkg/webhooks/leaderworkerset_webhook.go for the defaults). The
 // LeaderWorkerSet is the apiserver's JSON as read (timestamps are RFC 3339 strings); pods, StatefulSets, Services
 // and ControllerRevisions are typed by kube/api/objects.ts.
-import type { CustomResource, ServiceRef } from '../common/custom-resource.js';
+import type { Condition, CustomResource, ServiceRef } from '../common/custom-resource.js';
 import type {
   ControllerRevision,
   IntOrString,
@@ -125,14 +125,7 @@ export const ConditionMessage = {
 } as const;
 
 /** metav1.Condition. */
-export type Condition = {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  observedGeneration?: number;
-  lastTransitionTime?: Time;
-  reason: string;
-  message: string;
-};
+export type { Condition };
 
 export type SubGroupPolicy = {
   /** CRD default LeaderWorker. */
