@@ -1,9 +1,10 @@
 // One sandbox cluster for an integration test that starts its own: started under the test's own root with the
-// kinds the test gives, with a KubeConfig for it and the test's namespace created.
+// kinds the test gives, with a KubeConfig for it and the test's namespace created; stopped and removed at the end.
+import { rmSync } from 'node:fs';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import type { SandboxKindOption } from '../../infra/sandbox/kind-options.js';
-import { up, type ClusterSpec } from '../../infra/sandbox/sandbox.js';
+import { down, up, type ClusterSpec } from '../../infra/sandbox/sandbox.js';
 
 export type OneCluster = { readonly cluster: ClusterState; readonly kc: KubeConfig };
 
@@ -25,4 +26,10 @@ export async function upOneCluster(o: {
   kc.loadFromFile(cluster.kubeconfig);
   await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: o.namespace } } });
   return { cluster, kc };
+}
+
+/** Stops the clusters under `root` (a test's own sandbox root) and removes the folder. */
+export async function downAndRemove(root: string): Promise<void> {
+  await down(undefined, root);
+  rmSync(root, { recursive: true, force: true });
 }

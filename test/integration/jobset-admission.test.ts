@@ -20,7 +20,7 @@ import {
   withoutEmpty,
   type RunningJobSetAdmission,
 } from '../helpers/sandbox/jobset-admission.js';
-import { upOneCluster } from '../helpers/one-cluster.js';
+import { downAndRemove, upOneCluster } from '../helpers/one-cluster.js';
 
 const KINDS = sandboxKindOptions({ crds: [{ kind: 'JobSet', file: JOBSET_CRD }], upstreamControllers: [] });
 const UPSTREAM_KINDS = sandboxKindOptions({
@@ -83,8 +83,7 @@ describe('fleetq JobSet admission on a fleetq-mode cluster', () => {
   afterAll(async () => {
     await admission?.stop();
     if (root === '') return;
-    await down(undefined, root);
-    rmSync(root, { recursive: true, force: true });
+    await downAndRemove(root);
   });
 
   const refusal = (obj: JobSet): Promise<{ code?: number; message: string }> =>

@@ -3,7 +3,7 @@
 // explicitly (upstream's CRD from the sigs.k8s.io/jobset module, the add-on built by build-addons.sh). The
 // controller creates the child Jobs `<js>-<rj>-<idx>` with its labels, its mutating webhook defaults the spec,
 // and its validating webhook refuses an invalid JobSet with upstream's message.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -22,9 +22,8 @@ import { sandboxKindOptions } from '../../infra/sandbox/kind-options.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { ensurePki } from '../../infra/sandbox/pki.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { down } from '../../infra/sandbox/sandbox.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
-import { upOneCluster } from '../helpers/one-cluster.js';
+import { downAndRemove, upOneCluster } from '../helpers/one-cluster.js';
 
 const KINDS = sandboxKindOptions({
   crds: [{ kind: 'JobSet', file: JOBSET_CRD }],
@@ -73,10 +72,7 @@ describe('JobSet upstream controller in the sandbox', () => {
     }));
   }, 15 * 60_000);
 
-  afterAll(async () => {
-    await down(undefined, root);
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => downAndRemove(root));
 
   it('runs the add-on, and its webhook configurations reach it on 127.0.0.1 with the sandbox CA', async () => {
     expect(Object.keys(cluster.addOns ?? {})).toEqual([JOBSET_CONTROLLER]);

@@ -5,7 +5,7 @@
 // manager's StatefulSet controller its pods, the manager a worker StatefulSet per leader pod, and its pod webhook
 // labels every pod and gives it the LWS_* env; its validating webhook refuses a LeaderWorkerSet of size 0.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -24,9 +24,8 @@ import { LWS_CONTROLLER, LWS_CRD } from '../../infra/sandbox/lws-controller.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
 import { ensurePki } from '../../infra/sandbox/pki.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { down } from '../../infra/sandbox/sandbox.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
-import { upOneCluster } from '../helpers/one-cluster.js';
+import { downAndRemove, upOneCluster } from '../helpers/one-cluster.js';
 
 const KINDS = sandboxKindOptions({
   crds: [{ kind: 'LeaderWorkerSet', file: LWS_CRD }],
@@ -71,10 +70,7 @@ describe('LeaderWorkerSet upstream controller in the sandbox', () => {
     }));
   }, 15 * 60_000);
 
-  afterAll(async () => {
-    await down(undefined, root);
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => downAndRemove(root));
 
   it('runs the add-on where asked only, with both CRDs and its webhooks on 127.0.0.1 with the sandbox CA', async () => {
     expect(Object.keys(cluster.addOns ?? {})).toEqual([LWS_CONTROLLER]);
