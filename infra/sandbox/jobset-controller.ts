@@ -4,11 +4,11 @@
 // its webhook server serves a certificate of the sandbox CA instead, and the webhook configurations are
 // upstream's own manifests (read from the module) with each `clientConfig.service` replaced by
 // `url: https://127.0.0.1:<port><path>` and the sandbox CA as `caBundle`.
-import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { GoModuleFile } from '../../shared/controllers/descriptor.js';
 import { jobSetDescriptor } from '../../shared/controllers/jobset/descriptor.js';
 import type { AddOnCommand, AddOnContext } from './kind-options.js';
-import { loopbackManager } from './loopback-manager.js';
+import { admitsThroughWebhooks, loopbackManager } from './loopback-manager.js';
 import { upstreamWebhookConfigurations, type WebhookConfiguration } from './upstream-webhooks.js';
 
 /** Upstream's CRD of JobSet, as JobSet's descriptor names it. */
@@ -53,7 +53,6 @@ export function webhookConfigurations(base: string, caBundle: string): WebhookCo
  * valid one comes back with the mutating webhook's defaults (the CRD has none for `network`).
  */
 async function admitsJobSets(kc: KubeConfig): Promise<boolean> {
-  const objects = KubernetesObjectApi.makeApiClient(kc);
   const probe = (targets?: string[]): KubernetesObject & { spec: unknown } => ({
     apiVersion: 'jobset.x-k8s.io/v1alpha2',
     kind: 'JobSet',
@@ -69,13 +68,10 @@ async function admitsJobSets(kc: KubeConfig): Promise<boolean> {
       ],
     },
   });
-  const refused = await objects.create(probe(['missing']), undefined, 'All').then(
-    () => false,
-    (err: unknown) => String((err as { body?: unknown }).body ?? err).includes('does not appear in'),
-  );
-  if (!refused) return false;
-  const created = (await objects.create(probe(), undefined, 'All')) as KubernetesObject & {
-    spec?: { network?: { enableDNSHostnames?: boolean } };
-  };
-  return created.spec?.network?.enableDNSHostnames === true;
+  return admitsThroughWebhooks<KubernetesObject & { spec?: { network?: { enableDNSHostnames?: boolean } } }>(kc, {
+    refused: probe(['missing']),
+    refusal: 'does not appear in',
+    admitted: probe(),
+    defaulted: (created) => created.spec?.network?.enableDNSHostnames === true,
+  });
 }

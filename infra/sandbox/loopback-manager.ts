@@ -2,9 +2,11 @@
 // on 127.0.0.1 against the cluster's apiserver, configured by a Configuration file of upstream's config API with no
 // in-cluster cert management (its webhook server serves a certificate of the sandbox CA instead), no leader
 // election (one manager per cluster), webhooks and probes on loopback ports of their own, and the metrics server off
-// ("0"). Each add-on adds its webhook configurations, readiness of admission and CRDs.
+// ("0"); and the check that the apiserver admits through its webhooks. Each add-on gives its webhook
+// configurations, admission probes and CRDs.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { AddOnContext } from './kind-options.js';
 import { issueServingCert } from './pki.js';
 
@@ -61,4 +63,27 @@ export async function loopbackManager(
     webhookBase: `https://127.0.0.1:${webhookPort}`,
     caBundle: readFileSync(ctx.pki.caCert).toString('base64'),
   };
+}
+
+/**
+ * True once the apiserver admits through the add-on's webhooks: a dry-run create of `refused` (which the CRD's
+ * schema accepts) is refused with a message containing `refusal` by the validating webhook, and a dry-run create of
+ * `admitted` comes back `defaulted` by the mutating webhook.
+ */
+export async function admitsThroughWebhooks<Created extends KubernetesObject>(
+  kc: KubeConfig,
+  probes: {
+    readonly refused: KubernetesObject;
+    readonly refusal: string;
+    readonly admitted: KubernetesObject;
+    readonly defaulted: (created: Created) => boolean;
+  },
+): Promise<boolean> {
+  const objects = KubernetesObjectApi.makeApiClient(kc);
+  const refused = await objects.create(probes.refused, undefined, 'All').then(
+    () => false,
+    (err: unknown) => String((err as { body?: unknown }).body ?? err).includes(probes.refusal),
+  );
+  if (!refused) return false;
+  return probes.defaulted((await objects.create(probes.admitted, undefined, 'All')) as Created);
 }

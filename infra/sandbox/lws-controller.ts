@@ -10,10 +10,10 @@
 // The manager registers its DisaggregatedSet controller and webhook unconditionally, so both of the module's CRDs
 // are applied before it starts.
 // Upstream-mode clusters run it only when their spec asks (kind-options.ts ADD_ONS_ON_REQUEST).
-import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { GoModuleFile } from '../../shared/controllers/descriptor.js';
 import type { AddOnCommand, AddOnContext } from './kind-options.js';
-import { loopbackManager } from './loopback-manager.js';
+import { admitsThroughWebhooks, loopbackManager } from './loopback-manager.js';
 import { upstreamWebhookConfigurations, type WebhookConfiguration } from './upstream-webhooks.js';
 
 /** The module and version the manager is built from (LWS_VERSION in build-addons.sh): change both together. */
@@ -61,7 +61,6 @@ export function lwsWebhookConfigurations(base: string, caBundle: string): Webhoo
  * mutating webhook's defaults (the CRD defaults no `networkConfig`; the webhook sets subdomainPolicy Shared).
  */
 async function admitsLeaderWorkerSets(kc: KubeConfig): Promise<boolean> {
-  const objects = KubernetesObjectApi.makeApiClient(kc);
   const probe = (size: number): KubernetesObject & { spec: unknown } => ({
     apiVersion: 'leaderworkerset.x-k8s.io/v1',
     kind: 'LeaderWorkerSet',
@@ -74,13 +73,10 @@ async function admitsLeaderWorkerSets(kc: KubeConfig): Promise<boolean> {
       },
     },
   });
-  const refused = await objects.create(probe(0), undefined, 'All').then(
-    () => false,
-    (err: unknown) => String((err as { body?: unknown }).body ?? err).includes('size must be equal or greater than 1'),
-  );
-  if (!refused) return false;
-  const created = (await objects.create(probe(2), undefined, 'All')) as KubernetesObject & {
-    spec?: { networkConfig?: { subdomainPolicy?: string } };
-  };
-  return created.spec?.networkConfig?.subdomainPolicy === 'Shared';
+  return admitsThroughWebhooks<KubernetesObject & { spec?: { networkConfig?: { subdomainPolicy?: string } } }>(kc, {
+    refused: probe(0),
+    refusal: 'size must be equal or greater than 1',
+    admitted: probe(2),
+    defaulted: (created) => created.spec?.networkConfig?.subdomainPolicy === 'Shared',
+  });
 }
