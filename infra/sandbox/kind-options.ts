@@ -77,7 +77,11 @@ export const ADD_ON_COMMANDS: Readonly<Record<string, AddOnStart>> = {
  */
 export const ADD_ONS_ON_REQUEST: ReadonlySet<string> = new Set([LWS_CONTROLLER]);
 
-/** The sandbox options of every registered kind that has any. */
+/**
+ * The sandbox options of every registered kind that has any. An add-on several kinds name (lws-controller, for
+ * LeaderWorkerSet and LeaderWorkerSetPod: one manager, two key kinds) is one controller: it goes with the first of
+ * them, so a cluster starts it once.
+ */
 export function sandboxKindOptions(
   registry: Pick<typeof DESCRIPTORS, 'crds' | 'upstreamControllers'> = DESCRIPTORS,
   commands: Readonly<Record<string, AddOnStart>> = ADD_ON_COMMANDS,
@@ -86,8 +90,10 @@ export function sandboxKindOptions(
   const options = new Map<string, { crds: CrdFile[]; upstreamController?: SandboxKindOption['upstreamController'] }>();
   const of = (kind: string) => options.get(kind) ?? options.set(kind, { crds: [] }).get(kind)!;
   for (const { kind, file } of registry.crds) of(kind).crds.push(file);
+  const named = new Set<string>();
   for (const c of registry.upstreamControllers) {
-    if (c.runs !== 'add-on') continue;
+    if (c.runs !== 'add-on' || named.has(c.name)) continue;
+    named.add(c.name);
     const start = commands[c.name];
     if (start === undefined)
       throw new Error(

@@ -20,6 +20,8 @@ export type KindCatalog = {
   readonly workloads: readonly string[];
   /** Kinds a cluster can hand over one object at a time (registry `handOver`), through the object's own field. */
   readonly handOver: readonly string[];
+  /** Groups of kinds a cluster owns all of or none of (descriptors' `ownedWith`), each in registration order. */
+  readonly ownedTogether: readonly (readonly string[])[];
 };
 
 /** A mapping of events of one kind to keys of the descriptor's kind. */
@@ -55,6 +57,10 @@ export class DescriptorRegistry {
       for (const kind of kindsOf(d)) {
         if (!known.has(kind)) throw new Error(`${d.kind}'s descriptor names ${kind}, which the resource table lacks`);
       }
+      for (const kind of d.ownedWith ?? []) {
+        if (!this.byKind.has(kind))
+          throw new Error(`${d.kind}'s descriptor is owned with ${kind}, which no registered descriptor is keyed by`);
+      }
     }
     this.resources = known;
   }
@@ -77,6 +83,7 @@ export class DescriptorRegistry {
       defaultOwned: kinds((d) => d.ownedByDefault === true),
       workloads: kinds((d) => d.resource !== undefined && d.upstream?.runs === 'kube-controller-manager'),
       handOver: kinds((d) => d.for.handedOver !== undefined),
+      ownedTogether: this.ownedTogether(),
     };
   }
 
@@ -157,13 +164,15 @@ export class DescriptorRegistry {
 
   /**
    * The workload kind a resource holds when the forwarder indexes it: the primary of a descriptor that owns
-   * something (its selector adopts, its controller reference is followed); undefined for any other resource.
+   * something (its selector adopts, its controller reference is followed) and whose key kind is that resource's
+   * own kind; undefined for any other resource. A descriptor keyed apart from the objects it is for (the
+   * LeaderWorkerSetPod key, for Pod) makes no workloads of them: every pod would be indexed, under a kind no key has.
    */
   indexedKind(resource: string): string | undefined {
     const kind = this.byPlural.get(resource)?.kind;
-    return kind !== undefined && this.descriptors.some((d) => d.for.kind === kind && d.owns.length > 0)
-      ? kind
-      : undefined;
+    if (kind === undefined) return undefined;
+    const d = this.byKind.get(kind);
+    return d !== undefined && d.for.kind === kind && d.owns.length > 0 ? kind : undefined;
   }
 
   /** The descriptor of `kind` says this object of it is handed to fleetq one by one (registry `handOver`). */
@@ -210,6 +219,20 @@ export class DescriptorRegistry {
     const own = this.reconcilersOf(kind).flatMap((d) => (d.for.remember ? [d.for.remember] : []));
     const watched = this.mappingsOf(kind).flatMap(({ mapping }) => (mapping.remember ? [mapping.remember] : []));
     return [...own, ...watched];
+  }
+
+  /** The descriptors' `ownedWith`, joined into groups (a kind owned with another is in the other's group too). */
+  private ownedTogether(): string[][] {
+    const groupOf = new Map<string, Set<string>>();
+    for (const d of this.descriptors) {
+      for (const other of d.ownedWith ?? []) {
+        const group = new Set([...(groupOf.get(d.kind) ?? [d.kind]), ...(groupOf.get(other) ?? [other])]);
+        for (const k of group) groupOf.set(k, group);
+      }
+    }
+    const order = this.kinds;
+    const groups = [...new Set(groupOf.values())].map((g) => order.filter((k) => g.has(k)));
+    return groups.sort((a, b) => order.indexOf(a[0] ?? '') - order.indexOf(b[0] ?? ''));
   }
 
   private require(kind: string): WatchDescriptor {

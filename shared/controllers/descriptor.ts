@@ -140,6 +140,13 @@ export type WatchDescriptor = {
   /** Owned by a cluster whose registry entry says nothing (registry `owns` default): Deployment, ReplicaSet. */
   readonly ownedByDefault?: boolean;
   /**
+   * Key kinds a cluster owns together with this one or not at all: the other keys of one upstream controller
+   * (LeaderWorkerSet and LeaderWorkerSetPod, lws's two reconcilers), where one without the other would leave half
+   * of the controller's work undone on a cluster whose upstream controller is gone. The cluster registry refuses
+   * an entry owning some of a group only.
+   */
+  readonly ownedWith?: readonly string[];
+  /**
    * For: the kind it reconciles. By default each event of such an object yields the object's own key;
    * `keys` replaces that (the ConfigMap mirror reconciles only annotated sources and wakes from copies).
    */

@@ -24,7 +24,7 @@ import { DESCRIPTORS } from './index.js';
 /**
  * A write that only an apiserver with the OwnerReferencesPermissionEnforcement admission plugin checks: setting
  * blockOwnerDeletion on a controller reference (metav1.NewControllerRef, kube/meta/controller-ref.ts) needs
- * `update` on the owner's finalizers subresource. kube-apiserver does not enable it by default (the sandbox does
+ * `update` on the owner's finalizers subresource (the owner: an object of the kind the descriptor is for). kube-apiserver does not enable it by default (the sandbox does
  * not), some distributions do; upstream's controller roles carry the same rule.
  */
 function ownerFinalizers(kind: string, owned: string): Access {
@@ -56,7 +56,8 @@ export function needsOfDescriptor(
     ...d.watches.map((m) => ({ kind: m.kind, why: `${d.kind}: ${m.why}` })),
   ];
   const owned = d.owns.map((o) => plural(o.kind)).join(' and ');
-  const finalizers = d.owns.length === 0 ? [] : [ownerFinalizers(d.kind, owned)];
+  // The owner is an object of the kind it is for, not of its key kind: a LeaderWorkerSetPod key's pod.
+  const finalizers = d.owns.length === 0 ? [] : [ownerFinalizers(d.for.kind, owned)];
   return { kind: d.kind, watches, reads: d.access.reads, writes: [...d.access.writes, ...finalizers] };
 }
 

@@ -30,7 +30,8 @@ export const REGISTERED_KINDS = {
   ],
   "handOver": [
     "Job"
-  ]
+  ],
+  "ownedTogether": []
 } as const;
 
 // prettier-ignore

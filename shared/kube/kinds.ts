@@ -16,6 +16,11 @@ export const WORKLOAD_KINDS: readonly Kind[] = REGISTERED_KINDS.workloads;
 export const DEFAULT_OWNED_KINDS: readonly Kind[] = REGISTERED_KINDS.defaultOwned;
 /** Kinds a cluster can hand over one object at a time (registry `handOver`), through the object's own field. */
 export const HAND_OVER_KINDS: readonly Kind[] = REGISTERED_KINDS.handOver;
+/**
+ * Groups of kinds a cluster owns all of or none of: the key kinds of one upstream controller (descriptors'
+ * `ownedWith`; LeaderWorkerSet with LeaderWorkerSetPod).
+ */
+export const OWNED_TOGETHER: readonly (readonly Kind[])[] = REGISTERED_KINDS.ownedTogether;
 
 export function isKind(value: string): value is Kind {
   return (ALL_KINDS as readonly string[]).includes(value);

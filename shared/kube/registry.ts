@@ -20,7 +20,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ALL_KINDS, DEFAULT_OWNED_KINDS, HAND_OVER_KINDS, type Kind } from './kinds.js';
+import { ALL_KINDS, DEFAULT_OWNED_KINDS, HAND_OVER_KINDS, OWNED_TOGETHER, type Kind } from './kinds.js';
 import { SYSTEM_NAMESPACES } from './names.js';
 import { TOKEN_FILE_AUTH, TokenFile, TokenFileAuthenticator } from './token-file.js';
 import { redactText, redactValue } from './redact-secrets.js';
@@ -207,6 +207,12 @@ const registrySchema = z
           path: ['clusters', i, 'owns'],
         });
     });
+    const defaultsApart = r.defaults?.owns && ownedApart(r.defaults.owns);
+    if (defaultsApart) ctx.addIssue({ code: 'custom', message: defaultsApart, path: ['defaults', 'owns'] });
+    r.clusters.forEach((c, i) => {
+      const apart = c.owns && ownedApart(c.owns);
+      if (apart) ctx.addIssue({ code: 'custom', message: apart, path: ['clusters', i, 'owns'] });
+    });
     const hubs = r.clusters.flatMap((c, i) => (c.hub === true ? [{ name: c.name, i }] : []));
     for (const extra of hubs.slice(1)) {
       ctx.addIssue({
@@ -297,6 +303,24 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
             insecureSkipTLSVerify: c.insecureSkipTLSVerify ?? false,
           },
   }));
+}
+
+/**
+ * Why `owns` is refused for owning part of a group of kinds owned together (kinds.ts OWNED_TOGETHER: the key kinds
+ * of one upstream controller), naming the group and what is missing; undefined when it owns all or none of each.
+ */
+export function ownedApart(
+  owns: readonly string[],
+  groups: readonly (readonly string[])[] = OWNED_TOGETHER,
+): string | undefined {
+  for (const group of groups) {
+    const missing = group.filter((k) => !owns.includes(k));
+    if (missing.length === 0 || missing.length === group.length) continue;
+    const names = `${group.slice(0, -1).join(', ')} and ${group.at(-1)}`;
+    const has = group.filter((k) => owns.includes(k)).join(', ');
+    return `${names} are owned together or not at all (the keys of one upstream controller): owns ${has} without ${missing.join(', ')}`;
+  }
+  return undefined;
 }
 
 /** The kind of fleetq's own resources, which the hub owns (whether its entry lists it or not). */

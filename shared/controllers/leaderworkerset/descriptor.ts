@@ -6,6 +6,8 @@
 // - LeaderWorkerSetPod: For Pod, only those with the name label (upstream's event filter); Owns StatefulSet (a
 //   worker StatefulSet's controller is its leader pod). Upstream watches no Service here: a per-replica Service
 //   deleted is made again at the pod's next event.
+// A cluster owns both or neither (`ownedWith`): upstream's manager runs both reconcilers, and the registry refuses
+// an entry owning one. Both name the add-on lws-controller; the sandbox starts it once (kind-options.ts).
 // Both also watch ControllerRevisions with a mapping that yields no key: upstream's manager reads them from an
 // informer (controller-runtime starts one for each kind its cached client lists) and wakes nothing on their events;
 // the watch makes the forwarder cache them, so each pass's revision list is not a live namespace list.
@@ -34,6 +36,7 @@ export const leaderWorkerSetDescriptor: WatchDescriptor = {
     path: 'config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml',
   },
   upstream: UPSTREAM,
+  ownedWith: [LWS_POD_KEY_KIND],
   for: { kind: LWS_KIND },
   owns: [
     { kind: 'StatefulSet', adopts: false },
@@ -100,6 +103,7 @@ export const leaderWorkerSetDescriptor: WatchDescriptor = {
 export const leaderWorkerSetPodDescriptor: WatchDescriptor = {
   kind: LWS_POD_KEY_KIND,
   upstream: UPSTREAM,
+  ownedWith: [LWS_KIND],
   for: {
     kind: 'Pod',
     keys: (event) =>

@@ -3,7 +3,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { isGoModuleFile, goModuleFilePath } from '../../../infra/sandbox/go-module.js';
 import { JOBSET_CONTROLLER, JOBSET_CRD } from '../../../infra/sandbox/jobset-controller.js';
-import { ADD_ON_COMMANDS, sandboxKindOptions, type AddOnContext } from '../../../infra/sandbox/kind-options.js';
+import {
+  ADD_ON_COMMANDS,
+  addOnsFor,
+  sandboxKindOptions,
+  type AddOnContext,
+} from '../../../infra/sandbox/kind-options.js';
+import { LWS_CONTROLLER, LWS_CRD } from '../../../infra/sandbox/lws-controller.js';
+import { SandboxMode } from '../../../infra/sandbox/modes.js';
+import { kindsTurnedOff } from '../../../infra/sandbox/replaced-kinds.js';
+import { ownedApart } from '../../../shared/kube/registry.js';
 import type { Pki } from '../../../infra/sandbox/pki.js';
 
 const crd = new URL('file:///kinds/gadget/crd.yaml');
@@ -68,6 +77,42 @@ describe('sandbox kind options', () => {
       'example.dev/widgets@v1.2.3: ../other/crd.yaml is not a path inside the module',
     );
     expect(() => goModuleFilePath({ ...moduleCrd, path: '/etc/passwd' })).toThrow(/is not a path inside the module/);
+  });
+
+  it('an add-on two kinds name (one manager, two key kinds) goes with the first, and a cluster starts it once', () => {
+    const lws = sandboxKindOptions({
+      crds: [{ kind: 'LeaderWorkerSet', file: LWS_CRD }],
+      upstreamControllers: [
+        { kind: 'LeaderWorkerSet', name: LWS_CONTROLLER, runs: 'add-on' },
+        { kind: 'LeaderWorkerSetPod', name: LWS_CONTROLLER, runs: 'add-on' },
+      ],
+    });
+    expect(lws).toEqual([
+      {
+        kind: 'LeaderWorkerSet',
+        crds: [LWS_CRD],
+        upstreamController: { name: LWS_CONTROLLER, start: ADD_ON_COMMANDS[LWS_CONTROLLER], onRequest: true },
+      },
+    ]);
+    const asked = { name: 'u', mode: SandboxMode.Upstream, addOns: [LWS_CONTROLLER] };
+    expect(addOnsFor(lws, asked).map((a) => a.name)).toEqual([LWS_CONTROLLER]);
+    expect(addOnsFor(lws, { name: 'u', mode: SandboxMode.Upstream })).toEqual([]);
+    expect(addOnsFor(lws, { name: 'f', mode: SandboxMode.Fleetq })).toEqual([]);
+  });
+
+  it("fleetq-mode clusters own kube-controller-manager's kinds only, never part of a group owned together", () => {
+    const owns = kindsTurnedOff(SandboxMode.Fleetq);
+    expect(owns).toEqual([
+      'Deployment',
+      'ReplicaSet',
+      'StatefulSet',
+      'DaemonSet',
+      'Job',
+      'CronJob',
+      'TTLAfterFinished',
+    ]);
+    expect(ownedApart(owns)).toBeUndefined();
+    expect(kindsTurnedOff(SandboxMode.Upstream)).toEqual([]);
   });
 
   it('an add-on the sandbox has no command for is refused, naming where to add it', () =>

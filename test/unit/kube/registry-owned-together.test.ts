@@ -1,0 +1,33 @@
+// Kinds owned together or not at all (kinds.ts OWNED_TOGETHER, from the descriptors' `ownedWith`): the key kinds
+// of one upstream controller (LeaderWorkerSet and LeaderWorkerSetPod). A registry entry owning part of a group is
+// refused, naming the whole group and what is missing.
+import { describe, expect, it } from '@jest/globals';
+import { ownedApart } from '../../../shared/kube/registry.js';
+
+const GROUPS = [['LeaderWorkerSet', 'LeaderWorkerSetPod']];
+
+describe('ownedApart', () => {
+  it.each([
+    { name: 'neither', owns: ['Deployment', 'ReplicaSet'] },
+    { name: 'both', owns: ['LeaderWorkerSetPod', 'Deployment', 'LeaderWorkerSet'] },
+    { name: 'nothing at all', owns: [] },
+  ])('accepts $name', ({ owns }) => expect(ownedApart(owns, GROUPS)).toBeUndefined());
+
+  it.each([
+    {
+      name: 'the set without its pods',
+      owns: ['Deployment', 'LeaderWorkerSet'],
+      want: 'LeaderWorkerSet and LeaderWorkerSetPod are owned together or not at all (the keys of one upstream controller): owns LeaderWorkerSet without LeaderWorkerSetPod',
+    },
+    {
+      name: 'the pods without their set',
+      owns: ['LeaderWorkerSetPod'],
+      want: 'LeaderWorkerSet and LeaderWorkerSetPod are owned together or not at all (the keys of one upstream controller): owns LeaderWorkerSetPod without LeaderWorkerSet',
+    },
+  ])('refuses $name', ({ owns, want }) => expect(ownedApart(owns, GROUPS)).toBe(want));
+
+  it('names every kind of a larger group', () =>
+    expect(ownedApart(['A'], [['A', 'B', 'C']])).toBe(
+      'A, B and C are owned together or not at all (the keys of one upstream controller): owns A without B, C',
+    ));
+});
