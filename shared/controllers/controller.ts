@@ -83,4 +83,10 @@ export interface Controller<Observed = unknown> {
     now: Date,
     failure: { readonly message: string; readonly method: string },
   ): PlanResult;
+  /**
+   * Optional: after plan()'s actions all succeeded, what the pass must undo, read fresh (JobSet: Jobs created for a
+   * JobSet that was deleted and gone while they were sent, deleted at once instead of left to the garbage
+   * collector). The runtime applies the actions returned; none: nothing to undo.
+   */
+  afterApply?(view: ClusterView, key: ReconcileKey, observed: Observed, result: PlanResult): Promise<readonly Action[]>;
 }

@@ -331,6 +331,14 @@ async function observeAndApply(
     }
     throw err;
   }
+  const { afterApply } = controller;
+  if (afterApply) {
+    const undo = await timedPhase('observe', () => afterApply(view, key, observed, result));
+    if (undo.length > 0) {
+      logger.info('Undoing writes after a fresh read', { actions: countByType(undo) });
+      await timedPhase('apply', () => applyActions(rest, undo, fence, apply));
+    }
+  }
   return result;
 }
 

@@ -26,6 +26,11 @@ export const jobSetDescriptor: WatchDescriptor = {
     reads: [
       { kind: 'JobSet', verbs: ['get'], why: 'JobSet observe: the JobSet' },
       { kind: 'Job', verbs: ['list'], why: "JobSet observe: its Jobs (the namespace's Jobs, filtered by controller)" },
+      {
+        kind: 'Job',
+        verbs: ['get'],
+        why: 'JobSet: after a pass created Jobs for a JobSet gone meanwhile, each of them, fresh (to delete it by uid)',
+      },
       { kind: 'Service', verbs: ['get'], why: 'JobSet observe: with DNS hostnames, does the headless Service exist' },
       {
         kind: 'PersistentVolumeClaim',

@@ -4,6 +4,7 @@
 import type { Controller } from '../controller.js';
 import { observeJobSet } from './observe.js';
 import { planJobSet } from './plan.js';
+import { undoCreatesForGoneJobSet } from './undo-orphaned-creates.js';
 import { JOBSET_KIND, type ObservedJobSet } from './types.js';
 
 /** sigs.k8s.io/jobset pkg/constants MaxParallelism: Job creates and deletes in flight at once. */
@@ -16,6 +17,7 @@ export const jobSetController: Controller<ObservedJobSet> = {
   // Upstream's createJobs sends every Job at once (constants.MaxParallelism): one round trip between the fresh
   // read of a JobSet and its Jobs, not slow start's 1, 2, 4, … batches.
   createParallelism: JOBSET_CREATE_PARALLELISM,
+  afterApply: undoCreatesForGoneJobSet,
 };
 
 export type { ObservedJobSet } from './types.js';
