@@ -13,6 +13,7 @@ import { fleetRolloutDescriptor } from './fleetrollout/descriptor.js';
 import { DescriptorRegistry } from './descriptor-registry.js';
 import { jobDescriptor } from './job/descriptor.js';
 import { jobSetDescriptor } from './jobset/descriptor.js';
+import { leaderWorkerSetDescriptor, leaderWorkerSetPodDescriptor } from './leaderworkerset/descriptor.js';
 import { replicaSetDescriptor } from './replicaset/descriptor.js';
 import { statefulSetDescriptor } from './statefulset/descriptor.js';
 import { ttlAfterFinishedDescriptor } from './ttl-after-finished/descriptor.js';
@@ -28,6 +29,8 @@ export const DESCRIPTORS = new DescriptorRegistry([
   configMapMirrorDescriptor,
   jobSetDescriptor,
   fleetRolloutDescriptor,
+  leaderWorkerSetDescriptor,
+  leaderWorkerSetPodDescriptor,
 ]);
 
 /** The controllers bound to a registry (the ConfigMap mirror writes only where each cluster's entry allows). */

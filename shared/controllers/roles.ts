@@ -71,6 +71,7 @@ const TABLE = DESCRIPTORS.resourceTable;
 const OPT_IN_NAME: Readonly<Record<string, string>> = {
   ConfigMap: 'configmap-mirror',
   TTLAfterFinished: 'ttl-after-finished',
+  LeaderWorkerSetPod: 'leaderworkerset-pod',
 };
 
 /** The roles of a fleetq deployment owning the default kinds (Deployment, ReplicaSet). */

@@ -14,7 +14,9 @@ export const REGISTERED_KINDS = {
     "TTLAfterFinished",
     "ConfigMap",
     "JobSet",
-    "FleetRollout"
+    "FleetRollout",
+    "LeaderWorkerSet",
+    "LeaderWorkerSetPod"
   ],
   "defaultOwned": [
     "Deployment",
@@ -31,7 +33,12 @@ export const REGISTERED_KINDS = {
   "handOver": [
     "Job"
   ],
-  "ownedTogether": []
+  "ownedTogether": [
+    [
+      "LeaderWorkerSet",
+      "LeaderWorkerSetPod"
+    ]
+  ]
 } as const;
 
 // prettier-ignore
@@ -105,6 +112,15 @@ export const REGISTERED_RESOURCES = [
     "group": "fleetq.dev",
     "version": "v1alpha1",
     "plural": "fleetrollouts",
+    "namespaced": true,
+    "status": true
+  },
+  {
+    "kind": "LeaderWorkerSet",
+    "apiVersion": "leaderworkerset.x-k8s.io/v1",
+    "group": "leaderworkerset.x-k8s.io",
+    "version": "v1",
+    "plural": "leaderworkersets",
     "namespaced": true,
     "status": true
   }

@@ -1,5 +1,5 @@
 // The watch descriptors of lws v0.9.0's two reconcilers (one manager, `lws-controller`), one key kind each
-// (index.ts says why). Not registered yet: controllers/index.ts does not list them.
+// (index.ts says why), registered in controllers/index.ts (opt-in per cluster, as JobSet).
 // - LeaderWorkerSet: For LeaderWorkerSet; Owns StatefulSet (the leader StatefulSet) and Service (the shared one),
 //   adopting nothing; Watches every StatefulSet with the name label, mapped to that name (a worker StatefulSet,
 //   whose controller is a leader pod, wakes its set).

@@ -201,6 +201,8 @@ describe('the shipped descriptors', () => {
       'FleetRollout',
       'Job',
       'JobSet',
+      'LeaderWorkerSet',
+      'LeaderWorkerSetPod',
       'ReplicaSet',
       'StatefulSet',
       'TTLAfterFinished',

@@ -15,11 +15,7 @@ import { WorkloadIndex, isIndexedResource } from '../../../shared/forwarder/work
 import { keyString } from '../../../shared/kube/key.js';
 
 const lwsKinds = new Set(['LeaderWorkerSet', 'LeaderWorkerSetPod']);
-const registry = new DescriptorRegistry([
-  ...DESCRIPTORS.descriptors.filter((d) => !lwsKinds.has(d.kind)),
-  leaderWorkerSetDescriptor,
-  leaderWorkerSetPodDescriptor,
-]);
+const registry = DESCRIPTORS;
 const NAME_LABEL = 'leaderworkerset.sigs.k8s.io/name';
 const pod = (name: string, labels: Record<string, string> = {}) => ({
   metadata: { name, namespace: 'ns', labels, uid: `u-${name}` },

@@ -13,6 +13,7 @@ import { waitFor } from '../../../infra/sandbox/process.js';
 import { DESCRIPTORS } from '../../../shared/controllers/index.js';
 import type { Controller, PlanResult } from '../../../shared/controllers/controller.js';
 import { MIRROR_TO } from '../../../shared/controllers/configmap-mirror/types.js';
+import { newRevision } from '../../../shared/controllers/leaderworkerset/revision.js';
 import { FLEET_ROLLOUT_FINALIZER } from '../../../shared/controllers/fleetrollout/observe.js';
 import { trimForForwarder } from '../../../shared/forwarder/object-trim.js';
 import { ResourceWatcher, type WatchStarter } from '../../../shared/forwarder/resource-watcher.js';
@@ -32,6 +33,7 @@ import * as daemonset from './daemonset/builders.js';
 import * as deployment from './deployment/builders.js';
 import * as job from './job/builders.js';
 import * as jobset from './jobset/builders.js';
+import * as lws from './leaderworkerset/builders.js';
 import * as replicaset from './replicaset/builders.js';
 import * as statefulset from './statefulset/builders.js';
 import * as ttl from './ttl-after-finished/builders.js';
@@ -49,6 +51,13 @@ type World = {
 };
 
 const types = (plan: PlanResult): string[] => plan.actions.map((a) => a.type);
+/** `Kind/name` of each action's object or target (a create's object, a patch's or an apply's target, ...). */
+const objectsOf = (plan: PlanResult): string[] =>
+  plan.actions.flatMap((a) => {
+    const { object, target } = a as { object?: KubernetesObject; target?: { kind: string; name: string } };
+    if (object !== undefined) return [`${object.kind}/${object.metadata?.name}`];
+    return target === undefined ? [] : [`${target.kind}/${target.name}`];
+  });
 const ofType = <T extends Action['type']>(plan: PlanResult, type: T) =>
   plan.actions.filter((a): a is Extract<Action, { type: T }> => a.type === type);
 
@@ -186,6 +195,31 @@ const WORLDS: Readonly<Record<string, () => World>> = {
           `${jobset.JS}-workers-1`,
         ]);
       },
+    };
+  },
+  LeaderWorkerSet: () => {
+    const set = lws.anLws({ replicas: 2, size: 3 });
+    return {
+      key: { namespace: lws.NS, name: lws.LWS },
+      now: lws.NOW,
+      objects: [
+        served('LeaderWorkerSet', { ...set, metadata: { ...set.metadata, creationTimestamp: '2026-03-10T10:00:00Z' } }),
+      ],
+      // A new set: its first revision, its leader StatefulSet and its shared headless Service.
+      expectPlan: (plan) =>
+        expect(objectsOf(plan)).toEqual(expect.arrayContaining([`StatefulSet/${lws.LWS}`, `Service/${lws.LWS}`])),
+    };
+  },
+  LeaderWorkerSetPod: () => {
+    const set = lws.anLws({ replicas: 1, size: 3 });
+    const revision = newRevision(set, [], 'rev-1');
+    const leader = lws.aPod(0, 0, { revision: 'rev-1' });
+    return {
+      key: { namespace: lws.NS, name: `${lws.LWS}-0` },
+      now: lws.NOW,
+      objects: [served('LeaderWorkerSet', set), served('Pod', leader), served('ControllerRevision', revision)],
+      // A leader pod without its worker StatefulSet: the StatefulSet of its two workers.
+      expectPlan: (plan) => expect(objectsOf(plan)).toEqual([`StatefulSet/${lws.LWS}-0`]),
     };
   },
   FleetRollout: () => {

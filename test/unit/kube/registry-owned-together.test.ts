@@ -2,7 +2,8 @@
 // of one upstream controller (LeaderWorkerSet and LeaderWorkerSetPod). A registry entry owning part of a group is
 // refused, naming the whole group and what is missing.
 import { describe, expect, it } from '@jest/globals';
-import { ownedApart } from '../../../shared/kube/registry.js';
+import { OWNED_TOGETHER } from '../../../shared/kube/kinds.js';
+import { RegistryError, ownedApart, parseRegistry } from '../../../shared/kube/registry.js';
 
 const GROUPS = [['LeaderWorkerSet', 'LeaderWorkerSetPod']];
 
@@ -30,4 +31,38 @@ describe('ownedApart', () => {
     expect(ownedApart(['A'], [['A', 'B', 'C']])).toBe(
       'A, B and C are owned together or not at all (the keys of one upstream controller): owns A without B, C',
     ));
+});
+
+describe('a cluster registry owning LeaderWorkerSet', () => {
+  const registry = (owns: string, defaults = '') =>
+    [
+      ...(defaults === '' ? [] : ['defaults:', `  owns: [${defaults}]`]),
+      'clusters:',
+      '  - name: eu-1',
+      '    kubeconfig: kc.yaml',
+      ...(owns === '' ? [] : [`    owns: [${owns}]`]),
+    ].join('\n');
+
+  it('is read when an entry owns both kinds, or neither', () => {
+    expect(parseRegistry(registry('Deployment, LeaderWorkerSet, LeaderWorkerSetPod'), 'r.yaml')[0]?.owns).toEqual([
+      'Deployment',
+      'LeaderWorkerSet',
+      'LeaderWorkerSetPod',
+    ]);
+    expect(parseRegistry(registry('Deployment'), 'r.yaml')[0]?.owns).toEqual(['Deployment']);
+  });
+
+  it('is refused when an entry, or the defaults, own one without the other, naming both kinds', () => {
+    expect(() => parseRegistry(registry('Deployment, LeaderWorkerSet'), 'r.yaml')).toThrow(
+      new RegistryError(
+        'r.yaml: invalid cluster registry\n  clusters[0].owns: LeaderWorkerSet and LeaderWorkerSetPod are owned together or not at all (the keys of one upstream controller): owns LeaderWorkerSet without LeaderWorkerSetPod',
+      ),
+    );
+    expect(() => parseRegistry(registry('', 'LeaderWorkerSetPod'), 'r.yaml')).toThrow(
+      /defaults\.owns: LeaderWorkerSet and LeaderWorkerSetPod are owned together or not at all .*: owns LeaderWorkerSetPod without LeaderWorkerSet/,
+    );
+  });
+
+  it('derives the groups from the registered descriptors', () =>
+    expect(OWNED_TOGETHER).toEqual([['LeaderWorkerSet', 'LeaderWorkerSetPod']]));
 });

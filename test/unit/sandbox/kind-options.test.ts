@@ -38,7 +38,7 @@ const ctx: AddOnContext = {
 };
 
 describe('sandbox kind options', () => {
-  it("the shipped kinds: JobSet's CRD from its Go module and its upstream manager as an add-on; FleetRollout's own CRD", () =>
+  it("the shipped kinds: JobSet's and LeaderWorkerSet's CRDs from their Go modules and their upstream managers as add-ons (LeaderWorkerSet's on request, once for its two key kinds); FleetRollout's own CRD", () =>
     expect(sandboxKindOptions()).toEqual([
       {
         kind: 'JobSet',
@@ -46,6 +46,11 @@ describe('sandbox kind options', () => {
         upstreamController: { name: JOBSET_CONTROLLER, start: ADD_ON_COMMANDS[JOBSET_CONTROLLER] },
       },
       { kind: 'FleetRollout', crds: [new URL('../../../infra/k8s/fleetrollout-crd.yaml', import.meta.url)] },
+      {
+        kind: 'LeaderWorkerSet',
+        crds: [LWS_CRD],
+        upstreamController: { name: LWS_CONTROLLER, start: ADD_ON_COMMANDS[LWS_CONTROLLER], onRequest: true },
+      },
     ]));
 
   it("a CRD kind with an add-on controller: its CRD file, and the add-on's command on the upstream side", async () => {

@@ -1,7 +1,5 @@
-// The two LeaderWorkerSet descriptors in a registry of their own beside the shipped ones (they are not registered):
-// the events that wake each key, as upstream's watches do, and every resource they read or write known.
+// The two LeaderWorkerSet descriptors, as registered (controllers/index.ts): the events that wake each key, as upstream's watches do, and every resource they read or write known.
 import { describe, expect, it } from '@jest/globals';
-import { DescriptorRegistry } from '../../../../shared/controllers/descriptor-registry.js';
 import { DESCRIPTORS } from '../../../../shared/controllers/index.js';
 import {
   leaderWorkerSetDescriptor,
@@ -16,11 +14,7 @@ import type { KubeObject } from '../../../../shared/forwarder/resources.js';
 import { WorkloadIndex } from '../../../../shared/forwarder/workload-index.js';
 import { keyString } from '../../../../shared/kube/key.js';
 
-const registry = new DescriptorRegistry([
-  ...DESCRIPTORS.descriptors,
-  leaderWorkerSetDescriptor,
-  leaderWorkerSetPodDescriptor,
-]);
+const registry = DESCRIPTORS;
 const NS = 'ns';
 const NAME_LABEL = 'leaderworkerset.sigs.k8s.io/name';
 const ref = (apiVersion: string, kind: string, name: string) => ({
@@ -102,8 +96,10 @@ describe('LeaderWorkerSet descriptors: resources and controllers', () => {
       status: true,
     });
   });
-  it('are not registered yet', () => {
-    expect(DESCRIPTORS.kinds).not.toContain('LeaderWorkerSet');
-    expect(DESCRIPTORS.kinds).not.toContain('LeaderWorkerSetPod');
+  it('are registered, owned together, by no cluster by default', () => {
+    expect(DESCRIPTORS.kinds).toEqual(expect.arrayContaining(['LeaderWorkerSet', 'LeaderWorkerSetPod']));
+    expect(DESCRIPTORS.catalog.defaultOwned).not.toContain('LeaderWorkerSet');
+    expect(DESCRIPTORS.catalog.defaultOwned).not.toContain('LeaderWorkerSetPod');
+    expect(DESCRIPTORS.catalog.ownedTogether).toEqual([['LeaderWorkerSet', 'LeaderWorkerSetPod']]);
   });
 });
