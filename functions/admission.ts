@@ -3,15 +3,26 @@
 // or FLEETQ_ADMISSION_PORT, FLEETQ_ADMISSION_CERT, FLEETQ_ADMISSION_KEY (flags win), and
 // FLEETQ_JOBSET_FEATURE_GATES (upstream's syntax, e.g. RestartJob=true). Paths: /mutate-jobset-x-k8s-io-v1alpha2-jobset
 // and /validate-jobset-x-k8s-io-v1alpha2-jobset; GET /healthz. SIGTERM/SIGINT: stop accepting, finish, exit 0.
+// LeaderWorkerSet's four webhooks (lws's paths: /mutate-leaderworkerset-x-k8s-io-v1-leaderworkerset,
+// /validate-leaderworkerset-x-k8s-io-v1-leaderworkerset, /mutate--v1-pod, /validate--v1-pod) are served too with
+// --leader-worker-set or FLEETQ_ADMISSION_LEADERWORKERSET=true: for a cluster that owns LeaderWorkerSet
+// (infra/k8s/components/leaderworkerset-admission sets it), whose pod webhooks select the set's pods by label.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseFeatureGates } from '../shared/admission/feature-gates.js';
+import { parseServeLeaderWorkerSet } from '../shared/admission/serve-leaderworkerset.js';
 import { startAdmissionServer } from '../shared/admission/server.js';
 import { Logger } from '../shared/runtime/logger.js';
 
 const logger = new Logger('fleetq-admission');
 const { values } = parseArgs({
-  options: { port: { type: 'string' }, host: { type: 'string' }, cert: { type: 'string' }, key: { type: 'string' } },
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    cert: { type: 'string' },
+    key: { type: 'string' },
+    'leader-worker-set': { type: 'boolean' },
+  },
 });
 const certFile = values.cert ?? process.env.FLEETQ_ADMISSION_CERT;
 const keyFile = values.key ?? process.env.FLEETQ_ADMISSION_KEY;
@@ -25,15 +36,18 @@ if (certFile === undefined || keyFile === undefined || !Number.isInteger(port) |
   process.exit(2);
 }
 const features = parseFeatureGates(process.env.FLEETQ_JOBSET_FEATURE_GATES);
+const serveLeaderWorkerSet =
+  values['leader-worker-set'] === true || parseServeLeaderWorkerSet(process.env.FLEETQ_ADMISSION_LEADERWORKERSET);
 const running = await startAdmissionServer({
   port,
   host: values.host ?? process.env.FLEETQ_ADMISSION_HOST,
   cert: readFileSync(certFile),
   key: readFileSync(keyFile),
   features,
+  serveLeaderWorkerSet,
   log: (message, fields) => logger.info(message, fields),
 });
-logger.info('Admission function started', { port: running.port, features, pid: process.pid });
+logger.info('Admission function started', { port: running.port, features, serveLeaderWorkerSet, pid: process.pid });
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -82,6 +82,8 @@ describe('the Lambda function-URL handler', () => {
 
   it('refuses other paths and methods', async () => {
     expect((await handler(event('/other', REVIEW))).statusCode).toBe(404);
+    // LeaderWorkerSet's paths only with FLEETQ_ADMISSION_LEADERWORKERSET=true (lws-admission-entry.test.ts).
+    expect((await handler(event('/mutate--v1-pod', REVIEW))).statusCode).toBe(404);
     expect((await handler(event(VALIDATE_JOBSET_PATH, REVIEW, false, 'GET'))).statusCode).toBe(405);
   });
 });

@@ -1,0 +1,13 @@
+// Whether the admission function serves LeaderWorkerSet's webhooks (server.ts `serveLeaderWorkerSet`), from its
+// environment: FLEETQ_ADMISSION_LEADERWORKERSET=true on a cluster that owns LeaderWorkerSet, whose webhook
+// configurations send it LeaderWorkerSets and the set's pods (infra/k8s/components/leaderworkerset-admission).
+// Unset or empty: off, as for every cluster that does not own the kind. Any other value is refused rather than
+// read as off: a typo would leave the cluster's LeaderWorkerSets and their pods refused (failurePolicy Fail).
+
+/** `true` → on; unset, '' or `false` → off; anything else throws, naming the variable. */
+export function parseServeLeaderWorkerSet(value: string | undefined): boolean {
+  const v = (value ?? '').trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  throw new Error(`FLEETQ_ADMISSION_LEADERWORKERSET must be "true" or "false", got ${JSON.stringify(value)}`);
+}
