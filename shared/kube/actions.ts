@@ -1,6 +1,9 @@
 // What a planner asks the writer to do. Every write names its precondition: updates carry
 // metadata.resourceVersion, deletes the uid of the object the planner saw, patches metadata.uid in the patch.
 //
+// An `apply` is server-side apply (kube/apply-request.ts): it has no precondition of its own, as upstream's applies
+// have none; the apiserver merges it with what other field managers own and it creates the object when absent.
+//
 // Events: a write may carry the Kubernetes Events upstream records for it (`events`): `onSuccess`, recorded in
 // order once the write succeeded (SuccessfulCreate, ScalingReplicaSet, …), and `onFailure`, recorded when the
 // apiserver refused it (FailedCreate, FailedDelete, ReplicaSetCreateError). An `event` action records an event
@@ -65,6 +68,21 @@ export type Action =
       readonly events?: WriteEvents;
     }
   | {
+      /**
+       * Server-side apply of `configuration` (a whole apply configuration: apiVersion, kind, metadata.name and
+       * namespace of `target`) under `fieldManager`: the fields it sets are set, the fields this manager applied
+       * before and no longer sets are removed, fields other managers own are kept. `force` takes over a field
+       * another manager owns where the apiserver would otherwise refuse the apply (409 Conflict).
+       */
+      readonly type: 'apply';
+      readonly target: ObjectRef;
+      readonly configuration: ApiObject;
+      readonly fieldManager: string;
+      readonly force: boolean;
+      readonly reason: string;
+      readonly events?: WriteEvents;
+    }
+  | {
       readonly type: 'updateStatus';
       readonly object: ApiObject;
       /** Recorded once the status write succeeded (the Job controller's Completed, Suspended, ...). */
@@ -114,6 +132,27 @@ export function releaseAction(
     patch: { metadata: { ownerReferences: [{ $patch: 'delete', uid: ownerUid }], ...extra, uid: objectUid } },
     reason,
     ignore: ['NotFound', 'Invalid'],
+  };
+}
+
+/** A server-side apply of `configuration`, its target named by the configuration itself. */
+export function applyAction(
+  configuration: ApiObject,
+  o: {
+    readonly fieldManager: string;
+    readonly force: boolean;
+    readonly reason: string;
+    readonly events?: WriteEvents;
+  },
+): Action {
+  return {
+    type: 'apply',
+    target: refOf(configuration),
+    configuration,
+    fieldManager: o.fieldManager,
+    force: o.force,
+    reason: o.reason,
+    ...(o.events !== undefined && { events: o.events }),
   };
 }
 

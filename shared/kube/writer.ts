@@ -23,6 +23,9 @@
 // create of a generateName object (a pod) is one surplus object the next reconcile removes, a late create of
 // a fixed name (a ReplicaSet) gets 409 AlreadyExists. Slow start keeps a batch small (1, 2, 4, …).
 //
+// Updates, patches, server-side applies and deletes go out together after the creates; an apply that creates its
+// object counts as an update in the result (the response does not say which it was).
+//
 // Events (Kubernetes Events, as upstream records them): a write's `onSuccess` events are recorded once it
 // succeeded (a pod's name comes from the create response), its `onFailure` event when the apiserver refused it
 // (not for a 404 on delete, nor a namespace being terminated: upstream records none then), and `event` actions
@@ -30,6 +33,7 @@
 // order of the actions, and also when the apply fails part-way: a write that was done keeps its event. The
 // recorder only buffers (kube/events/recorder.ts): recording never blocks or fails a reconcile.
 import type { Action, WriteEvents } from './actions.js';
+import { applyRequest } from './apply-request.js';
 import { ApiError, ReconcileError, isAlreadyExists, isNotFound } from './errors.js';
 import { resolveEvent } from './events/make-event.js';
 import type { EventSink } from './events/recorder.js';
@@ -113,7 +117,7 @@ export async function applyActions(
       if (failed) createFailure ??= { reason: failed.reason };
     }
     if (createFailure) throw createFailure.reason;
-    const others = ofType('update', 'patch', 'delete');
+    const others = ofType('update', 'patch', 'apply', 'delete');
     if (others.length > 0) {
       const confirmed = confirmFence(fence);
       const outcomes = await Promise.allSettled(others.map(({ action }) => applyOne(rest, action, fence, confirmed)));
@@ -273,6 +277,14 @@ async function applyOne(
         if (refusal !== undefined && action.ignore?.includes(refusal)) return 'absent';
         throw err;
       }
+      return 'written';
+    }
+    case 'apply': {
+      // Server-side apply (apply-request.ts). Sent whole every time: a configuration equal to what the manager
+      // applied last changes nothing on the server (no new resourceVersion).
+      const { method, path, ...o } = applyRequest(action);
+      guard(fence);
+      await rest.request(method, path, { ...o, ...guarded(fence, confirmed) });
       return 'written';
     }
     case 'updateStatus': {

@@ -1,7 +1,7 @@
 // What the debug log says of a plan: per action its type, the object it touches (`Kind namespace/name`), its
-// reason and its precondition (uid, resourceVersion), and for a patch the fields it sets. Never an object's body:
-// the ConfigMap mirror's creates and updates carry ConfigMap data, pod templates carry env values, and a log line
-// is no place for either. Pure.
+// reason and its precondition (uid, resourceVersion); for a patch the fields it sets, for an apply the fields its
+// configuration sets, its field manager and force. Never an object's body: the ConfigMap mirror's creates and
+// updates carry ConfigMap data, pod templates carry env values, and a log line is no place for either. Pure.
 import type { PlanResult } from '../controllers/controller.js';
 import type { Action, ObjectRef } from '../kube/actions.js';
 import type { ApiObject } from '../kube/meta/object.js';
@@ -12,9 +12,12 @@ export type ActionSummary = {
   readonly reason?: string;
   readonly uid?: string;
   readonly resourceVersion?: string;
-  /** A patch's fields, as dotted paths two levels deep (`metadata.labels`); never their values. */
+  /** A patch's or an apply's fields, as dotted paths two levels deep (`metadata.labels`); never their values. */
   readonly fields?: readonly string[];
   readonly propagationPolicy?: string;
+  /** An apply's field manager, and whether it takes over other managers' fields. */
+  readonly fieldManager?: string;
+  readonly force?: boolean;
 };
 
 export type PlanSummary = {
@@ -68,6 +71,15 @@ export function summarizeAction(a: Action): ActionSummary {
       };
     case 'patch':
       return { type: a.type, ref: refString(a.target), reason: a.reason, fields: fieldPaths(a.patch) };
+    case 'apply':
+      return {
+        type: a.type,
+        ref: refString(a.target),
+        reason: a.reason,
+        fields: fieldPaths(a.configuration),
+        fieldManager: a.fieldManager,
+        force: a.force,
+      };
     case 'event':
       return { type: a.type, ref: refString(a.event.regarding), reason: a.event.reason };
   }

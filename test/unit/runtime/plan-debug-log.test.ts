@@ -40,6 +40,14 @@ const ACTIONS: Action[] = [
     patch: { metadata: { labels: { secret: SECRET }, uid: 'u-4' } },
     reason: 'Relabel',
   },
+  {
+    type: 'apply',
+    target: { kind: 'ConfigMap', namespace: 'team-d', name: 'app-config' },
+    configuration: mirror('team-d'),
+    fieldManager: 'mirror',
+    force: true,
+    reason: 'MirrorApplied',
+  },
   { type: 'updateStatus', object: { ...mirror('src'), kind: 'ConfigMap' } },
 ];
 
@@ -92,6 +100,22 @@ describe('the debug log of a plan', () => {
         { type: 'update', ref: 'ConfigMap team-b/app-config', reason: 'MirrorUpdated', resourceVersion: '12' },
         { type: 'delete', ref: 'ConfigMap team-c/app-config', reason: 'Gone', uid: 'u-3' },
         { type: 'patch', ref: 'Pod src/p', reason: 'Relabel', fields: ['metadata.labels', 'metadata.uid'] },
+        {
+          type: 'apply',
+          ref: 'ConfigMap team-d/app-config',
+          reason: 'MirrorApplied',
+          fields: [
+            'apiVersion',
+            'kind',
+            'metadata.name',
+            'metadata.namespace',
+            'metadata.resourceVersion',
+            'data.db.password',
+            'binaryData.blob',
+          ],
+          fieldManager: 'mirror',
+          force: true,
+        },
         { type: 'updateStatus', ref: 'ConfigMap src/app-config', resourceVersion: '12' },
       ],
     });

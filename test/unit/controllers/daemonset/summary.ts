@@ -25,6 +25,8 @@ export function summarize(result: PlanResult): Summary {
         return `delete ${a.target.kind} ${a.target.name}`;
       case 'patch':
         return `patch ${a.target.kind} ${a.target.name} ${JSON.stringify(a.patch)}`;
+      case 'apply':
+        return `apply ${a.target.kind} ${a.target.name}`;
       case 'updateStatus':
         return `status ${sortedJson((a.object as DaemonSet).status)}`;
       case 'event':

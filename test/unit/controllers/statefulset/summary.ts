@@ -37,6 +37,8 @@ export function summarize(result: PlanResult): Summary {
         return `delete ${a.target.kind} ${a.target.name}`;
       case 'patch':
         return `patch ${a.target.kind} ${a.target.name}`;
+      case 'apply':
+        return `apply ${a.target.kind} ${a.target.name}`;
       case 'updateStatus':
         return `status ${statusLine((a.object as StatefulSet).status ?? { replicas: 0 })}`;
       case 'event':
