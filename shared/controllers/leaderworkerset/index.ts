@@ -39,7 +39,12 @@
 //    else for a leader planLeaderPod.
 //
 // observe.ts reads both; plan.ts (LeaderWorkerSet) and pod-plan.ts (LeaderWorkerSetPod) turn the passes into
-// actions; leader-statefulset-apply.ts stands in for server-side apply (below).
+// actions. The leader StatefulSet is server-side applied as upstream applies it: an `apply` action (PATCH
+// application/apply-patch+yaml) every pass, with leader-statefulset.ts's configuration (upstream's applied object,
+// field for field), field manager "lws", forced. Field ownership is upstream's too: a leader StatefulSet upstream's
+// manager applied is taken over as it is, a field lws stops applying is removed, another manager's field is kept;
+// an unchanged configuration writes nothing on the server. Worker StatefulSets are created, as upstream creates
+// them (its PodReconciler's Create, not an apply).
 //
 // ## What is left
 //
@@ -48,10 +53,6 @@
 //   (descriptor-registry indexedKind: every pod indexed); both descriptors name the add-on lws-controller (the
 //   sandbox's per-kind add-on table lists it twice); roles.ts's owner-finalizers rule names the key kind, which for
 //   LeaderWorkerSetPod is no resource (it needs pods/finalizers); a cluster must own both kinds or neither.
-// - Server-side apply. Upstream applies the whole leader StatefulSet each pass; kube/actions.ts has no apply, so
-//   the leader StatefulSet is created, then patched (strategic merge, `$patch: replace` on the template) only
-//   where the apply configuration differs (leader-statefulset-apply.ts says what that loses). An `apply` action
-//   (PATCH application/apply-patch+yaml, fieldManager lws, force) would keep upstream's field ownership.
 // - Events: upstream records events.k8s.io/v1 Events (an action, a related object: LwsEvent keeps both); fleetq's
 //   recorder writes core/v1 Events, which have neither. Upstream records the condition event before its status
 //   write; fleetq records events after the writes succeed.
@@ -78,7 +79,6 @@ export { computeStatus } from './status.js';
 export { restartDecision } from './restart-policy.js';
 export { planLeaderWorkerSet } from './reconcile.js';
 export { planLwsPod } from './pod-reconcile.js';
-export { leaderStatefulSetPatch } from './leader-statefulset-apply.js';
 
 /** The LeaderWorkerSet key: LeaderWorkerSetReconciler. Creates go in slow start, as upstream sends them one by one. */
 export const leaderWorkerSetController: Controller<ObservedLeaderWorkerSet> = {

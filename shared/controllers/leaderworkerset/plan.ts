@@ -3,30 +3,32 @@
 //   1  the revisions to create (current, then updated), each with its CreatingRevision event
 //   2  the surge groups given back: their events, recorded whatever the writes meet (upstream records them while it
 //      computes the rolling update, before the apply)
-//   3  the leader StatefulSet: created when there is none, else patched where the apply configuration differs
-//      (leader-statefulset-apply.ts); GroupsProgressing or GroupsUpdating once written, FailedCreate or FailedUpdate
-//      with the apiserver's error when refused
+//   3  the leader StatefulSet: server-side applied every pass, whole (field manager "lws", forced, as upstream's
+//      SSAWithStatefulset; the configuration is leader-statefulset.ts's, upstream's applied object field for field),
+//      which creates it when there is none; GroupsProgressing or GroupsUpdating once applied, FailedCreate (there
+//      was none) or FailedUpdate with the apiserver's error when refused
 //   4  the shared headless Service, created when missing (FailedCreate when refused)
 //   5  the status (an update of the status subresource, with the condition events)
 //   6  once the update is done, the revisions of other keys deleted
-// Where fleetq differs (the writer sends creates first, in slow-start batches, then updates, patches and deletes,
-// then the status):
-//  - The Service's create goes with the creates, before the StatefulSet's patch (and, after a revision's create,
-//    in one slow-start batch with the StatefulSet's create): a refused StatefulSet write may not hold it back as it
-//    does upstream.
+// Where fleetq differs (the writer sends creates first, in slow-start batches, then updates, patches, applies and
+// deletes, then the status):
+//  - The Service's create goes with the creates, before the StatefulSet's apply: a refused apply may not hold it
+//    back as it does upstream. A refused revision create holds back the apply, as upstream.
 //  - The surge events of step 2 are recorded even when a revision create before them is refused (upstream stops
 //    before it computes them).
 //  - The condition events go out after the status write succeeded; upstream records them before it.
 //  - Revisions are deleted only in a pass that writes no status (a pass that writes one continues at once), so
 //    that, as upstream, none is deleted unless the status before it was written.
-//  - A create of the leader StatefulSet refused as AlreadyExists (a cache behind) records no FailedCreate: the
-//    apply upstream sends never meets it.
-import type { Action } from '../../kube/actions.js';
+//  - Those deletes go out in one batch with the apply, not after it: a refused apply does not hold them back as it
+//    does upstream (they come once the update is done, when the apply usually has nothing left to change).
+import { applyAction, type Action } from '../../kube/actions.js';
 import type { PlanResult } from '../controller.js';
 import { lwsEventSpec, lwsFailureSpec } from './events.js';
-import { leaderStatefulSetPatch } from './leader-statefulset-apply.js';
 import { planLeaderWorkerSet, type ObservedLeaderWorkerSet } from './reconcile.js';
 import { LWS_API_VERSION, LWS_KIND, type LeaderWorkerSet } from './types.js';
+
+/** Upstream's field manager for its server-side applies (leaderworkerset_controller.go fieldManager). */
+export const LWS_FIELD_MANAGER = 'lws';
 
 /** The reasons fleetq logs its writes under. */
 export const WriteReason = {
@@ -53,31 +55,14 @@ export function planLeaderWorkerSetActions(observed: ObservedLeaderWorkerSet, no
 
   const apply = plan.applyLeaderStatefulSet;
   if (apply !== undefined) {
-    const onSuccess = apply.onSuccess.map(spec);
-    const onFailure = lwsFailureSpec(lws, apply.onFailure);
-    const current = observed.leaderStatefulSet;
-    if (current === null) {
-      actions.push({
-        type: 'create',
-        object: apply.object,
+    actions.push(
+      applyAction(apply.object, {
+        fieldManager: LWS_FIELD_MANAGER,
+        force: true,
         reason: WriteReason.LeaderStatefulSet,
-        events: { onSuccess, onFailure: { ...onFailure, quietOn: ['AlreadyExists'] } },
-      });
-    } else {
-      const patch = leaderStatefulSetPatch(current, apply.object);
-      if (patch !== null) {
-        actions.push({
-          type: 'patch',
-          target: { kind: 'StatefulSet', namespace: lws.metadata.namespace ?? '', name: lws.metadata.name ?? '' },
-          patch,
-          reason: WriteReason.LeaderStatefulSet,
-          events: { onSuccess, onFailure },
-        });
-      } else {
-        // Nothing to write: the apply succeeds at once, and so do its events.
-        for (const event of onSuccess) actions.push({ type: 'event', event });
-      }
-    }
+        events: { onSuccess: apply.onSuccess.map(spec), onFailure: lwsFailureSpec(lws, apply.onFailure) },
+      }),
+    );
   }
 
   if (plan.createService !== undefined) {

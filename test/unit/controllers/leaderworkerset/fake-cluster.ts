@@ -1,6 +1,11 @@
 // A cluster for the LeaderWorkerSet observe and plan tests: a ClusterView over a list of objects that logs each
-// request, and the writes of a plan's actions applied to those objects (creates, the strategic merge patches
-// plan.ts sends, deletes, status updates) with the events the writer would record, in its order.
+// request, and the writes of a plan's actions applied to those objects (creates, the server-side applies plan.ts
+// sends, deletes, status updates) with the events the writer would record, in its order.
+//
+// An apply as far as one field manager goes: the configuration's fields merged over the object (maps key by key,
+// anything else replaced whole, lists included), and the map keys the same manager applied last time and no longer
+// applies removed. The apiserver's merge of lists by key and its ownership across managers are the integration
+// test's (test/integration/server-side-apply.test.ts).
 import type { Action } from '../../../../shared/kube/actions.js';
 import type { ResolvedEvent } from '../../../../shared/kube/events/types.js';
 import type { ApiObject } from '../../../../shared/kube/meta/object.js';
@@ -15,6 +20,8 @@ export class FakeCluster implements ClusterView {
   readonly requests: string[] = [];
   /** What a fresh read finds instead (by `Kind/name`; null: gone). */
   readonly fresh = new Map<string, ApiObject | null>();
+  /** What each field manager applied last to each object (by `manager Kind/name`). */
+  private readonly applied = new Map<string, Json>();
 
   constructor(public objects: ApiObject[]) {}
 
@@ -41,13 +48,13 @@ export class FakeCluster implements ClusterView {
   }
 
   /**
-   * The actions as the writer applies them (creates, then patches and deletes, then status; every write succeeds)
+   * The actions as the writer applies them (creates, then applies and deletes, then status; every write succeeds)
    * and the events it records, in the order of the actions.
    */
   apply(actions: readonly Action[]): ResolvedEvent[] {
     const events: ResolvedEvent[] = [];
     const byPhase = (types: string[]) => actions.filter((a) => types.includes(a.type));
-    for (const a of [...byPhase(['create']), ...byPhase(['patch', 'delete']), ...byPhase(['updateStatus'])]) {
+    for (const a of [...byPhase(['create']), ...byPhase(['apply', 'delete']), ...byPhase(['updateStatus'])]) {
       this.write(a);
     }
     for (const a of actions) {
@@ -69,12 +76,18 @@ export class FakeCluster implements ClusterView {
           metadata: { uid: `uid-${a.object.metadata?.name}`, ...copy(a.object.metadata) },
         });
         return;
-      case 'patch': {
-        const target = this.find(a.target.kind, a.target.name);
-        if (target === undefined) throw new Error(`patch ${a.target.kind} ${a.target.name}: not found`);
-        const uid = (a.patch.metadata as Json | undefined)?.uid;
-        if (uid !== undefined && uid !== target.metadata?.uid) throw new Error(`patch ${a.target.name}: uid`);
-        strategicMerge(target as Json, a.patch);
+      case 'apply': {
+        const key = `${a.fieldManager} ${a.target.kind}/${a.target.name}`;
+        const configuration = copy(a.configuration) as Json;
+        const target = this.find(a.target.kind, a.target.name) as Json | undefined;
+        if (target === undefined) {
+          const metadata = configuration.metadata as Json;
+          this.objects.push({ ...configuration, metadata: { uid: `uid-${a.target.name}`, ...metadata } } as ApiObject);
+        } else {
+          removeUnapplied(target, this.applied.get(key) ?? {}, configuration);
+          mergeApplied(target, configuration);
+        }
+        this.applied.set(key, configuration);
         return;
       }
       case 'delete':
@@ -86,8 +99,10 @@ export class FakeCluster implements ClusterView {
         target.status = copy((a.object as Json).status);
         return;
       }
-      default:
+      case 'event':
         return;
+      default:
+        throw new Error(`the fake cluster does not apply ${a.type} actions`);
     }
   }
 }
@@ -96,29 +111,18 @@ function resolved(e: { type: string; reason: string; message: string }): Resolve
   return e as ResolvedEvent;
 }
 
-/**
- * The strategic merge patch as far as plan.ts uses it: maps merged, `$patch: replace` replacing a map, an
- * ownerReferences list merged by uid, anything else replaced.
- */
-export function strategicMerge(target: Json, patch: Json): void {
-  for (const [k, v] of Object.entries(patch)) {
-    if (isObject(v) && v.$patch === 'replace') {
-      const { $patch: _directive, ...rest } = v;
-      target[k] = copy(rest);
-    } else if (k === 'ownerReferences' && Array.isArray(v)) {
-      const refs = Array.isArray(target[k]) ? (target[k] as Json[]) : [];
-      for (const ref of v as Json[]) {
-        const i = refs.findIndex((r) => r.uid === ref.uid);
-        if (i >= 0) refs[i] = { ...refs[i], ...ref };
-        else refs.push(copy(ref));
-      }
-      target[k] = refs;
-    } else if (isObject(v) && isObject(target[k])) {
-      strategicMerge(target[k] as Json, v);
-    } else if (v === null) {
-      delete target[k];
-    } else {
-      target[k] = copy(v);
-    }
+/** The map keys `before` applied that `now` does not, removed from `target` (maps compared key by key). */
+function removeUnapplied(target: Json, before: Json, now: Json): void {
+  for (const [k, v] of Object.entries(before)) {
+    if (!(k in now)) delete target[k];
+    else if (isObject(v) && isObject(now[k]) && isObject(target[k])) removeUnapplied(target[k], v, now[k]);
+  }
+}
+
+/** The configuration's fields set on `target`: maps merged key by key, anything else replaced. */
+function mergeApplied(target: Json, configuration: Json): void {
+  for (const [k, v] of Object.entries(configuration)) {
+    if (isObject(v) && isObject(target[k])) mergeApplied(target[k], v);
+    else target[k] = copy(v);
   }
 }

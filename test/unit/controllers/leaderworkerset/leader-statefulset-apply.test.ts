@@ -1,127 +1,125 @@
-// The stand-in for upstream's server-side apply of the leader StatefulSet: when the apply configuration differs from
-// the StatefulSet on the server, and the strategic merge patch that writes it (applied here as the apiserver merges
-// it). What another manager set outside the configuration stays; inside the template it goes (the documented gap).
+// The leader StatefulSet's server-side apply (plan.ts): one `apply` action every pass, field manager "lws", forced,
+// as upstream's SSAWithStatefulset; its configuration is upstream's applied object, and so is the body the writer
+// sends (each upstream case of constructLeaderStatefulSetApplyConfiguration in fixtures/upstream-golden.json, as
+// JSON on the wire). What the apiserver does with it (fields removed, other managers' kept, conflicts forced) is
+// test/integration/server-side-apply.test.ts's.
 import { describe, expect, it } from '@jest/globals';
+import type { Action } from '../../../../shared/kube/actions.js';
+import { APPLY_PATCH_CONTENT_TYPE, applyRequest, type ApplyAction } from '../../../../shared/kube/apply-request.js';
 import type { StatefulSet } from '../../../../shared/kube/api/objects.js';
 import { leaderStatefulSet } from '../../../../shared/controllers/leaderworkerset/leader-statefulset.js';
+import { observeLeaderWorkerSet } from '../../../../shared/controllers/leaderworkerset/observe.js';
+import { LWS_FIELD_MANAGER, planLeaderWorkerSetActions } from '../../../../shared/controllers/leaderworkerset/plan.js';
 import {
-  isApplied,
-  leaderStatefulSetDiffers,
-  leaderStatefulSetPatch,
-} from '../../../../shared/controllers/leaderworkerset/leader-statefulset-apply.js';
+  planLeaderWorkerSet,
+  type ObservedLeaderWorkerSet,
+} from '../../../../shared/controllers/leaderworkerset/reconcile.js';
+import { newRevision, revisionKeyOf } from '../../../../shared/controllers/leaderworkerset/revision.js';
 import type { LeaderWorkerSet } from '../../../../shared/controllers/leaderworkerset/types.js';
-import { strategicMerge } from './fake-cluster.js';
-import { anLws } from './builders.js';
+import { anLws, aPod, aWorkerSts, LWS, NOW, NS } from './builders.js';
+import { FakeCluster } from './fake-cluster.js';
+import { expandLws, loadGolden } from './golden-cases.js';
 
-const EXCLUSIVE = 'leaderworkerset.sigs.k8s.io/exclusive-topology';
-const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+const wire = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
-/** The leader StatefulSet on the server after an apply of `lws`: a uid, defaults, another manager's label. */
-function onServer(lws: LeaderWorkerSet, partition = 0, replicas = 2): StatefulSet {
-  const sts = copy(leaderStatefulSet(lws, partition, replicas, 'k'));
-  sts.metadata = { ...sts.metadata, uid: 'uid-leader', labels: { ...sts.metadata?.labels, team: 'a' } };
-  sts.spec!.revisionHistoryLimit = 10;
-  sts.spec!.template.spec!.dnsPolicy = 'ClusterFirst';
-  sts.spec!.template.spec!.containers[0]!.imagePullPolicy = 'IfNotPresent';
-  return sts;
+function world(lws: LeaderWorkerSet, o: Partial<ObservedLeaderWorkerSet> = {}): ObservedLeaderWorkerSet {
+  return { lws, leaderStatefulSet: null, revisions: [], pods: [], statefulSets: [], sharedServiceExists: true, ...o };
 }
 
-function patched(observed: StatefulSet, desired: StatefulSet): StatefulSet {
-  const patch = leaderStatefulSetPatch(observed, desired);
-  expect(patch).not.toBeNull();
-  const result = copy(observed);
-  strategicMerge(result as Record<string, unknown>, patch!);
-  return result;
+const applies = (actions: readonly Action[]): ApplyAction[] =>
+  actions.filter((a): a is ApplyAction => a.type === 'apply');
+
+/** A set of two ready groups on its own revision, its leader StatefulSet as applied, its status as written. */
+function settled(lws: LeaderWorkerSet) {
+  const r = newRevision(lws, [], '');
+  const revision = { ...r, metadata: { ...r.metadata, uid: `uid-${r.metadata?.name}` } };
+  const key = revisionKeyOf(revision);
+  const leader: StatefulSet = {
+    ...leaderStatefulSet(lws, 0, 2, key),
+    status: { replicas: 2, readyReplicas: 2, availableReplicas: 2 },
+  };
+  const groups = {
+    pods: [aPod(0, 0, { revision: key }), aPod(1, 0, { revision: key })],
+    statefulSets: [aWorkerSts(0, { revision: key }), aWorkerSts(1, { revision: key })],
+  };
+  const observed = world(lws, { leaderStatefulSet: leader, revisions: [revision], ...groups });
+  const status = planLeaderWorkerSet(observed, NOW).status;
+  return { observed: { ...observed, lws: { ...lws, status: status ?? lws.status } }, key };
 }
 
-describe('isApplied: the server holds every field the configuration sets', () => {
-  it.each([
-    { name: 'a field the server defaulted besides', applied: { a: 1 }, server: { a: 1, b: 2 }, want: true },
-    { name: 'a different value', applied: { a: 1 }, server: { a: 2 }, want: false },
-    { name: 'an empty map applied, absent on the server', applied: { a: {} }, server: {}, want: true },
-    { name: 'null applied', applied: { a: null }, server: {}, want: true },
-    { name: 'a list element with defaults', applied: [{ n: 1 }], server: [{ n: 1, d: 0 }], want: true },
-    { name: 'a list longer on the server', applied: [{ n: 1 }], server: [{ n: 1 }, { n: 2 }], want: false },
-    { name: 'a field missing on the server', applied: { a: 'x' }, server: {}, want: false },
-  ])('$name: $want', ({ applied, server, want }) => expect(isApplied(applied, server)).toBe(want));
-});
-
-describe('leaderStatefulSetPatch', () => {
-  it('the StatefulSet as applied, with the server’s defaults and another manager’s label: no patch', () => {
+describe('the leader StatefulSet apply (plan.ts)', () => {
+  it('a new set: applied (which creates it) with the configuration upstream applies, manager lws, forced', () => {
     const lws = anLws();
-    expect(leaderStatefulSetPatch(onServer(lws), leaderStatefulSet(lws, 0, 2, 'k'))).toBeNull();
+    const key = revisionKeyOf(newRevision(lws, [], ''));
+    const [apply, ...more] = applies(planLeaderWorkerSetActions(world(lws), NOW).actions);
+    expect(more).toEqual([]);
+    expect(apply).toEqual({
+      type: 'apply',
+      target: { kind: 'StatefulSet', namespace: NS, name: LWS },
+      configuration: leaderStatefulSet(lws, 0, 2, key),
+      fieldManager: 'lws',
+      force: true,
+      reason: 'ApplyLeaderStatefulSet',
+      events: {
+        onSuccess: [expect.objectContaining({ reason: 'GroupsProgressing' })],
+        onFailure: expect.objectContaining({ type: 'Warning', reason: 'FailedCreate' }),
+      },
+    });
+    expect(LWS_FIELD_MANAGER).toBe('lws');
   });
 
-  it('the partition and replicas: exactly the configuration’s fields, the template replaced, uid as precondition', () => {
-    const lws = anLws();
-    const desired = leaderStatefulSet(lws, 1, 3, 'k');
-    expect(leaderStatefulSetPatch(onServer(lws), desired)).toEqual({
-      metadata: {
-        labels: desired.metadata?.labels,
-        annotations: desired.metadata?.annotations,
-        ownerReferences: desired.metadata?.ownerReferences,
-        uid: 'uid-leader',
-      },
-      spec: {
-        serviceName: desired.spec?.serviceName,
-        replicas: 3,
-        podManagementPolicy: 'Parallel',
-        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, partition: 1 } },
-        template: { ...desired.spec?.template, $patch: 'replace' },
-      },
+  it('settled: applied again, the same configuration, no event (upstream applies every pass)', () => {
+    const s = settled(anLws());
+    const result = planLeaderWorkerSetActions(s.observed, NOW);
+    expect(result.actions.map((a) => a.type)).toEqual(['apply']);
+    expect(applies(result.actions)[0]).toMatchObject({
+      configuration: leaderStatefulSet(s.observed.lws!, 0, 2, s.key),
+      events: { onSuccess: [], onFailure: expect.objectContaining({ reason: 'FailedUpdate' }) },
     });
   });
 
-  it('patched, the StatefulSet keeps what others set outside the configuration, and needs no second patch', () => {
-    const lws = anLws();
-    const observed = onServer(lws);
-    observed.metadata!.ownerReferences = [
-      ...(observed.metadata?.ownerReferences ?? []),
-      { apiVersion: 'v1', kind: 'ConfigMap', name: 'keep', uid: 'uid-cm' },
-    ];
-    const desired = leaderStatefulSet(lws, 1, 2, 'k');
-    const after = patched(observed, desired);
-    expect(after.metadata?.labels?.team).toBe('a');
-    expect(after.metadata?.ownerReferences?.map((r) => r.uid)).toEqual(['uid-lws', 'uid-cm']);
-    expect(after.spec?.revisionHistoryLimit).toBe(10);
-    expect(after.spec?.updateStrategy?.rollingUpdate?.partition).toBe(1);
-    expect(leaderStatefulSetDiffers(after, desired)).toBe(false);
+  it('an exclusive-topology annotation dropped from the set: the configuration no longer has it, and the apply removes it', async () => {
+    const exclusive = 'leaderworkerset.sigs.k8s.io/exclusive-topology';
+    const cluster = new FakeCluster([anLws({ annotations: { [exclusive]: 'pool' } })]);
+    const key = { cluster: 'c', kind: 'LeaderWorkerSet', namespace: NS, name: LWS };
+    const pass = async () => {
+      const result = planLeaderWorkerSetActions(await observeLeaderWorkerSet(cluster, key), NOW);
+      cluster.apply(result.actions);
+      return result;
+    };
+    await pass();
+    const template = () => (cluster.find('StatefulSet', LWS) as StatefulSet).spec?.template;
+    expect(template()?.metadata?.annotations?.[exclusive]).toBe('pool');
+    const after = anLws();
+    cluster.objects = cluster.objects.map((o) => (o.kind === 'LeaderWorkerSet' ? after : o));
+    const [apply] = applies((await pass()).actions);
+    expect(apply?.configuration).toEqual(leaderStatefulSet(after, 0, 2, revisionKeyOf(newRevision(after, [], ''))));
+    expect(template()?.metadata?.annotations).toEqual({ 'leaderworkerset.sigs.k8s.io/size': '2' });
+    expect(cluster.find('StatefulSet', LWS)?.metadata?.uid).toBe(`uid-${LWS}`);
   });
+});
 
-  it('a template annotation lws no longer sets (exclusive topology dropped from the set) is a difference, and goes', () => {
-    const before = anLws({ annotations: { [EXCLUSIVE]: 'pool' } });
-    const observed = onServer(before);
-    const lws = anLws();
-    const desired = leaderStatefulSet(lws, 0, 2, 'k');
-    expect(leaderStatefulSetDiffers(observed, desired)).toBe(true);
-    expect(patched(observed, desired).spec?.template.metadata?.annotations).toEqual(
-      desired.spec?.template.metadata?.annotations,
-    );
-  });
+describe('the request the writer sends for upstream’s cases (constructLeaderStatefulSetApplyConfiguration)', () => {
+  const cases = loadGolden().filter((c) => c.fn === 'leaderStatefulSet');
 
-  it('a field of the configuration edited by someone else is put back (the apply is forced)', () => {
-    const lws = anLws();
-    const observed = onServer(lws);
-    observed.spec!.podManagementPolicy = 'OrderedReady';
-    observed.spec!.template.spec!.containers[0]!.image = 'edited';
-    const desired = leaderStatefulSet(lws, 0, 2, 'k');
-    const after = patched(observed, desired);
-    expect(after.spec?.podManagementPolicy).toBe('Parallel');
-    expect(after.spec?.template.spec?.containers[0]?.image).toBe(desired.spec?.template.spec?.containers[0]?.image);
-  });
+  it('covers every upstream case', () => expect(cases).toHaveLength(10));
 
-  it('a container another manager added to the template: a difference the patch removes (where the apply keeps it)', () => {
-    const lws = anLws();
-    const observed = onServer(lws);
-    observed.spec!.template.spec!.containers.push({ name: 'sidecar', image: 's' });
-    const after = patched(observed, leaderStatefulSet(lws, 0, 2, 'k'));
-    expect(after.spec?.template.spec?.containers.map((c) => c.name)).toEqual(['leader']);
-  });
-
-  it('the controller reference missing: a difference', () => {
-    const lws = anLws();
-    const observed = onServer(lws);
-    observed.metadata!.ownerReferences = [];
-    expect(leaderStatefulSetDiffers(observed, leaderStatefulSet(lws, 0, 2, 'k'))).toBe(true);
+  it.each(cases)('$name', (c) => {
+    const configuration = leaderStatefulSet(expandLws(c.lws), c.partition ?? 0, c.replicas ?? 0, c.revisionKey ?? '');
+    const request = applyRequest({
+      type: 'apply',
+      target: { kind: 'StatefulSet', namespace: 'default', name: 'test-sample' },
+      configuration,
+      fieldManager: LWS_FIELD_MANAGER,
+      force: true,
+      reason: 'ApplyLeaderStatefulSet',
+    });
+    expect({ ...request, body: wire(request.body) }).toEqual({
+      method: 'PATCH',
+      path: '/apis/apps/v1/namespaces/default/statefulsets/test-sample',
+      query: { fieldManager: 'lws', force: true },
+      contentType: APPLY_PATCH_CONTENT_TYPE,
+      body: c.want.object,
+    });
   });
 });

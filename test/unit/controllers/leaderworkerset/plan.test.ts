@@ -1,6 +1,6 @@
 // The LeaderWorkerSet key's actions (plan.ts): what planLeaderWorkerSet decides, as the writes fleetq sends. A new
-// set, the steady state (the server's defaults are no difference), a scale, a template change starting a rolling
-// update, a rolling update moving on, the clean-up once it is done, and the waits.
+// set, the steady state (the apply alone, as upstream applies every pass), a scale, a template change starting a
+// rolling update, a rolling update moving on, the clean-up once it is done, and the waits.
 import { describe, expect, it } from '@jest/globals';
 import type { ControllerRevision, StatefulSet } from '../../../../shared/kube/api/objects.js';
 import { plannedEvents } from '../../../../shared/kube/actions.js';
@@ -68,6 +68,25 @@ function serverLeader(lws: LeaderWorkerSet, partition: number, replicas: number,
   };
 }
 
+/** The apply of a set whose leader StatefulSet exists, with no event to record on success. */
+function leaderApply(lws: LeaderWorkerSet, configuration: StatefulSet) {
+  return {
+    type: 'apply',
+    target: { kind: 'StatefulSet', namespace: NS, name: LWS },
+    configuration,
+    fieldManager: 'lws',
+    force: true,
+    reason: 'ApplyLeaderStatefulSet',
+    events: {
+      onSuccess: [],
+      onFailure: {
+        ...event('Warning', 'FailedUpdate', `Failed to update leader statefulset ${lws.metadata.name}: `),
+        detail: 'error',
+      },
+    },
+  };
+}
+
 function world(lws: LeaderWorkerSet, o: Partial<ObservedLeaderWorkerSet> = {}): ObservedLeaderWorkerSet {
   return { lws, leaderStatefulSet: null, revisions: [], pods: [], statefulSets: [], sharedServiceExists: true, ...o };
 }
@@ -119,12 +138,15 @@ describe('planLeaderWorkerSetActions', () => {
           },
         },
         {
-          type: 'create',
-          object: leaderStatefulSet(lws, 0, 2, key),
+          type: 'apply',
+          target: { kind: 'StatefulSet', namespace: NS, name: LWS },
+          configuration: leaderStatefulSet(lws, 0, 2, key),
+          fieldManager: 'lws',
+          force: true,
           reason: 'ApplyLeaderStatefulSet',
           events: {
             onSuccess: [event('Normal', 'GroupsProgressing', `Created leader statefulset ${LWS}`)],
-            onFailure: { ...failure(`Failed to create leader statefulset ${LWS}: `), quietOn: ['AlreadyExists'] },
+            onFailure: failure(`Failed to create leader statefulset ${LWS}: `),
           },
         },
         {
@@ -137,7 +159,7 @@ describe('planLeaderWorkerSetActions', () => {
     });
   });
 
-  it('settled: nothing to write (the server’s defaults in the template are no difference)', () => {
+  it('settled: the apply alone, its configuration unchanged, no event (upstream applies every pass)', () => {
     const s = settled(anLws());
     const groups = readyGroups(2, s.key);
     expect(
@@ -145,29 +167,28 @@ describe('planLeaderWorkerSetActions', () => {
         world(s.lws, { leaderStatefulSet: s.leader, revisions: [s.revision], ...groups }),
         NOW,
       ),
-    ).toEqual({ actions: [] });
+    ).toEqual({ actions: [leaderApply(s.lws, leaderStatefulSet(s.lws, 0, 2, s.key))] });
   });
 
-  it('scaled from 2 to 3 groups: replicas and the replicas annotation patched, nothing else', () => {
+  it('scaled from 2 to 3 groups: replicas and the replicas annotation applied, and the status', () => {
     const s = settled(anLws());
     const lws = { ...s.lws, spec: { ...s.lws.spec, replicas: 3 } };
     const result = planLeaderWorkerSetActions(
       world(lws, { leaderStatefulSet: s.leader, revisions: [s.revision], ...readyGroups(2, s.key) }),
       NOW,
     );
-    const patch = result.actions.find((a) => a.type === 'patch');
-    expect(patch).toMatchObject({
-      target: { kind: 'StatefulSet', namespace: NS, name: LWS },
-      reason: 'ApplyLeaderStatefulSet',
-      patch: {
-        metadata: { annotations: { 'leaderworkerset.sigs.k8s.io/replicas': '3' }, uid: 'uid-leader' },
+    const apply = result.actions.find((a) => a.type === 'apply');
+    expect(apply).toEqual(leaderApply(lws, leaderStatefulSet(lws, 0, 3, s.key)));
+    expect(apply).toMatchObject({
+      configuration: {
+        metadata: { annotations: { 'leaderworkerset.sigs.k8s.io/replicas': '3' } },
         spec: { replicas: 3, updateStrategy: { rollingUpdate: { partition: 0 } } },
       },
     });
-    expect(result.actions.filter((a) => a.type !== 'patch').map((a) => a.type)).toEqual(['updateStatus']);
+    expect(result.actions.map((a) => a.type)).toEqual(['apply', 'updateStatus']);
   });
 
-  it('a template change: the new revision created, then the template and partition patched', () => {
+  it('a template change: the new revision created, then the template and partition applied', () => {
     const s = settled(anLws());
     const lws: LeaderWorkerSet = JSON.parse(JSON.stringify(s.lws)) as LeaderWorkerSet;
     lws.spec.leaderWorkerTemplate.leaderTemplate!.spec!.containers[0]!.image = 'nginx:2';
@@ -178,18 +199,15 @@ describe('planLeaderWorkerSetActions', () => {
     );
     const updated = newRevision(lws, [s.revision], '');
     const newKey = revisionKeyOf(updated);
-    expect(result.actions.map((a) => a.type)).toEqual(['create', 'patch', 'updateStatus']);
+    expect(result.actions.map((a) => a.type)).toEqual(['create', 'apply', 'updateStatus']);
     expect(result.actions[0]).toMatchObject({ type: 'create', object: updated });
     const desired = leaderStatefulSet(lws, 2, 2, newKey);
-    expect(result.actions[1]).toMatchObject({
-      type: 'patch',
-      patch: {
-        metadata: { labels: { 'leaderworkerset.sigs.k8s.io/template-revision-hash': newKey } },
-        spec: {
-          replicas: 2,
-          updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, partition: 2 } },
-          template: { ...desired.spec!.template, $patch: 'replace' },
-        },
+    expect(result.actions[1]).toMatchObject({ type: 'apply', configuration: desired });
+    expect(desired).toMatchObject({
+      metadata: { labels: { 'leaderworkerset.sigs.k8s.io/template-revision-hash': newKey } },
+      spec: {
+        replicas: 2,
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, partition: 2 } },
       },
     });
     // No GroupsUpdating for the partition on the pass that changes the template: the UpdateInProgress condition's.
@@ -199,7 +217,7 @@ describe('planLeaderWorkerSetActions', () => {
     ]);
   });
 
-  it('a rolling update moving on: the partition patched down, with GroupsUpdating once written', () => {
+  it('a rolling update moving on: the partition applied down, with GroupsUpdating once written', () => {
     const old = settled(anLws());
     const lws: LeaderWorkerSet = JSON.parse(JSON.stringify(old.lws)) as LeaderWorkerSet;
     lws.spec.leaderWorkerTemplate.leaderTemplate!.spec!.containers[0]!.image = 'nginx:2';
@@ -213,15 +231,15 @@ describe('planLeaderWorkerSetActions', () => {
       world(lws, { leaderStatefulSet: leader, revisions: [old.revision, updated], pods, statefulSets }),
       NOW,
     );
-    const patch = result.actions.find((a) => a.type === 'patch');
-    expect(patch).toMatchObject({
-      patch: { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } },
+    const apply = result.actions.find((a) => a.type === 'apply');
+    expect(apply).toMatchObject({
+      configuration: { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } },
       events: { onSuccess: [event('Normal', 'GroupsUpdating', 'Updating replicas 0 to 1 (inclusive)')] },
     });
     expect(result.actions.some((a) => a.type === 'delete')).toBe(false);
   });
 
-  it('the update done: the old revision is deleted once no status is to be written', () => {
+  it('the update done: the old revision is deleted (beside the apply) once no status is to be written', () => {
     const before = anLws();
     before.spec.leaderWorkerTemplate.workerTemplate.spec!.containers[0]!.image = 'nginx:1';
     const old = revisionOf(before);
@@ -234,6 +252,7 @@ describe('planLeaderWorkerSetActions', () => {
     const steady = planLeaderWorkerSetActions(world(s.lws, { leaderStatefulSet: s.leader, revisions, ...groups }), NOW);
     expect(steady).toEqual({
       actions: [
+        leaderApply(s.lws, leaderStatefulSet(s.lws, 0, 2, s.key)),
         {
           type: 'delete',
           target: { kind: 'ControllerRevision', namespace: NS, name: old.metadata?.name },
@@ -245,7 +264,7 @@ describe('planLeaderWorkerSetActions', () => {
     // The same pass with a status to write first: the status, and the deletes in the next pass, at once.
     const stale = { ...s.lws, status: { ...s.lws.status, readyReplicas: 0 } };
     const first = planLeaderWorkerSetActions(world(stale, { leaderStatefulSet: s.leader, revisions, ...groups }), NOW);
-    expect(first.actions.map((a) => a.type)).toEqual(['updateStatus']);
+    expect(first.actions.map((a) => a.type)).toEqual(['apply', 'updateStatus']);
     expect(first.requeueAfter).toBe(0);
   });
 
@@ -262,6 +281,7 @@ describe('planLeaderWorkerSetActions', () => {
       NOW,
     ).status;
     expect(result.actions).toEqual([
+      leaderApply(lws, leaderStatefulSet(lws, 0, 2, key)),
       {
         type: 'updateStatus',
         object: { ...lws, status },

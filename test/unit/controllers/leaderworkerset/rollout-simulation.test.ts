@@ -8,7 +8,7 @@
 // converges to every group on the new revision, partition 0, replicas back to spec, the old revisions deleted and
 // the set Available. Each scenario runs twice: with the LeaderWorkerSet pass's plan taken as it is, and through
 // fleetq's own path (observe.ts reading a fake cluster, plan.ts's actions applied to it: the leader StatefulSet's
-// patch, the revision deletes left to the pass after a status write).
+// server-side apply, the revision deletes left to the pass after a status write).
 import { describe, expect, it } from '@jest/globals';
 import type { ControllerRevision, Pod, StatefulSet } from '../../../../shared/kube/api/objects.js';
 import type { ApiObject } from '../../../../shared/kube/meta/object.js';
