@@ -90,7 +90,7 @@ export const leaderWorkerSetDescriptor: WatchDescriptor = {
       {
         kind: 'StatefulSet',
         verbs: ['create', 'patch'],
-        why: 'LeaderWorkerSet: create its leader StatefulSet, patch the fields upstream applies (partition, replicas, template)',
+        why: 'LeaderWorkerSet: server-side apply of its leader StatefulSet (an apply that creates it needs create)',
       },
       { kind: 'Service', verbs: ['create'], why: 'LeaderWorkerSet: the shared headless Service' },
       { kind: LWS_KIND, subresource: 'status', verbs: ['update'], why: 'LeaderWorkerSet: its status' },

@@ -1,6 +1,6 @@
 // The LeaderWorkerSet controller (sigs.k8s.io/lws v0.9.0, API leaderworkerset.x-k8s.io/v1): two controllers, one
-// per key kind, with their descriptors (descriptor.ts), not registered yet (controllers/index.ts does not list
-// them).
+// per key kind, with their descriptors (descriptor.ts), registered in controllers/index.ts (opt-in: a cluster owns
+// both kinds or neither, and, for the pods to exist, StatefulSet too).
 //
 // ## Upstream: two reconcilers in one manager
 //
@@ -46,13 +46,8 @@
 // an unchanged configuration writes nothing on the server. Worker StatefulSets are created, as upstream creates
 // them (its PodReconciler's Create, not an apply).
 //
-// ## What is left
+// ## Where fleetq differs
 //
-// - Registration: the two descriptors in controllers/index.ts, then `npm run rbac:render` (RBAC, kinds-generated).
-//   Before that: a `for: Pod` descriptor that owns something makes pods workloads of the forwarder's index
-//   (descriptor-registry indexedKind: every pod indexed); both descriptors name the add-on lws-controller (the
-//   sandbox's per-kind add-on table lists it twice); roles.ts's owner-finalizers rule names the key kind, which for
-//   LeaderWorkerSetPod is no resource (it needs pods/finalizers); a cluster must own both kinds or neither.
 // - Events: upstream records events.k8s.io/v1 Events (an action, a related object: LwsEvent keeps both); fleetq's
 //   recorder writes core/v1 Events, which have neither. Upstream records the condition event before its status
 //   write; fleetq records events after the writes succeed.
