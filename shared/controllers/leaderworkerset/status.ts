@@ -207,5 +207,19 @@ export function computeStatus(
   const updateDone = partition === 0 && partitionedUpdatedAndReady === replicas;
 
   if (!changed && !conditionsChanged) return { updateDone, events };
-  return { status: { ...status, conditions }, updateDone, events };
+  return { status: asGoEncodes({ ...status, conditions }), updateDone, events };
+}
+
+/**
+ * The status as upstream's Update sends it: encoding/json leaves out the omitempty fields of LeaderWorkerSetStatus
+ * that are zero (replicas, readyReplicas, updatedReplicas, observedGeneration, an empty hpaPodSelector or
+ * conditions), so a count that drops to 0 is removed from the object, not written as 0.
+ */
+function asGoEncodes(status: LeaderWorkerSetStatus): LeaderWorkerSetStatus {
+  const out: LeaderWorkerSetStatus = { ...status };
+  for (const k of ['replicas', 'readyReplicas', 'updatedReplicas', 'observedGeneration'] as const)
+    if (out[k] === 0) delete out[k];
+  if (out.hpaPodSelector === '') delete out.hpaPodSelector;
+  if (out.conditions?.length === 0) delete out.conditions;
+  return out;
 }

@@ -159,6 +159,16 @@ describe('computeStatus (updateStatus)', () => {
     expect(got.events[0]?.note).toBe('Rolling Upgrade is in progress, with 2 groups ready of total 2 groups');
   });
 
+  it('a count that drops to 0 is left out of the status written, as Go encodes omitempty fields', () => {
+    const lws = anLws({ replicas: 1, size: 1 });
+    const ready = computeStatus(lws, leader(1), [aPod(0, 0, { revision: 'k' })], byName([]), 'k', NOW);
+    expect(ready.status?.readyReplicas).toBe(1);
+    const notReady = aPod(0, 0, { revision: 'old', phase: 'Pending', ready: false });
+    const got = computeStatus({ ...lws, status: ready.status }, leader(1), [notReady], byName([]), 'k', NOW);
+    expect(got.status).toBeDefined();
+    expect(Object.keys(got.status ?? {}).filter((k) => k === 'readyReplicas' || k === 'updatedReplicas')).toEqual([]);
+  });
+
   it('a leader without its worker StatefulSet is left out of every count', () => {
     const lws = anLws({ replicas: 1 });
     const got = computeStatus(lws, leader(1), [aPod(0, 0, { revision: 'k' })], byName([]), 'k', NOW);
