@@ -6,6 +6,7 @@ import { daemonSetPlugin } from './daemonset.js';
 import { deploymentPlugin } from './deployment.js';
 import { jobPlugin } from './job.js';
 import { jobSetPlugin } from './jobset.js';
+import { leaderWorkerSetPlugin } from './leaderworkerset.js';
 import type { ConformancePlugin } from './plugin.js';
 import { replicaSetPlugin } from './replicaset.js';
 import { statefulSetPlugin } from './statefulset.js';
@@ -20,6 +21,7 @@ export const PLUGINS: readonly ConformancePlugin[] = [
   daemonSetPlugin,
   statefulSetPlugin,
   jobSetPlugin,
+  leaderWorkerSetPlugin,
 ];
 
 export function pluginOf(kind: string, plugins: readonly ConformancePlugin[] = PLUGINS): ConformancePlugin {
