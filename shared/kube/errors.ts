@@ -99,12 +99,20 @@ export function isUnreachable(err: unknown): boolean {
 
 /**
  * Classifies a failed reconcile once: 409 → re-read and requeue (retryable Conflict), 400/422 → terminal,
- * no answer → retryable Unreachable, anything else from the API → retryable.
+ * except a status write's 422 (retryable), no answer → retryable Unreachable, anything else from the API →
+ * retryable.
+ *
+ * A status is computed from what the pass observed, and the apiserver's validation can refuse a transient one
+ * that the next observation computes differently (StatefulSet's currentReplicas, briefly -1 while a surge is
+ * scaled back, upstream's computation too): upstream's manager requeues it with backoff, and so does fleetq,
+ * instead of dead-lettering a key that nothing may wake again.
  */
 export function classify(err: unknown, context: string): ReconcileError {
   if (err instanceof ReconcileError) return err;
   if (err instanceof ApiError) {
     if (err.code === 409) return new ReconcileError('Conflict', `${context}: ${err.message}`, true, { cause: err });
+    if (err.code === 422 && isStatusWrite(err))
+      return new ReconcileError('Invalid', `${context}: ${err.message}`, true, { cause: err });
     if (err.code === 400 || err.code === 422)
       return new TerminalError('Invalid', `${context}: ${err.message}`, { cause: err });
     return new ReconcileError('ApiError', `${context}: ${err.message}`, true, { cause: err });
@@ -115,6 +123,11 @@ export function classify(err: unknown, context: string): ReconcileError {
     });
   }
   return new ReconcileError('ApiError', `${context}: ${rootMessage(err)}`, true, { cause: err });
+}
+
+/** A PUT or PATCH of a status subresource. */
+function isStatusWrite(err: ApiError): boolean {
+  return (err.method === 'PUT' || err.method === 'PATCH') && (err.path.split('?')[0] ?? '').endsWith('/status');
 }
 
 function rootMessage(err: unknown): string {
