@@ -6,11 +6,12 @@
 // LeaderWorkerSet's four webhooks (lws's paths: /mutate-leaderworkerset-x-k8s-io-v1-leaderworkerset,
 // /validate-leaderworkerset-x-k8s-io-v1-leaderworkerset, /mutate--v1-pod, /validate--v1-pod) are served too with
 // --leader-worker-set or FLEETQ_ADMISSION_LEADERWORKERSET=true: for a cluster that owns LeaderWorkerSet
-// (infra/k8s/components/leaderworkerset-admission sets it), whose pod webhooks select the set's pods by label.
+// (infra/k8s/components/leaderworkerset-admission sets it), whose pod webhooks select the set's pods by label. The
+// variable is checked even with the flag: a value other than true, false or empty stops it (exit 2).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseFeatureGates } from '../shared/admission/feature-gates.js';
-import { parseServeLeaderWorkerSet } from '../shared/admission/serve-leaderworkerset.js';
+import { resolveServeLeaderWorkerSet } from '../shared/admission/serve-leaderworkerset.js';
 import { startAdmissionServer } from '../shared/admission/server.js';
 import { Logger } from '../shared/runtime/logger.js';
 
@@ -36,8 +37,16 @@ if (certFile === undefined || keyFile === undefined || !Number.isInteger(port) |
   process.exit(2);
 }
 const features = parseFeatureGates(process.env.FLEETQ_JOBSET_FEATURE_GATES);
-const serveLeaderWorkerSet =
-  values['leader-worker-set'] === true || parseServeLeaderWorkerSet(process.env.FLEETQ_ADMISSION_LEADERWORKERSET);
+let serveLeaderWorkerSet: boolean;
+try {
+  serveLeaderWorkerSet = resolveServeLeaderWorkerSet(
+    values['leader-worker-set'],
+    process.env.FLEETQ_ADMISSION_LEADERWORKERSET,
+  );
+} catch (err) {
+  logger.error('Admission function not started', { error: (err as Error).message });
+  process.exit(2);
+}
 const running = await startAdmissionServer({
   port,
   host: values.host ?? process.env.FLEETQ_ADMISSION_HOST,

@@ -11,3 +11,12 @@ export function parseServeLeaderWorkerSet(value: string | undefined): boolean {
   if (v === 'true') return true;
   throw new Error(`FLEETQ_ADMISSION_LEADERWORKERSET must be "true" or "false", got ${JSON.stringify(value)}`);
 }
+
+/**
+ * The admission function's switch from its flag (`--leader-worker-set`) and its environment: the flag turns it on,
+ * and the variable is checked either way, so a bad value is refused even when the flag makes it moot.
+ */
+export function resolveServeLeaderWorkerSet(flag: boolean | undefined, value: string | undefined): boolean {
+  const fromEnvironment = parseServeLeaderWorkerSet(value);
+  return flag === true || fromEnvironment;
+}

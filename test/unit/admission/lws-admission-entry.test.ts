@@ -2,9 +2,14 @@
 // (FLEETQ_ADMISSION_LEADERWORKERSET), and the Lambda handler answering lws's paths when it is on, JobSet's always.
 import { describe, expect, it } from '@jest/globals';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { MUTATE_JOBSET_PATH } from '../../../shared/admission/admission-review.js';
 import { MUTATE_POD_PATH, VALIDATE_LWS_PATH } from '../../../shared/admission/lws-admission-review.js';
-import { parseServeLeaderWorkerSet } from '../../../shared/admission/serve-leaderworkerset.js';
+import {
+  parseServeLeaderWorkerSet,
+  resolveServeLeaderWorkerSet,
+} from '../../../shared/admission/serve-leaderworkerset.js';
 import { POD_CASES, CREATE_CASES } from './lws-cases.js';
 
 const review = (kind: Record<string, string>, object: unknown) =>
@@ -50,6 +55,46 @@ describe('parseServeLeaderWorkerSet', () => {
     expect(() => parseServeLeaderWorkerSet('yes')).toThrow(
       'FLEETQ_ADMISSION_LEADERWORKERSET must be "true" or "false", got "yes"',
     ));
+});
+
+describe('resolveServeLeaderWorkerSet (the long-running function: --leader-worker-set and the variable)', () => {
+  it.each([
+    { flag: undefined, value: undefined, want: false },
+    { flag: undefined, value: 'true', want: true },
+    { flag: true, value: undefined, want: true },
+    { flag: true, value: 'false', want: true },
+    { flag: false, value: 'true', want: true },
+  ])('flag $flag, variable $value → $want', ({ flag, value, want }) =>
+    expect(resolveServeLeaderWorkerSet(flag, value)).toBe(want),
+  );
+
+  it('refuses a bad variable even when the flag is given', () => {
+    expect(() => resolveServeLeaderWorkerSet(true, 'yes')).toThrow(
+      'FLEETQ_ADMISSION_LEADERWORKERSET must be "true" or "false", got "yes"',
+    );
+    expect(() => resolveServeLeaderWorkerSet(undefined, 'on')).toThrow(/got "on"/);
+  });
+});
+
+describe('functions/admission.ts with --leader-worker-set and a bad FLEETQ_ADMISSION_LEADERWORKERSET', () => {
+  it('does not start: exit 2, naming the variable', () => {
+    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    // Never reaches the certificate files: the switch is checked first.
+    const run = spawnSync(
+      'node_modules/.bin/tsx',
+      ['functions/admission.ts', '--leader-worker-set', '--port', '0', '--cert', 'none.crt', '--key', 'none.key'],
+      {
+        cwd: root,
+        env: { ...process.env, FLEETQ_ADMISSION_LEADERWORKERSET: 'yes', NODE_OPTIONS: '' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(run.status).toBe(2);
+    expect(`${run.stdout}${run.stderr}`).toMatch(
+      /Admission function not started[\s\S]*FLEETQ_ADMISSION_LEADERWORKERSET must be \\"true\\" or \\"false\\", got \\"yes\\"/,
+    );
+  }, 90_000);
 });
 
 describe('the admission Lambda with FLEETQ_ADMISSION_LEADERWORKERSET=true', () => {
