@@ -125,7 +125,7 @@ export const leaderWorkerSetPodDescriptor: WatchDescriptor = {
       {
         kind: 'StatefulSet',
         verbs: ['get'],
-        why: 'LeaderWorkerSet pod observe: a leader pod’s worker StatefulSet; the StatefulSet controlling a restarted worker',
+        why: 'LeaderWorkerSet pod observe: a leader pod’s worker StatefulSet; the StatefulSet controlling a restarted worker; with the group-restart backoff, the leader StatefulSet (its state)',
       },
       {
         kind: 'ControllerRevision',
@@ -146,6 +146,17 @@ export const leaderWorkerSetPodDescriptor: WatchDescriptor = {
         kind: 'Service',
         verbs: ['create'],
         why: 'LeaderWorkerSet pod: under UniquePerReplica, the group’s headless Service',
+      },
+      {
+        kind: 'StatefulSet',
+        verbs: ['patch'],
+        why: 'LeaderWorkerSet pod (opt-in group-restart backoff): the state annotation on the leader StatefulSet',
+      },
+      {
+        kind: LWS_KIND,
+        subresource: 'status',
+        verbs: ['update'],
+        why: 'LeaderWorkerSet pod (opt-in group-restart backoff): the GroupRestartLimitReached condition',
       },
       EVENT_WRITES,
     ],

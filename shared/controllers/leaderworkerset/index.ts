@@ -57,10 +57,13 @@
 // - typed-json.ts's known gaps (revision keys then differ from upstream's, revision equality does not): a
 //   non-omitempty scalar written with its zero value, and a quantity written as a JSON number.
 import type { Controller } from '../controller.js';
-import { observeLeaderWorkerSet, observeLwsPod } from './observe.js';
+import { observeLeaderWorkerSet } from './observe.js';
 import { planLeaderWorkerSetActions } from './plan.js';
-import { planLwsPodActions } from './pod-plan.js';
-import type { ObservedLwsPod } from './pod-reconcile.js';
+import {
+  observeLwsPodWithBackoff,
+  planLwsPodWithBackoff,
+  type ObservedLwsPodWithBackoff,
+} from './restart-backoff-pass.js';
 import type { ObservedLeaderWorkerSet } from './reconcile.js';
 import { LWS_KIND, LWS_POD_KEY_KIND } from './types.js';
 
@@ -82,9 +85,12 @@ export const leaderWorkerSetController: Controller<ObservedLeaderWorkerSet> = {
   plan: planLeaderWorkerSetActions,
 };
 
-/** The LeaderWorkerSetPod key: PodReconciler. */
-export const leaderWorkerSetPodController: Controller<ObservedLwsPod> = {
+/**
+ * The LeaderWorkerSetPod key: PodReconciler, with fleetq's opt-in group-restart backoff around it
+ * (restart-backoff.ts; without its annotation, upstream's pass as it is).
+ */
+export const leaderWorkerSetPodController: Controller<ObservedLwsPodWithBackoff> = {
   kind: LWS_POD_KEY_KIND,
-  observe: observeLwsPod,
-  plan: (observed) => planLwsPodActions(observed),
+  observe: observeLwsPodWithBackoff,
+  plan: planLwsPodWithBackoff,
 };
