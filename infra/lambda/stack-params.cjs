@@ -19,6 +19,9 @@
 //                       of the account's concurrency that requests to its public URL can take
 //   jobsetFeatureGates  optional: JobSet's alpha feature gates for the admission function, upstream's syntax
 //                       (RestartJob=true,InPlaceRestart=true,ElasticJobSet=true); all off when not given
+//   leaderWorkerSetAdmission optional, true or false (default false): the admission function serves LeaderWorkerSet's
+//                       four webhooks too (FLEETQ_ADMISSION_LEADERWORKERSET=true), for clusters whose registry entry
+//                       owns LeaderWorkerSet; off, it answers 404 on lws's paths
 // The `local` stage needs none of them: it runs against the SQS emulator (fauxqs on 127.0.0.1:$FAUXQS_PORT, default
 // 4566, queues made by `npx tsx infra/lambda/local-queues.ts`), a local Redis (REDIS_URL) and a registry file
 // (FLEETQ_REGISTRY), with no AWS credentials; its URLs replace the stack's !Refs, which `osls invoke local` could
@@ -89,6 +92,12 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
   }
   const gates = await param('jobsetFeatureGates');
   const jobsetFeatureGates = gates ? await required('jobsetFeatureGates', FEATURE_GATES, true) : [];
+  const lws = await param('leaderWorkerSetAdmission');
+  const leaderWorkerSetAdmission =
+    lws === undefined || lws === null || String(lws).trim() === '' ? 'false' : String(lws);
+  if (!['true', 'false'].includes(leaderWorkerSetAdmission)) {
+    problems.push(`leaderWorkerSetAdmission: ${JSON.stringify(leaderWorkerSetAdmission)} is not true or false`);
+  }
   if (problems.length > 0) {
     throw new Error(`stage ${stage}: invalid stack parameters\n  ${problems.join('\n  ')}`);
   }
@@ -99,6 +108,7 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
     admissionConcurrency,
     // Left out when not given: the admission function's environment then has no FLEETQ_JOBSET_FEATURE_GATES.
     ...(jobsetFeatureGates.length > 0 ? { jobsetFeatureGates: jobsetFeatureGates.join(',') } : {}),
+    ...admission(leaderWorkerSetAdmission === 'true'),
     queues: {
       SQS_WORK_URL: { Ref: 'WorkQueue' },
       SQS_DELAY_URL: { Ref: 'DelayQueue' },
@@ -121,6 +131,14 @@ module.exports = async ({ options, resolveConfigurationProperty }) => {
   };
 };
 
+// The admission function's LeaderWorkerSet switch, and the kinds it admits for its description and alarms. Off: no
+// FLEETQ_ADMISSION_LEADERWORKERSET at all (serverless.yml's `, null` fallback drops it).
+function admission(leaderWorkerSet) {
+  return leaderWorkerSet
+    ? { leaderWorkerSetAdmission: 'true', admissionKinds: 'JobSet and LeaderWorkerSet (and its pods)' }
+    : { admissionKinds: 'JobSet' };
+}
+
 function local(service, stage) {
   const port = process.env.FAUXQS_PORT ?? '4566';
   const url = (name) => `http://sqs.us-east-1.127.0.0.1:${port}/000000000000/${service}-${stage}-${name}`;
@@ -131,6 +149,7 @@ function local(service, stage) {
     forwarderRunMs: process.env.FORWARDER_RUN_MS ?? '10000',
     admissionConcurrency: 1,
     ...(process.env.FLEETQ_JOBSET_FEATURE_GATES ? { jobsetFeatureGates: process.env.FLEETQ_JOBSET_FEATURE_GATES } : {}),
+    ...admission(process.env.FLEETQ_ADMISSION_LEADERWORKERSET === 'true'),
     queues: { SQS_WORK_URL: url('work.fifo'), SQS_DELAY_URL: url('delay'), SQS_DEAD_URL: url('dead') },
     // Plain variables are fine here: a local stage is never deployed, and holds no real credentials.
     local: {

@@ -38,6 +38,7 @@ describe('Lambda stack template', () => {
         secretsKmsKeyArn: KMS_KEY,
         alarmTopicArn: ALARM_TOPIC,
         jobsetFeatureGates: FEATURE_GATES,
+        leaderWorkerSetAdmission: 'true',
       })
     ).template;
     of = (type) => Object.entries(t.Resources).filter(([, r]) => r.Type === type);
@@ -292,9 +293,16 @@ describe('Lambda stack template', () => {
     expect(t.Outputs?.AdmissionLambdaFunctionUrl).toMatchObject({
       Value: { 'Fn::GetAtt': ['AdmissionLambdaFunctionUrl', 'FunctionUrl'] },
     });
-    // Nothing of the queues', the clusters' or Redis's: only the feature gates it was given.
+    // Nothing of the queues', the clusters' or Redis's: only the feature gates and the LeaderWorkerSet switch it was
+    // given (leaderWorkerSetAdmission=true), and its description and alarms say both kinds.
     const vars = (admission.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-    expect(vars).toEqual({ FLEETQ_JOBSET_FEATURE_GATES: FEATURE_GATES });
+    expect(vars).toEqual({ FLEETQ_JOBSET_FEATURE_GATES: FEATURE_GATES, FLEETQ_ADMISSION_LEADERWORKERSET: 'true' });
+    expect(admission.Description).toMatch(/^JobSet and LeaderWorkerSet .*admission webhooks/);
+    for (const alarm of ['AdmissionErrorsAlarm', 'AdmissionThrottlesAlarm']) {
+      expect(String(t.Resources[alarm]?.Properties?.AlarmDescription)).toMatch(
+        /; JobSet and LeaderWorkerSet .*writes are refused$/,
+      );
+    }
     for (const [id, p] of functions.filter(([f]) => QUEUE_FUNCTIONS.includes(f))) {
       const env = (p.Environment as { Variables: Record<string, unknown> }).Variables;
       expect({
@@ -328,5 +336,24 @@ describe('Lambda stack template', () => {
     // server's default webhook timeout (10 s).
     expect(admission.ReservedConcurrentExecutions).toBe(10);
     expect(Number(admission.Timeout)).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('Lambda stack template without leaderWorkerSetAdmission', () => {
+  let t: Packaged['template'];
+
+  beforeAll(async () => {
+    // The bundles of the run above (same file, run before): packaging only.
+    t = (await packageStack(EXAMPLE_PARAMS, { build: false })).template;
+  });
+
+  it('gives the admission function no LeaderWorkerSet switch, and says JobSet only', () => {
+    const admission = t.Resources.AdmissionLambdaFunction?.Properties ?? {};
+    const vars = (admission.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    expect(vars).toEqual({});
+    expect(admission.Description).toBe('JobSet admission webhooks (defaulting, validation) behind a function URL');
+    for (const alarm of ['AdmissionErrorsAlarm', 'AdmissionThrottlesAlarm']) {
+      expect(String(t.Resources[alarm]?.Properties?.AlarmDescription)).toMatch(/; JobSet writes are refused$/);
+    }
   });
 });

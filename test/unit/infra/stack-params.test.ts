@@ -3,6 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { parseFeatureGates } from '../../../shared/admission/feature-gates.js';
+import { parseServeLeaderWorkerSet } from '../../../shared/admission/serve-leaderworkerset.js';
 
 type Resolver = (a: {
   options: { stage?: string; param?: string[] };
@@ -135,6 +136,55 @@ describe('stack parameters', () => {
     for (const bad of ['0', '1001', '2.5', 'many']) {
       await expect(stack(`admissionConcurrency=${bad}`)).rejects.toThrow(/admissionConcurrency: .* is not an integer/);
     }
+  });
+
+  it('gives the admission function LeaderWorkerSet’s webhooks only when leaderWorkerSetAdmission=true', async () => {
+    const arn = (n: string) => `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${n}-AbC`;
+    const stack = (...more: string[]) =>
+      resolve({
+        options: {
+          stage: 'prod',
+          param: [
+            `handlerSecretArn=${arn('h')}`,
+            `forwarderSecretArn=${arn('f')}`,
+            'subnetIds=subnet-0123456789abcdef0',
+            'securityGroupIds=sg-0123456789abcdef0',
+            ...more,
+          ],
+        },
+        resolveConfigurationProperty: config(),
+      });
+    // Not given, or false: no variable at all (the function answers 404 on lws's paths), JobSet's wording only.
+    for (const off of [await stack(), await stack('leaderWorkerSetAdmission=false')]) {
+      expect(off).not.toHaveProperty('leaderWorkerSetAdmission');
+      expect(off.admissionKinds).toBe('JobSet');
+    }
+    const on = await stack('leaderWorkerSetAdmission=true');
+    expect(on).toMatchObject({ leaderWorkerSetAdmission: 'true' });
+    expect(on.admissionKinds).toMatch(/^JobSet and LeaderWorkerSet/);
+    // The value reaches FLEETQ_ADMISSION_LEADERWORKERSET as given, which the function reads as on.
+    expect(parseServeLeaderWorkerSet(String(on.leaderWorkerSetAdmission))).toBe(true);
+    // What the function would refuse at its cold start (then every admission request fails) is refused at packaging.
+    for (const bad of ['yes', 'True', '1', 'on']) {
+      expect(() => parseServeLeaderWorkerSet(bad)).toThrow(/FLEETQ_ADMISSION_LEADERWORKERSET/);
+      await expect(stack(`leaderWorkerSetAdmission=${bad}`)).rejects.toThrow(
+        `leaderWorkerSetAdmission: "${bad}" is not true or false`,
+      );
+    }
+    // From the stage's params block too, as the other parameters.
+    const fromFile = await resolve({
+      options: {
+        stage: 'prod',
+        param: [
+          `handlerSecretArn=${arn('h')}`,
+          `forwarderSecretArn=${arn('f')}`,
+          'subnetIds=subnet-0123456789abcdef0',
+          'securityGroupIds=sg-0123456789abcdef0',
+        ],
+      },
+      resolveConfigurationProperty: config({ leaderWorkerSetAdmission: true }),
+    });
+    expect(fromFile).toMatchObject({ leaderWorkerSetAdmission: 'true' });
   });
 
   it('the local stage: the emulator’s queue URLs, no AWS credentials, no VPC', async () => {
