@@ -46,6 +46,14 @@
 // an unchanged configuration writes nothing on the server. Worker StatefulSets are created, as upstream creates
 // them (its PodReconciler's Create, not an apply).
 //
+// ## Beyond upstream, opt-in: the group-restart backoff
+//
+// A LeaderWorkerSet annotated `fleetq.dev/group-restart-backoff: "true"` (or a recreation limit, 1–1000; default
+// 10) has a group that keeps failing recreated after 10 s, 20 s, 40 s … (cap 5 min), and past the limit not at all:
+// condition GroupRestartLimitReached (fleetq's type) and a Warning Event on the set. The state is an annotation on
+// the leader StatefulSet. restart-backoff.ts has the rules and why; restart-backoff-pass.ts wraps the pod key's
+// observe and plan. Without the annotation the pass is upstream's.
+//
 // ## Where fleetq differs
 //
 // - Events: upstream records events.k8s.io/v1 Events (an action, a related object: LwsEvent keeps both); fleetq's
