@@ -96,11 +96,11 @@ jest_step e2e 1200 node --selectProjects e2e --runInBand
 # Conformance in both read modes: from the cache (the default), every suite and scenario; live (the fallback path),
 # every third scenario of the workloads suite (ReplicaSet, Deployment, Job, TTL, in that order) and of the kubectl
 # workflows: what differs between the modes is where observe reads from, which every scenario of a kind exercises
-# alike. CronJob, DaemonSet, StatefulSet and JobSet run in cache mode only, to keep CI within its time. One
+# alike. CronJob, DaemonSet, StatefulSet, JobSet and LeaderWorkerSet run in cache mode only, to keep CI within its time. One
 # conformance run at a time: two at once on 2 cores broke timing-sensitive invariants.
 jest_step conformance 2400 node --selectProjects conformance --runInBand
 FLEETQ_READS=live CONFORMANCE_EVERY=3 jest_step conformance-live 1800 node --selectProjects conformance --runInBand \
-  --testPathIgnorePatterns 'cronjob|daemonset|statefulset|jobset'
+  --testPathIgnorePatterns 'cronjob|daemonset|statefulset|jobset|leaderworkerset'
 jest_step chaos 1800 node --selectProjects chaos --runInBand
 
 # The closing lines: the totals, then every failed test by step, file and name with the first lines of its

@@ -176,6 +176,7 @@ export function lwsEventSpec(lws: LeaderWorkerSet, event: LwsEvent): EventSpec {
     type: event.type,
     reason: event.reason,
     message: event.note,
+    recorder: 'events.k8s.io',
   };
 }
 

@@ -4,6 +4,7 @@
 // dedup state, so the next one written carries the full count. LRU caches of 4096 entries each.
 import { Aggregator } from './aggregator.js';
 import { Dedup, type EventPatch } from './dedup.js';
+import { eventKey } from './keys.js';
 import { SpamFilter } from './spam-filter.js';
 import type { CoreEvent } from './types.js';
 
@@ -32,8 +33,18 @@ export class EventCorrelator {
     this.spam = new SpamFilter(size, o.spamBurst, o.spamQps);
   }
 
-  /** What to write for `e` at `now`: a new Event (no patch), a patch of an existing one, or nothing. */
-  correlate(e: CoreEvent, now: bigint): Correlated {
+  /**
+   * What to write for `e` at `now`: a new Event (no patch), a patch of an existing one, or nothing. `uncorrelated`
+   * (an event upstream records through events.k8s.io's recorder): neither aggregated nor spam-filtered, only a
+   * repeat of an identical event counted.
+   */
+  correlate(e: CoreEvent, now: bigint, uncorrelated = false): Correlated {
+    if (uncorrelated) {
+      const repeat = this.dedup.observe(e, eventKey(e));
+      return repeat.patch === undefined
+        ? { skip: false, event: repeat.event }
+        : { skip: false, event: repeat.event, patch: repeat.patch };
+    }
     const aggregated = this.aggregator.aggregate(e, now);
     const observed = this.dedup.observe(aggregated.event, aggregated.key);
     if (this.spam.filter(observed.event, now)) return { skip: true };

@@ -2,7 +2,8 @@
 // record() never blocks and never throws: it stamps the event (name and timestamps at the time it is
 // recorded) and puts it in a bounded buffer (1000, client-go's maxQueuedEvents); when the buffer is full the
 // event is dropped and counted. One drain loop takes the events in order, correlates them (aggregation,
-// dedup, spam filter: correlator.ts) and writes them through the cluster's KubeRest (its rate limiter and
+// dedup, spam filter: correlator.ts; dedup only for an event upstream records through events.k8s.io's recorder,
+// which has no aggregation or spam filter) and writes them through the cluster's KubeRest (its rate limiter and
 // circuit): POST a new Event; PATCH count/lastTimestamp/message of a repeated one (a POST when it is gone).
 // As upstream's recordEvent: an apiserver refusal (any HTTP error answer) is final and logged, an answer
 // that never came (transport error, timeout, open circuit) is retried up to 12 tries, 10 s apart (the first
@@ -59,7 +60,7 @@ const DROP_LOG_EVERY_MS = 10_000;
 const noLog: EventLog = { debug: () => {}, warn: () => {}, error: () => {} };
 
 export class EventRecorder implements EventSink {
-  private readonly buffer: CoreEvent[] = [];
+  private readonly buffer: Array<{ readonly event: CoreEvent; readonly uncorrelated: boolean }> = [];
   private readonly correlator: EventCorrelator;
   private readonly capacity: number;
   private readonly clock: NanoClock;
@@ -93,7 +94,7 @@ export class EventRecorder implements EventSink {
       this.drop(e);
       return;
     }
-    this.buffer.push(makeEvent(e, this.nextNanos()));
+    this.buffer.push({ event: makeEvent(e, this.nextNanos()), uncorrelated: e.recorder === 'events.k8s.io' });
     this.running ??= this.context(() => this.drain()).finally(() => (this.running = undefined));
   }
 
@@ -143,15 +144,15 @@ export class EventRecorder implements EventSink {
   private async drain(): Promise<void> {
     for (let next = this.buffer.shift(); next !== undefined; next = this.buffer.shift()) {
       try {
-        await this.write(next);
+        await this.write(next.event, next.uncorrelated);
       } catch (err) {
-        this.log.error('Event not written', { error: describe(err), ...fieldsOf(next) });
+        this.log.error('Event not written', { error: describe(err), ...fieldsOf(next.event) });
       }
     }
   }
 
-  private async write(e: CoreEvent): Promise<void> {
-    const c = this.correlator.correlate(e, this.clock());
+  private async write(e: CoreEvent, uncorrelated: boolean): Promise<void> {
+    const c = this.correlator.correlate(e, this.clock(), uncorrelated);
     if (c.skip) {
       this.o.metrics?.filtered();
       return;

@@ -50,6 +50,13 @@ export type EventSpec = {
   readonly reason: string;
   readonly message: string;
   readonly detail?: MessageDetail;
+  /**
+   * Which of client-go's recorders upstream records this event with. Absent: tools/record (core/v1), whose
+   * correlator aggregates similar events and drops an object's events past its spam filter's burst.
+   * 'events.k8s.io': tools/events (controller-runtime's GetEventRecorder, as lws), which does neither: every event
+   * is written, a repeat of an identical one counted on it. fleetq still writes core/v1 Events for both.
+   */
+  readonly recorder?: 'events.k8s.io';
 };
 
 /** An EventSpec whose message is final (nothing left to append). */

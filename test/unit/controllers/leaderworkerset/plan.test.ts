@@ -28,6 +28,7 @@ const event = (type: string, reason: string, message: string) => ({
   type,
   reason,
   message,
+  recorder: 'events.k8s.io',
 });
 
 function revisionOf(lws: LeaderWorkerSet, existing: ControllerRevision[] = []): ControllerRevision {

@@ -122,6 +122,24 @@ describe('EventCorrelator', () => {
     expect(run(steps).outcomes).toEqual(want);
   });
 
+  it('an event upstream records through events.k8s.io: 40 similar ones all written, no aggregate, no spam filter; an identical repeat still counted', () => {
+    const c = new EventCorrelator();
+    const outcomes = repeat(40, (i) => {
+      const r = c.correlate(
+        makeEvent(spec({ at: i / 10, message: `Created pod: web-${i}` }), at(i / 10)),
+        at(i / 10),
+        true,
+      );
+      return r.skip ? 'skip' : `${r.patch ? 'patch' : 'create'} ${r.event.count} ${r.event.message}`;
+    });
+    expect(outcomes).toEqual(repeat(40, (i) => `create 1 Created pod: web-${i}`));
+    const first = c.correlate(makeEvent(spec({ at: 5, message: 'again' }), at(5)), at(5), true);
+    if (first.skip) throw new Error('skipped');
+    c.updateState({ ...first.event, metadata: { ...first.event.metadata, resourceVersion: '7' } });
+    const again = c.correlate(makeEvent(spec({ at: 6, message: 'again' }), at(6)), at(6), true);
+    expect(again.skip ? 'skip' : `${again.patch ? 'patch' : 'create'} ${again.event.count}`).toBe('patch 2');
+  });
+
   it('a repeat patches the Event by the name and resourceVersion the server answered', () => {
     const { written } = run([{ at: 0 }, { at: 1 }]);
     expect(written[1]?.metadata).toEqual({ name: written[0]?.metadata.name, namespace: 'ns', resourceVersion: '2' });
