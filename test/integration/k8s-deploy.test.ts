@@ -5,10 +5,13 @@
 // no containers: the test checks that each Deployment's pods are created and scheduled onto a kwok node (kwok then
 // marks them Running), not that fleetq starts in them. The overlay includes components/jobset-admission: its
 // webhook configurations are upstream JobSet's (read from the module), pointed at the admission Service, and the
-// apiserver calls them, refusing a JobSet it cannot get an answer for (no admission process runs under kwok).
-// components/jobset-admission-cert-manager is rendered only (the sandbox has no cert-manager).
+// apiserver calls them, refusing a JobSet it cannot get an answer for (no admission process runs under kwok). What
+// is applied is that overlay with components/leaderworkerset-admission on top (an overlay written here, listing the
+// shipped one as its resource): LeaderWorkerSet's webhooks are registered too, and called for the pods they select.
+// Every combination of the admission components (JobSet, LeaderWorkerSet, both; each with and without cert-manager)
+// is rendered only (the sandbox has no cert-manager).
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -27,6 +30,7 @@ import { kubectl } from '../helpers/sandbox/clusters.js';
 const CLUSTER = 'k8s-deploy';
 const K8S = join(REPO_ROOT, 'infra/k8s');
 const OVERLAY = join(K8S, 'overlays/sandbox');
+const LWS_WEBHOOKS = join(K8S, 'components/leaderworkerset-admission/webhooks.yaml');
 const NS = 'fleetq-system';
 
 type Obj = {
@@ -70,6 +74,14 @@ describe('infra/k8s on a sandbox cluster', () => {
   const k = (args: string[]): Promise<string> => kubectl(c, args);
   const items = async (what: string): Promise<Obj[]> =>
     (JSON.parse(await k(['get', what, '-n', NS, '-o', 'json'])) as { items: Obj[] }).items;
+  /** A copy of infra/k8s with an overlay `name` of `kustomization` (its lines), for kubectl kustomize or apply -k. */
+  const overlay = (name: string, kustomization: string[]): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetq-k8s-'));
+    cpSync(K8S, join(dir, 'k8s'), { recursive: true });
+    mkdirSync(join(dir, 'k8s', 'overlays', name));
+    writeFileSync(join(dir, 'k8s', 'overlays', name, 'kustomization.yaml'), [...kustomization, ''].join('\n'));
+    return join(dir, 'k8s', 'overlays', name);
+  };
 
   beforeAll(async () => {
     const running = readState().clusters.find((s) => s.name === CLUSTER);
@@ -96,7 +108,14 @@ describe('infra/k8s on a sandbox cluster', () => {
       '60s',
       'crd/servicemonitors.monitoring.coreos.com',
     ]);
-    const applied = await k(['apply', '--server-side', '--field-manager', 'fleetq-ci', '-k', OVERLAY]);
+    // The shipped overlay, with LeaderWorkerSet's admission component added the way an operator adds it.
+    const withLws = overlay('sandbox-lws', [
+      'apiVersion: kustomize.config.k8s.io/v1beta1',
+      'kind: Kustomization',
+      'resources: [../sandbox]',
+      'components: [../../components/leaderworkerset-admission]',
+    ]);
+    const applied = await k(['apply', '--server-side', '--field-manager', 'fleetq-ci', '-k', withLws]);
     expect(applied).toMatch(/deployment\.apps\/fleetq-worker serverside-applied/);
     // The Redis credentials are the operator's (none is in the repository): a password made here.
     const password = randomBytes(18).toString('base64url');
@@ -319,38 +338,159 @@ describe('infra/k8s on a sandbox cluster', () => {
     );
   });
 
-  it('components/jobset-admission-cert-manager: cert-manager issues the Service’s certificate and injects its CA', async () => {
-    // Rendered, not applied (no cert-manager here): an overlay of base with both components, as an operator writes.
-    const dir = mkdtempSync(join(tmpdir(), 'fleetq-k8s-'));
-    cpSync(K8S, join(dir, 'k8s'), { recursive: true });
-    mkdirSync(join(dir, 'k8s', 'overlays', 'cert-manager'));
-    writeFileSync(
-      join(dir, 'k8s', 'overlays', 'cert-manager', 'kustomization.yaml'),
-      [
-        'apiVersion: kustomize.config.k8s.io/v1beta1',
-        'kind: Kustomization',
-        'namespace: fleetq-system',
-        'resources: [../../base]',
-        'components: [../../components/jobset-admission, ../../components/jobset-admission-cert-manager]',
-        '',
-      ].join('\n'),
+  it('serves LeaderWorkerSet admission from the same pods: lws’s webhooks registered, called for the pods they select', async () => {
+    // components/leaderworkerset-admission turns it on in the admission Deployment.
+    const [admission] = (await items('deployments')).filter((d) => d.metadata.name === 'fleetq-admission');
+    const env = (
+      admission?.spec?.template as { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } }
+    ).spec.containers[0]?.env;
+    expect(env).toContainEqual({ name: 'FLEETQ_ADMISSION_LEADERWORKERSET', value: 'true' });
+
+    // The live configurations are the shipped ones (test/unit/infra/leaderworkerset-admission-webhooks.test.ts
+    // holds those equal to upstream's), with the admission Service as client.
+    const shipped = parseAllDocuments(readFileSync(LWS_WEBHOOKS, 'utf8')).map(
+      (d) => d.toJS() as { kind: string; webhooks: Webhook[] },
     );
-    const rendered = parseAllDocuments(await k(['kustomize', join(dir, 'k8s', 'overlays', 'cert-manager')]))
-      .map((d) => d.toJS() as Obj & { metadata: { annotations?: Record<string, string>; namespace?: string } })
-      .filter((o) => o !== null);
-    const certificate = rendered.find((o) => o.kind === 'Certificate');
-    expect(certificate?.metadata).toMatchObject({ name: 'fleetq-admission', namespace: NS });
-    expect(certificate?.spec).toMatchObject({
-      secretName: 'fleetq-admission-tls',
-      // The name the apiserver verifies for a Service reference: <service>.<namespace>.svc.
-      dnsNames: expect.arrayContaining(['fleetq-admission.fleetq-system.svc']),
-      issuerRef: { name: 'fleetq-admission-selfsigned', kind: 'Issuer' },
-    });
-    expect(rendered.find((o) => o.kind === 'Issuer')?.spec).toEqual({ selfSigned: {} });
-    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
-      const config = rendered.find((o) => o.kind === kind);
-      expect(config?.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': `${NS}/fleetq-admission` });
+    for (const [kind, resource] of [
+      ['MutatingWebhookConfiguration', 'mutatingwebhookconfiguration'],
+      ['ValidatingWebhookConfiguration', 'validatingwebhookconfiguration'],
+    ] as const) {
+      const live = JSON.parse(await k(['get', resource, 'fleetq-leaderworkerset', '-o', 'json'])) as {
+        webhooks: Array<Webhook & { objectSelector?: unknown }>;
+      };
+      const mine = shipped.find((c) => c.kind === kind)?.webhooks ?? [];
+      expect(mine).toHaveLength(2);
+      expect(live.webhooks.map(behaviour)).toEqual(mine.map(behaviour));
+      // The apiserver defaults a missing objectSelector to {} (every object).
+      const selector = (w: Webhook) => (w as { objectSelector?: unknown }).objectSelector ?? {};
+      expect(live.webhooks.map(selector)).toEqual(mine.map(selector));
+      expect(live.webhooks.map((w) => w.clientConfig)).toEqual(
+        mine.map((w) => ({ service: { ...w.clientConfig.service, namespace: NS } })),
+      );
     }
+
+    // The apiserver calls them: a pod with the set's name label cannot be admitted with no admission process behind
+    // the Service (kwok runs none), and is refused (failurePolicy Fail); a pod without it is not sent. Dry runs.
+    const dir = mkdtempSync(join(tmpdir(), 'fleetq-k8s-'));
+    const pod = (name: string, labels: string) => {
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(
+        file,
+        [
+          'apiVersion: v1',
+          'kind: Pod',
+          `metadata: { name: ${name}, namespace: default, labels: { ${labels} } }`,
+          'spec: { containers: [{ name: c, image: busybox }] }',
+          '',
+        ].join('\n'),
+      );
+      return file;
+    };
+    await expect(
+      k(['create', '--dry-run=server', '-f', pod('lws-probe-0', 'leaderworkerset.sigs.k8s.io/name: probe')]),
+    ).rejects.toThrow(
+      /failed calling webhook "mpod\.kb\.io"[\s\S]*fleetq-admission\.fleetq-system\.svc:443\/mutate--v1-pod/,
+    );
+    expect(await k(['create', '--dry-run=server', '-f', pod('plain-probe', 'app: plain')])).toMatch(
+      /pod\/plain-probe created \(server dry run\)/,
+    );
+  });
+
+  it('composes the admission components: JobSet, LeaderWorkerSet or both, each with or without cert-manager', async () => {
+    const C = '../../components';
+    const combinations = {
+      jobset: [`${C}/jobset-admission`],
+      lws: [`${C}/admission`, `${C}/leaderworkerset-admission`],
+      both: [`${C}/jobset-admission`, `${C}/leaderworkerset-admission`],
+      'jobset+cert-manager': [`${C}/jobset-admission`, `${C}/jobset-admission-cert-manager`],
+      'lws+cert-manager': [
+        `${C}/admission`,
+        `${C}/leaderworkerset-admission`,
+        `${C}/admission-cert-manager`,
+        `${C}/leaderworkerset-admission-cert-manager`,
+      ],
+      'both+cert-manager': [
+        `${C}/jobset-admission`,
+        `${C}/leaderworkerset-admission`,
+        `${C}/jobset-admission-cert-manager`,
+        `${C}/leaderworkerset-admission-cert-manager`,
+      ],
+    };
+    const render = async (components: string[]) =>
+      parseAllDocuments(
+        await k([
+          'kustomize',
+          overlay('admission', [
+            'apiVersion: kustomize.config.k8s.io/v1beta1',
+            'kind: Kustomization',
+            `namespace: ${NS}`,
+            'resources: [../../base]',
+            `components: [${components.join(', ')}]`,
+          ]),
+        ]),
+      )
+        .map((d) => d.toJS() as Obj & { metadata: { annotations?: Record<string, string>; namespace?: string } })
+        .filter((o) => o !== null);
+    for (const [name, components] of Object.entries(combinations)) {
+      const rendered = await render(components);
+      const jobSet = name.startsWith('jobset') || name.startsWith('both');
+      const lws = name.startsWith('lws') || name.startsWith('both');
+      const certManager = name.endsWith('+cert-manager');
+      const named = (kind: string) =>
+        rendered
+          .filter((o) => o.kind === kind)
+          .map((o) => o.metadata.name)
+          .filter((n) => n.startsWith('fleetq-admission') || n.startsWith('fleetq-jobset') || n.includes('leader'))
+          .sort();
+      // The function once, whichever kinds it admits.
+      expect({
+        name,
+        deployments: named('Deployment'),
+        services: named('Service'),
+        pdbs: named('PodDisruptionBudget'),
+      }).toEqual({
+        name,
+        deployments: ['fleetq-admission'],
+        services: ['fleetq-admission'],
+        pdbs: ['fleetq-admission'],
+      });
+      const webhookConfigs = [...(jobSet ? ['fleetq-jobset'] : []), ...(lws ? ['fleetq-leaderworkerset'] : [])];
+      for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
+        expect({ name, kind, configs: named(kind) }).toEqual({ name, kind, configs: webhookConfigs });
+        for (const config of rendered.filter((o) => o.kind === kind)) {
+          expect({ name, config: config.metadata.name, annotations: config.metadata.annotations ?? null }).toEqual({
+            name,
+            config: config.metadata.name,
+            annotations: certManager ? { 'cert-manager.io/inject-ca-from': `${NS}/fleetq-admission` } : null,
+          });
+        }
+      }
+      const deployment = rendered.find((o) => o.kind === 'Deployment' && o.metadata.name === 'fleetq-admission');
+      const env = (deployment?.spec?.template as { spec: { containers: Array<{ env: Array<{ name: string }> }> } }).spec
+        .containers[0]?.env;
+      expect({ name, lws: env?.some((e) => e.name === 'FLEETQ_ADMISSION_LEADERWORKERSET') }).toEqual({ name, lws });
+      const certificate = rendered.find((o) => o.kind === 'Certificate');
+      if (!certManager) {
+        expect({ name, certificate: certificate ?? null }).toEqual({ name, certificate: null });
+        continue;
+      }
+      expect(certificate?.metadata).toMatchObject({ name: 'fleetq-admission', namespace: NS });
+      expect(certificate?.spec).toMatchObject({
+        secretName: 'fleetq-admission-tls',
+        // The name the apiserver verifies for a Service reference: <service>.<namespace>.svc.
+        dnsNames: expect.arrayContaining(['fleetq-admission.fleetq-system.svc']),
+        issuerRef: { name: 'fleetq-admission-selfsigned', kind: 'Issuer' },
+      });
+      expect(rendered.filter((o) => o.kind === 'Issuer').map((o) => o.spec)).toEqual([{ selfSigned: {} }]);
+    }
+    // A kind's component without the function, or its cert-manager component without the certificate, does not
+    // build (rather than registering webhooks nothing answers, or a CA nothing issues).
+    await expect(render([`${C}/leaderworkerset-admission`])).rejects.toThrow(
+      /nothing selected by Service[^:]*fleetq-admission/,
+    );
+    await expect(
+      render([`${C}/admission`, `${C}/leaderworkerset-admission`, `${C}/leaderworkerset-admission-cert-manager`]),
+    ).rejects.toThrow(/nothing selected by Certificate[^:]*fleetq-admission/);
   });
 
   it('refuses what is not valid: a misspelt field, a ServiceMonitor the CRD rejects', async () => {
