@@ -26,10 +26,21 @@ describe('conformance plug-ins', () => {
 
   it('say what fleetq owns and whose Events are compared', () => {
     expect(ownedKinds().sort()).toEqual(
-      ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'JobSet', 'ReplicaSet', 'StatefulSet', 'TTLAfterFinished'].sort(),
+      [
+        'CronJob',
+        'DaemonSet',
+        'Deployment',
+        'Job',
+        'JobSet',
+        'LeaderWorkerSet',
+        'LeaderWorkerSetPod',
+        'ReplicaSet',
+        'StatefulSet',
+        'TTLAfterFinished',
+      ].sort(),
     );
     expect([...comparedEventKinds()].sort()).toEqual(
-      ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'JobSet', 'ReplicaSet', 'StatefulSet'].sort(),
+      ['CronJob', 'DaemonSet', 'Deployment', 'Job', 'JobSet', 'LeaderWorkerSet', 'ReplicaSet', 'StatefulSet'].sort(),
     );
     expect(pluginOf('Deployment').needs).toEqual(['Deployment', 'ReplicaSet']);
     expect(() => pluginOf('Widget')).toThrow('no conformance plug-in for kind Widget');
