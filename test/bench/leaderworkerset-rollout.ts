@@ -122,6 +122,8 @@ type Round = {
   readonly rolloutMs: number | null;
   /** template change → each group's pods all new and Ready, ms, by group. */
   readonly groupMs: readonly number[];
+  /** The groups in the order they were seen done, with their ms: `index@ms`. */
+  readonly groupOrder: string;
   readonly requests: ClientCounts;
   readonly tally: Tally;
   readonly load: number;
@@ -219,6 +221,7 @@ async function roundOn(side: LwsSide, round: number): Promise<Round> {
     availableMs: available.ms,
     rolloutMs: done.ms,
     groupMs: [...groupDone.values()],
+    groupOrder: [...groupDone].map(([g, ms]) => `${g}@${ms}`).join(' '),
     requests: sideCounts(tally),
     tally,
     load: loadavg()[0] ?? 0,
@@ -257,6 +260,7 @@ function printSide(key: SideKey, rs: readonly Round[]): void {
         `${fmt(r.requests.total).padStart(19)}  ${r.load.toFixed(1)}`,
     ),
   );
+  rs.forEach((r, i) => console.log(`  round ${i + 1}, groups in the order seen done (index@ms): ${r.groupOrder}`));
   const clients = new Map<string, number[]>();
   for (const r of rs) for (const [c, x] of r.tally) (clients.get(c) ?? clients.set(c, []).get(c)!).push(x.total);
   console.log(
