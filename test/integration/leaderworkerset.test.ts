@@ -6,8 +6,11 @@
 // the kinds its entry owns: StatefulSet (kube-controller-manager's StatefulSet controller is off in fleetq mode),
 // LeaderWorkerSet and LeaderWorkerSetPod. fleetq runs all-in-one (forwarder and workers in this process) as the
 // ServiceAccounts fleetq-forwarder and fleetq-handler. A LeaderWorkerSet of 2 groups of 3 reaches Available; its
-// pods carry the group-index and worker-index labels and the LWS_* env that fleetq's pod webhook sets.
-import { mkdtempSync, readFileSync } from 'node:fs';
+// pods carry the group-index and worker-index labels and the LWS_* env that fleetq's pod webhook sets. With the
+// opt-in group-restart backoff at limit 1, a group whose worker keeps failing is recreated once and then held
+// (condition and Warning event), while a set without it is recreated at every failure. The setup and the crash
+// injector are test/helpers/lws-crash-injector.ts, shared with test/bench/leaderworkerset-restart-backoff.ts.
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -18,59 +21,53 @@ import {
   type KubernetesObject,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
-import { startAllInOne, type AllInOne } from '../../functions/all-in-one.js';
 import { sandboxKindOptions } from '../../infra/sandbox/kind-options.js';
 import { SandboxMode } from '../../infra/sandbox/modes.js';
-import { ensurePki, issueServingCert } from '../../infra/sandbox/pki.js';
 import { waitFor } from '../../infra/sandbox/process.js';
-import { ensureFleetqRbac } from '../../infra/sandbox/rbac.js';
-import { startAdmissionServer, type RunningAdmissionServer } from '../../shared/admission/server.js';
-import { optInKinds } from '../../shared/controllers/roles.js';
-import type { Kind } from '../../shared/kube/kinds.js';
-import { ClusterRegistry, type ClusterConfig } from '../../shared/kube/registry.js';
-import { loadConfig } from '../../shared/runtime/config.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
 import { downAndRemove, upOneCluster } from '../helpers/one-cluster.js';
+import {
+  GROUP_INDEX_LABEL,
+  isRunning,
+  NAME_LABEL,
+  startCrashInjector,
+  startLwsOnFleetq,
+  WORKER_INDEX_LABEL,
+  type LwsOnFleetq,
+} from '../helpers/lws-crash-injector.js';
 
 const CLUSTER = 'lws-fleetq';
 const NAMESPACE = 'lws-fleetq';
-const OWNS: readonly Kind[] = ['StatefulSet', 'LeaderWorkerSet', 'LeaderWorkerSetPod'] as Kind[];
-const NAME_LABEL = 'leaderworkerset.sigs.k8s.io/name';
-const GROUP_INDEX_LABEL = 'leaderworkerset.sigs.k8s.io/group-index';
-const WORKER_INDEX_LABEL = 'leaderworkerset.sigs.k8s.io/worker-index';
 
-type Webhook = {
-  name: string;
-  clientConfig: { url?: string; caBundle?: string; service?: { path: string } };
-};
-type WebhookConfiguration = KubernetesObject & { webhooks: Webhook[] };
 type LeaderWorkerSet = KubernetesObject & {
-  status?: { conditions?: Array<{ type: string; status: string }>; readyReplicas?: number };
+  status?: {
+    conditions?: Array<{ type: string; status: string; reason?: string; message?: string }>;
+    readyReplicas?: number;
+  };
 };
 
-/** The component's webhook configurations, calling the admission server at `port` with the sandbox CA. */
-function shippedWebhooks(port: number, caBundle: string): WebhookConfiguration[] {
-  const file = new URL('../../infra/k8s/components/leaderworkerset-admission/webhooks.yaml', import.meta.url);
-  return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {
-    const c = d.toJS() as WebhookConfiguration;
-    return {
-      ...c,
-      metadata: { ...c.metadata, name: `${c.metadata?.name}-it` },
-      webhooks: c.webhooks.map((w) => ({
-        ...w,
-        clientConfig: { url: `https://127.0.0.1:${port}${w.clientConfig.service?.path}`, caBundle },
-      })),
-    };
-  });
-}
-
-function leaderWorkerSet(name: string, replicas: number, size: number): KubernetesObject & { spec: unknown } {
+function leaderWorkerSet(
+  name: string,
+  replicas: number,
+  size: number,
+  extra: { annotations?: Record<string, string>; restartPolicy?: string } = {},
+): KubernetesObject & { spec: unknown } {
   return {
     apiVersion: 'leaderworkerset.x-k8s.io/v1',
     kind: 'LeaderWorkerSet',
-    metadata: { name, namespace: NAMESPACE },
-    spec: { replicas, leaderWorkerTemplate: { size, workerTemplate: kwokPodTemplate({ app: name }) } },
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      ...(extra.annotations !== undefined && { annotations: extra.annotations }),
+    },
+    spec: {
+      replicas,
+      leaderWorkerTemplate: {
+        size,
+        ...(extra.restartPolicy !== undefined && { restartPolicy: extra.restartPolicy }),
+        workerTemplate: kwokPodTemplate({ app: name }),
+      },
+    },
   };
 }
 
@@ -81,9 +78,7 @@ describe('LeaderWorkerSet under fleetq on a fleetq-mode cluster', () => {
   // Made when the tests run (a filtered run that skips them leaves nothing behind).
   let root = '';
   let kc: KubeConfig;
-  let admission: RunningAdmissionServer | undefined;
-  let fleetq: AllInOne | undefined;
-  const webhooks: WebhookConfiguration[] = [];
+  let lws: LwsOnFleetq | undefined;
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'fleetq-sandbox-lws-fleetq-'));
@@ -97,67 +92,22 @@ describe('LeaderWorkerSet under fleetq on a fleetq-mode cluster', () => {
       namespace: NAMESPACE,
     });
     kc = up.kc;
-
-    const pki = ensurePki(root);
-    const tls = issueServingCert(pki, join(root, 'fleetq-admission-tls'), 'fleetq-admission');
-    admission = await startAdmissionServer({
-      port: 0,
-      host: '127.0.0.1',
-      cert: readFileSync(join(tls, 'tls.crt')),
-      key: readFileSync(join(tls, 'tls.key')),
-      serveLeaderWorkerSet: true,
-    });
-    const objects = KubernetesObjectApi.makeApiClient(kc);
-    for (const c of shippedWebhooks(admission.port, readFileSync(pki.caCert).toString('base64'))) {
-      await objects.create(c);
-      webhooks.push(c);
-    }
-    // The configurations take effect a moment later: a dry-run create comes back defaulted by the LWS webhook.
-    await waitFor(
-      async () => {
-        const probe = (await objects
-          .create(leaderWorkerSet('probe', 1, 2), undefined, 'All')
-          .catch(() => undefined)) as { spec?: { networkConfig?: { subdomainPolicy?: string } } } | undefined;
-        return probe?.spec?.networkConfig?.subdomainPolicy === 'Shared';
-      },
-      30_000,
-      200,
-      "fleetq's LeaderWorkerSet webhooks to take effect",
-    );
-
-    const optIn = optInKinds().filter((k) => (OWNS as readonly string[]).includes(k));
-    expect(optIn).toEqual(['StatefulSet', 'LeaderWorkerSet', 'LeaderWorkerSetPod']);
-    const credentials = await ensureFleetqRbac(kc, { dir: join(root, 'rbac'), optIn });
-    const registry = (tokenFile: string): ClusterRegistry => {
-      const entry: ClusterConfig = {
-        name: CLUSTER,
-        owns: OWNS,
-        limits: { qps: 100, burst: 200 },
-        connection: {
-          type: 'token',
-          server: credentials.server,
-          tokenFile,
-          caFile: credentials.caFile,
-          insecureSkipTLSVerify: false,
-        },
-      };
-      return new ClusterRegistry([entry]);
-    };
-    fleetq = await startAllInOne({
-      config: loadConfig({}, { FLEETQ_DRIVER: 'memory', FLEETQ_CONCURRENCY: '4', LOG_LEVEL: 'error' }),
-      registry: registry(credentials.tokenFiles.handler),
-      forwarderRegistry: registry(credentials.tokenFiles.forwarder),
-      dataDir: join(root, 'fleetq'),
-      env: {},
+    // The webhooks take effect a moment later: a dry-run create of the probe comes back defaulted.
+    lws = await startLwsOnFleetq({
+      kc,
+      root,
+      cluster: CLUSTER,
+      webhookSuffix: 'it',
+      probe: leaderWorkerSet('probe', 1, 2),
     });
   }, 15 * 60_000);
 
   afterAll(async () => {
-    await fleetq?.stop();
+    await lws?.fleetq.stop();
     if (root === '') return;
     const objects = KubernetesObjectApi.makeApiClient(kc);
-    for (const c of webhooks) await objects.delete(c).catch(() => undefined);
-    await admission?.close();
+    for (const c of lws?.webhooks ?? []) await objects.delete(c).catch(() => undefined);
+    await lws?.admission.close();
     await downAndRemove(root);
   });
 
@@ -213,4 +163,90 @@ describe('LeaderWorkerSet under fleetq on a fleetq-mode cluster', () => {
       want(1, 2),
     ]);
   });
+
+  it('with group-restart backoff "1", a group whose worker keeps failing is recreated once, then held; without it, at every failure', async () => {
+    const objects = KubernetesObjectApi.makeApiClient(kc);
+    const core = kc.makeApiClient(CoreV1Api);
+    // Limit 1: the first recreation of a streak goes at once (no backoff delay), the next failure finds the count
+    // at the limit and holds the group (restart-backoff.ts decideRecreation); limit 2 would wait 10 s in between.
+    const recreate = { restartPolicy: 'RecreateGroupOnPodRestart' };
+    await objects.create(leaderWorkerSet('plain', 1, 2, recreate));
+    await objects.create(
+      leaderWorkerSet('held', 1, 2, { ...recreate, annotations: { 'fleetq.dev/group-restart-backoff': '1' } }),
+    );
+    const started = Date.now();
+    const injector = startCrashInjector(kc, NAMESPACE, ['plain', 'held']);
+    const recreations = (set: string) => Math.max(0, injector.leaderUids(set).size - 1);
+    const readHeld = async () =>
+      (await objects.read({
+        apiVersion: 'leaderworkerset.x-k8s.io/v1',
+        kind: 'LeaderWorkerSet',
+        metadata: { name: 'held', namespace: NAMESPACE },
+      })) as LeaderWorkerSet;
+    const leaderUid = async (): Promise<string | undefined> => {
+      const pods = (
+        await core.listNamespacedPod({
+          namespace: NAMESPACE,
+          labelSelector: `${NAME_LABEL}=held,${WORKER_INDEX_LABEL}=0`,
+        })
+      ).items;
+      return pods.find(isRunning)?.metadata?.uid;
+    };
+    try {
+      // Held: the condition names group 0 …
+      let last: LeaderWorkerSet | undefined;
+      await waitFor(
+        async () => {
+          last = await readHeld();
+          return (
+            last.status?.conditions?.some((c) => c.type === 'GroupRestartLimitReached' && c.status === 'True') ?? false
+          );
+        },
+        30_000,
+        250,
+        'the held set to show GroupRestartLimitReached True',
+      ).catch((err: unknown) => {
+        throw new Error(
+          `${String(err)}; its status: ${JSON.stringify(last?.status)}; recreations seen: ${recreations('held')}`,
+        );
+      });
+      const condition = last!.status!.conditions!.find((c) => c.type === 'GroupRestartLimitReached')!;
+      expect(condition.reason).toBe('GroupRestartLimitReached');
+      expect(condition.message).toMatch(/: 0$/);
+      // … after exactly one recreation (a new leader uid), and the Warning event is recorded.
+      const heldUid = await leaderUid();
+      expect(heldUid).toBeDefined();
+      expect(injector.leaderUids('held').has(heldUid!)).toBe(true);
+      expect(recreations('held')).toBe(1);
+      await waitFor(
+        async () =>
+          (await core.listNamespacedEvent({ namespace: NAMESPACE })).items.some(
+            (e) => e.involvedObject.name === 'held' && e.reason === 'GroupRestartLimitReached' && e.type === 'Warning',
+          ),
+        10_000,
+        250,
+        'the Warning event GroupRestartLimitReached on the held set',
+      );
+      // The held leader stays while the control (no annotation) goes on failing: for at least 5 s, and until the
+      // control was recreated more times than the limit allows (at most 25 s), every poll sees the same running
+      // leader (a deadline on a negative, not a sleep).
+      const atLeast = Date.now() + 5_000;
+      const atMost = Date.now() + 25_000;
+      while (Date.now() < atLeast || recreations('plain') <= 2) {
+        if (Date.now() > atMost) {
+          throw new Error(`the plain set was recreated ${recreations('plain')} times in 25 s, want more than 2`);
+        }
+        expect(await leaderUid()).toBe(heldUid);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(recreations('held')).toBe(1);
+      expect(recreations('plain')).toBeGreaterThan(2);
+      process.stderr.write(
+        `restart backoff case: ${((Date.now() - started) / 1000).toFixed(1)} s; recreations plain ` +
+          `${recreations('plain')}, held ${recreations('held')}\n`,
+      );
+    } finally {
+      await injector.stop();
+    }
+  }, 60_000);
 });
