@@ -10,8 +10,9 @@
 // (upstream mode with the lws-controller add-on: upstream's LWS manager with its webhooks, and
 // kube-controller-manager's StatefulSet controller making the pods) and lws-e2e-fleetq (fleetq mode: `fleetq run`
 // owns LeaderWorkerSet, LeaderWorkerSetPod and StatefulSet, and fleetq's LWS admission (shared/admission/lws-*.ts)
-// serves the LWS and pod webhooks from this process, registered as fleetq ships them: lws-admission.ts). The run (options, lanes, report, the gate's rule) is
-// ginkgo-suite.ts's, shared with jobset.ts.
+// serves the LWS and pod webhooks from this process, registered as fleetq ships them:
+// test/helpers/sandbox/lws-admission.ts). The run (options, lanes, report, the gate's rule) is ginkgo-suite.ts's,
+// shared with jobset.ts.
 //
 // What the suite needs and the sandbox gives it, the same on both sides:
 //   - BeforeSuite creates default/test-sample until the webhooks admit it, then deletes it: the lanes of a side
@@ -30,7 +31,7 @@ import { sandboxKindOptions } from '../../infra/sandbox/kind-options.js';
 import { REPO_ROOT, sandboxRoot } from '../../infra/sandbox/sandbox.js';
 import type { TimedSpec } from './ginkgo-options.js';
 import { main, sandboxScript, type SideContext, type Stoppable } from './ginkgo-suite.js';
-import { startLwsAdmission } from './lws-admission.js';
+import { startLwsAdmission } from '../helpers/sandbox/lws-admission.js';
 import { Side } from './verdict.js';
 
 /**

@@ -1,15 +1,12 @@
-// fleetq's JobSet admission (shared/admission/) serving one sandbox cluster from this process: the admission server
-// on a loopback port with a serving certificate of the sandbox CA, and Mutating/ValidatingWebhookConfigurations
-// whose clientConfig.url points at it (upstream's webhook names, mjobset.kb.io and vjobset.kb.io). Used where a
-// fleetq-mode cluster must admit JobSets as an upstream-mode one does with the JobSet manager's webhooks: the
+// fleetq's JobSet admission (shared/admission/) serving one sandbox cluster from this process
+// (admission-webhooks.ts): the admission server on a loopback port with a serving certificate of the sandbox CA,
+// and Mutating/ValidatingWebhookConfigurations whose clientConfig.url points at it (upstream's webhook names,
+// mjobset.kb.io and vjobset.kb.io). Used where a fleetq-mode cluster must admit JobSets as an upstream-mode one does with the JobSet manager's webhooks: the
 // conformance suites' fleetq side and the admission integration test.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { MUTATE_JOBSET_PATH, VALIDATE_JOBSET_PATH } from '../../../shared/admission/admission-review.js';
-import { startAdmissionServer, type AdmissionLog } from '../../../shared/admission/server.js';
-import { ensurePki, issueServingCert } from '../../../infra/sandbox/pki.js';
-import { waitFor } from '../../../infra/sandbox/process.js';
+import type { AdmissionLog } from '../../../shared/admission/server.js';
+import { startAdmissionWebhooks } from './admission-webhooks.js';
 
 /** The name of both webhook configurations. */
 export const JOBSET_WEBHOOK_CONFIG = 'fleetq-jobset-admission';
@@ -89,64 +86,46 @@ function probeJobSet(namespace: string): KubernetesObject & { spec: Record<strin
 
 /** Serves fleetq's JobSet admission for the cluster of `kc` and registers its webhook configurations. */
 export async function startJobSetAdmission(o: JobSetAdmissionOptions): Promise<RunningJobSetAdmission> {
-  const pki = ensurePki(o.root);
-  const tls = issueServingCert(pki, join(o.root, 'fleetq-admission-tls'), 'fleetq-admission');
-  const server = await startAdmissionServer({
-    port: 0,
-    host: '127.0.0.1',
-    cert: readFileSync(join(tls, 'tls.crt')),
-    key: readFileSync(join(tls, 'tls.key')),
-    ...(o.log !== undefined && { log: o.log }),
-  });
-  const caBundle = readFileSync(pki.caCert).toString('base64');
   const name = o.configName ?? JOBSET_WEBHOOK_CONFIG;
-  const objects = KubernetesObjectApi.makeApiClient(o.kc);
   const wanted = o.webhooks ?? ['mutate', 'validate'];
-  const configurations: KubernetesObject[] = [];
-  if (wanted.includes('mutate'))
-    configurations.push({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingWebhookConfiguration',
-      metadata: { name },
-      webhooks: [jobSetWebhook('mjobset.kb.io', server.port, MUTATE_JOBSET_PATH, ['CREATE'], caBundle)],
-    } as KubernetesObject);
-  if (wanted.includes('validate'))
-    configurations.push({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      metadata: { name },
-      webhooks: [jobSetWebhook('vjobset.kb.io', server.port, VALIDATE_JOBSET_PATH, ['CREATE', 'UPDATE'], caBundle)],
-    } as KubernetesObject);
-
-  const unregister = async (): Promise<void> => {
-    for (const c of configurations) await objects.delete(c).catch(() => undefined);
-  };
-  const stop = async (): Promise<void> => {
-    await unregister();
-    await server.close();
-  };
-  try {
-    // A configuration left by an earlier run that died (pointing at a port nobody serves) is replaced.
-    await unregister();
-    for (const c of configurations) await objects.create(c);
-    const namespace = o.probeNamespace;
-    if (namespace !== undefined && wanted.includes('mutate'))
-      await waitFor(
-        async () => {
-          const probe = (await objects.create(probeJobSet(namespace), undefined, 'All')) as {
-            spec: Record<string, unknown>;
-          };
-          return probe.spec.successPolicy !== undefined;
+  const objects = KubernetesObjectApi.makeApiClient(o.kc);
+  const namespace = o.probeNamespace;
+  return startAdmissionWebhooks({
+    root: o.root,
+    kc: o.kc,
+    ...(o.log !== undefined && { log: o.log }),
+    tlsName: 'fleetq-admission',
+    configurations: (port, caBundle) => {
+      const configurations: KubernetesObject[] = [];
+      if (wanted.includes('mutate'))
+        configurations.push({
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'MutatingWebhookConfiguration',
+          metadata: { name },
+          webhooks: [jobSetWebhook('mjobset.kb.io', port, MUTATE_JOBSET_PATH, ['CREATE'], caBundle)],
+        } as KubernetesObject);
+      if (wanted.includes('validate'))
+        configurations.push({
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'ValidatingWebhookConfiguration',
+          metadata: { name },
+          webhooks: [jobSetWebhook('vjobset.kb.io', port, VALIDATE_JOBSET_PATH, ['CREATE', 'UPDATE'], caBundle)],
+        } as KubernetesObject);
+      return configurations;
+    },
+    ...(namespace !== undefined &&
+      wanted.includes('mutate') && {
+        ready: {
+          check: async () => {
+            const probe = (await objects.create(probeJobSet(namespace), undefined, 'All')) as {
+              spec: Record<string, unknown>;
+            };
+            return probe.spec.successPolicy !== undefined;
+          },
+          describe: 'the JobSet webhook configurations to take effect',
         },
-        30_000,
-        200,
-        'the JobSet webhook configurations to take effect',
-      );
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { port: server.port, caBundle, stop };
+      }),
+  });
 }
 
 /**

@@ -1,23 +1,43 @@
-// fleetq's LeaderWorkerSet admission (shared/admission/lws-*.ts) serving one sandbox cluster from this process, as
-// jobset-admission.ts serves JobSet's: the admission server (with `serveLeaderWorkerSet`) on a loopback port with a
-// serving certificate of the sandbox CA, and upstream's own webhook configurations for it (lws v0.9.0
-// config/webhook/, the pod webhooks' objectSelector on the name label included: infra/sandbox/lws-controller.ts
-// reads them) with each clientConfig.url pointing at it, renamed `fleetq-lws-…` so they never clash with an
-// upstream install. DisaggregatedSet's webhook is left out (fleetq does not serve it). The cluster gets the
-// LeaderWorkerSet CRD first (installing it again changes nothing). Used where a fleetq-mode cluster must admit
-// LeaderWorkerSets and their pods as an upstream-mode one with the LWS manager does: the conformance suites'
-// fleetq side.
+// fleetq's LeaderWorkerSet admission (shared/admission/lws-*.ts, the server's `serveLeaderWorkerSet`) serving one
+// fleetq-mode sandbox cluster from this process (admission-webhooks.ts, as jobset-admission.ts serves JobSet's):
+// the admission server on a loopback port with a serving certificate of the sandbox CA, and the webhook
+// configurations fleetq ships for it (infra/k8s/components/leaderworkerset-admission/webhooks.yaml: their names,
+// rules, selectors and failure policies as a user installs them), each Service client turned into the URL of this
+// server. The cluster gets the LeaderWorkerSet CRD first (installing it again changes nothing). A fleetq-mode
+// cluster then admits LeaderWorkerSets and their pods as an upstream-mode one does with the LWS manager's
+// webhooks. Used by the conformance suites' fleetq side and LWS's own e2e suite (test/upstream-e2e/lws.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { startAdmissionServer, type AdmissionLog } from '../../../shared/admission/server.js';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import type { AdmissionLog } from '../../../shared/admission/server.js';
 import { installCrds } from '../../../infra/sandbox/crds.js';
-import { LWS_CRD, lwsWebhookConfigurations } from '../../../infra/sandbox/lws-controller.js';
-import { ensurePki, issueServingCert } from '../../../infra/sandbox/pki.js';
-import { waitFor } from '../../../infra/sandbox/process.js';
+import { admitsThroughWebhooks } from '../../../infra/sandbox/loopback-manager.js';
+import { LWS_CRD } from '../../../infra/sandbox/lws-controller.js';
+import { REPO_ROOT } from '../../../infra/sandbox/sandbox.js';
+import { startAdmissionWebhooks } from './admission-webhooks.js';
 
-/** The prefix of both webhook configurations' names (upstream's install names them `lws-…`). */
-export const LWS_WEBHOOK_CONFIG_PREFIX = 'fleetq-lws-';
+const SHIPPED_WEBHOOKS = join(REPO_ROOT, 'infra', 'k8s', 'components', 'leaderworkerset-admission', 'webhooks.yaml');
+
+type WebhookConfiguration = KubernetesObject & {
+  webhooks?: Array<{ clientConfig?: { service?: { path?: string }; url?: string; caBundle?: string } }>;
+};
+
+/** The shipped webhook configurations, calling `base` (`https://127.0.0.1:<port>`) with `caBundle` (base64 PEM). */
+export function shippedWebhooks(base: string, caBundle: string): WebhookConfiguration[] {
+  return parseAllDocuments(readFileSync(SHIPPED_WEBHOOKS, 'utf8'))
+    .map((d) => d.toJS() as WebhookConfiguration | null)
+    .filter((c): c is WebhookConfiguration => c !== null)
+    .map((c) => ({
+      ...c,
+      webhooks: (c.webhooks ?? []).map((w) => {
+        const path = w.clientConfig?.service?.path;
+        if (path === undefined)
+          throw new Error(`${SHIPPED_WEBHOOKS}: a webhook of ${c.metadata?.name} has no service path`);
+        return { ...w, clientConfig: { url: `${base}${path}`, caBundle } };
+      }),
+    }));
+}
 
 export type LwsAdmissionOptions = {
   /** The sandbox root whose CA the cluster's apiserver trusts (its pki/ folder). */
@@ -25,8 +45,9 @@ export type LwsAdmissionOptions = {
   readonly kc: KubeConfig;
   readonly log?: AdmissionLog;
   /**
-   * A namespace to prove the configurations took effect in: a dry-run create of a LeaderWorkerSet there must come
-   * back defaulted (subdomainPolicy Shared: the CRD's schema defaults no networkConfig). Skipped when absent.
+   * A namespace to prove the configurations took effect in: there a dry-run create of a LeaderWorkerSet of size 0
+   * must be refused and one of size 2 come back defaulted (subdomainPolicy Shared: the CRD's schema defaults no
+   * networkConfig). Skipped when absent.
    */
   readonly probeNamespace?: string;
 };
@@ -37,8 +58,8 @@ export type RunningLwsAdmission = {
   stop(): Promise<void>;
 };
 
-/** A LeaderWorkerSet without defaults, for the dry-run probe. */
-function probeLeaderWorkerSet(namespace: string): KubernetesObject & { spec: Record<string, unknown> } {
+/** A LeaderWorkerSet of `size` without defaults, for the dry-run probes (size 0 is refused by the validating webhook). */
+function probe(namespace: string, size: number): KubernetesObject & { spec: unknown } {
   return {
     apiVersion: 'leaderworkerset.x-k8s.io/v1',
     kind: 'LeaderWorkerSet',
@@ -46,60 +67,36 @@ function probeLeaderWorkerSet(namespace: string): KubernetesObject & { spec: Rec
     spec: {
       replicas: 1,
       leaderWorkerTemplate: {
-        size: 2,
+        size,
         workerTemplate: { spec: { containers: [{ name: 'c', image: 'registry.example/app:1' }] } },
       },
     },
   };
 }
 
-/** Serves fleetq's LeaderWorkerSet admission for the cluster of `kc` and registers its webhook configurations. */
+/** Serves fleetq's LeaderWorkerSet admission for the cluster of `kc` and registers the shipped configurations. */
 export async function startLwsAdmission(o: LwsAdmissionOptions): Promise<RunningLwsAdmission> {
   await installCrds(o.kc, [LWS_CRD]);
-  const pki = ensurePki(o.root);
-  const tls = issueServingCert(pki, join(o.root, 'fleetq-lws-admission-tls'), 'fleetq-lws-admission');
-  const server = await startAdmissionServer({
-    port: 0,
-    host: '127.0.0.1',
-    cert: readFileSync(join(tls, 'tls.crt')),
-    key: readFileSync(join(tls, 'tls.key')),
-    serveLeaderWorkerSet: true,
+  const namespace = o.probeNamespace;
+  const { port, stop } = await startAdmissionWebhooks({
+    root: o.root,
+    kc: o.kc,
     ...(o.log !== undefined && { log: o.log }),
+    tlsName: 'fleetq-lws-admission',
+    serveLeaderWorkerSet: true,
+    configurations: (p, caBundle) => shippedWebhooks(`https://127.0.0.1:${p}`, caBundle),
+    ...(namespace !== undefined && {
+      ready: {
+        check: () =>
+          admitsThroughWebhooks<KubernetesObject & { spec?: { networkConfig?: { subdomainPolicy?: string } } }>(o.kc, {
+            refused: probe(namespace, 0),
+            refusal: 'size must be equal or greater than 1',
+            admitted: probe(namespace, 2),
+            defaulted: (created) => created.spec?.networkConfig?.subdomainPolicy === 'Shared',
+          }),
+        describe: 'the LeaderWorkerSet webhook configurations to take effect',
+      },
+    }),
   });
-  const caBundle = readFileSync(pki.caCert).toString('base64');
-  const configurations = lwsWebhookConfigurations(`https://127.0.0.1:${server.port}`, caBundle).map((c) => ({
-    ...c,
-    metadata: { ...c.metadata, name: `${LWS_WEBHOOK_CONFIG_PREFIX}${(c.metadata?.name ?? '').replace(/^lws-/, '')}` },
-    webhooks: (c.webhooks ?? []).filter((w) => !(w.clientConfig?.url ?? '').includes('disaggregatedset')),
-  }));
-  const objects = KubernetesObjectApi.makeApiClient(o.kc);
-  const unregister = async (): Promise<void> => {
-    for (const c of configurations) await objects.delete(c).catch(() => undefined);
-  };
-  const stop = async (): Promise<void> => {
-    await unregister();
-    await server.close();
-  };
-  try {
-    // A configuration left by an earlier run that died (pointing at a port nobody serves) is replaced.
-    await unregister();
-    for (const c of configurations) await objects.create(c);
-    const namespace = o.probeNamespace;
-    if (namespace !== undefined)
-      await waitFor(
-        async () => {
-          const probe = (await objects
-            .create(probeLeaderWorkerSet(namespace), undefined, 'All')
-            .catch(() => undefined)) as { spec?: { networkConfig?: { subdomainPolicy?: string } } } | undefined;
-          return probe?.spec?.networkConfig?.subdomainPolicy === 'Shared';
-        },
-        30_000,
-        200,
-        'the LeaderWorkerSet webhook configurations to take effect',
-      );
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { port: server.port, stop };
+  return { port, stop };
 }
