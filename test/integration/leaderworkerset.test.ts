@@ -228,19 +228,20 @@ describe('LeaderWorkerSet under fleetq on a fleetq-mode cluster', () => {
         'the Warning event GroupRestartLimitReached on the held set',
       );
       // The held leader stays while the control (no annotation) goes on failing: for at least 5 s, and until the
-      // control was recreated more times than the limit allows (at most 25 s), every poll sees the same running
-      // leader (a deadline on a negative, not a sleep).
+      // control was recreated more times than the limit allows (at most 25 s: a foreground deletion of a leader
+      // sometimes waits ~20 s for the garbage collector), every poll sees the same running leader (a deadline on a
+      // negative, not a sleep).
       const atLeast = Date.now() + 5_000;
       const atMost = Date.now() + 25_000;
-      while (Date.now() < atLeast || recreations('plain') <= 2) {
+      while (Date.now() < atLeast || recreations('plain') <= 1) {
         if (Date.now() > atMost) {
-          throw new Error(`the plain set was recreated ${recreations('plain')} times in 25 s, want more than 2`);
+          throw new Error(`the plain set was recreated ${recreations('plain')} times in 25 s, want more than 1`);
         }
         expect(await leaderUid()).toBe(heldUid);
         await new Promise((r) => setTimeout(r, 250));
       }
       expect(recreations('held')).toBe(1);
-      expect(recreations('plain')).toBeGreaterThan(2);
+      expect(recreations('plain')).toBeGreaterThan(1);
       process.stderr.write(
         `restart backoff case: ${((Date.now() - started) / 1000).toFixed(1)} s; recreations plain ` +
           `${recreations('plain')}, held ${recreations('held')}\n`,
