@@ -21,7 +21,7 @@ import {
   type PlanResult,
   type RemoteActions,
 } from '../controllers/controller.js';
-import { countByType, type Action } from '../kube/actions.js';
+import { countByType } from '../kube/actions.js';
 import { ApiError, GuardRefusedError, ReconcileError, TerminalError, classify } from '../kube/errors.js';
 import { keyString, type ReconcileKey } from '../kube/key.js';
 import type { EventRecorders } from '../kube/events/recorders.js';
@@ -318,6 +318,15 @@ async function observeAndApply(
     ...(events && { events }),
     ...(controller.createParallelism !== undefined && { createParallelism: controller.createParallelism }),
   };
+  // What the controller says this pass must undo, read fresh after its writes (nothing without afterApply).
+  const undo = async (): Promise<void> => {
+    const { afterApply } = controller;
+    if (!afterApply) return;
+    const actions = await timedPhase('observe', () => afterApply(view, key, observed, result));
+    if (actions.length === 0) return;
+    logger.info('Undoing writes after a fresh read', { actions: countByType(actions) });
+    await timedPhase('apply', () => applyActions(rest, actions, fence, apply));
+  };
   try {
     await timedPhase('apply', () => applyActions(rest, result.actions, fence, apply));
   } catch (err) {
@@ -332,46 +341,12 @@ async function observeAndApply(
     // The writes that went through before the failure are undone as well (a JobSet gone after its Jobs were
     // created also refuses their status write); a lost lease writes nothing more.
     if (!(err instanceof ReconcileError && err.code === 'LeaseLost')) {
-      await undoAfterApply(
-        controller,
-        view,
-        key,
-        observed,
-        result,
-        (undo) => applyActions(rest, undo, fence, apply),
-        logger,
-      ).catch((e: unknown) => logger.warn('Writes not undone', { error: errorFields(e) }));
+      await undo().catch((e: unknown) => logger.warn('Writes not undone', { error: errorFields(e) }));
     }
     throw err;
   }
-  await undoAfterApply(
-    controller,
-    view,
-    key,
-    observed,
-    result,
-    (undo) => applyActions(rest, undo, fence, apply),
-    logger,
-  );
+  await undo();
   return result;
-}
-
-/** A controller's afterApply: what it says this pass must undo, applied (nothing without the hook). */
-async function undoAfterApply(
-  controller: Controller,
-  view: ClusterView,
-  key: ReconcileKey,
-  observed: unknown,
-  result: PlanResult,
-  apply: (undo: readonly Action[]) => Promise<unknown>,
-  logger: Logger,
-): Promise<void> {
-  const { afterApply } = controller;
-  if (!afterApply) return;
-  const undo = await timedPhase('observe', () => afterApply(view, key, observed, result));
-  if (undo.length === 0) return;
-  logger.info('Undoing writes after a fresh read', { actions: countByType(undo) });
-  await timedPhase('apply', () => apply(undo));
 }
 
 /** The apiserver's own message from a Status body (what upstream puts in a condition), else the error's. */
