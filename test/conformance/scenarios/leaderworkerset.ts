@@ -36,6 +36,7 @@ type LwsOptions = {
   readonly restartPolicy?: 'RecreateGroupOnPodRestart' | 'RecreateGroupAfterStart' | 'None';
   readonly startupPolicy?: 'LeaderCreated' | 'LeaderReady';
   readonly subdomainPolicy?: 'Shared' | 'UniquePerReplica';
+  readonly subGroup?: { readonly size: number; readonly type?: 'LeaderWorker' | 'LeaderExcluded' };
   readonly rollingUpdate?: { partition?: number; maxUnavailable?: number | string; maxSurge?: number | string };
   /** A leader template no node accepts: its pods stay Pending, never ready. */
   readonly stuckLeader?: boolean;
@@ -77,6 +78,12 @@ export function leaderWorkerSet(name: string, o: LwsOptions = {}): KubeJson {
       leaderWorkerTemplate: {
         size: o.size ?? 3,
         ...(o.restartPolicy !== undefined && { restartPolicy: o.restartPolicy }),
+        ...(o.subGroup !== undefined && {
+          subGroupPolicy: {
+            subGroupSize: o.subGroup.size,
+            ...(o.subGroup.type !== undefined && { subGroupPolicyType: o.subGroup.type }),
+          },
+        }),
         ...(o.stuckLeader === true && { leaderTemplate: stuckTemplate() }),
         workerTemplate: workerTemplate(o),
       },
@@ -98,6 +105,11 @@ const setReplicas = (n: number): Step =>
   update((lws) => {
     spec(lws).replicas = n;
   });
+/** Through the scale subresource, as an autoscaler or `kubectl scale` writes replicas. */
+const scaleTo = (n: number): Step => ({
+  do: 'kubectl',
+  args: ['scale', `leaderworkerset/${NAME}`, `--replicas=${n}`, '-n', '{ns}'],
+});
 const setImage = (v: number): Step =>
   update((lws) => {
     ((template(lws).spec?.containers ?? []) as Array<{ image: string }>)[0]!.image = image(v);
@@ -114,6 +126,18 @@ const settled = (replicas: number, size: number, v?: number, timeoutMs = LONG): 
     timeoutMs,
   );
 const deletePod = (pod: string): Step => ({ do: 'delete', kind: 'Pod', name: pod });
+/**
+ * `kubectl delete --cascade=foreground`: the pod stays, marked for deletion, until its dependents (a leader's worker
+ * StatefulSet and its pods) are gone. A leader deleted in the background races on upstream: its StatefulSet makes a
+ * new leader of the same name while the old group's workers are still being deleted, and upstream's pod reconciler,
+ * reading the old leader from a cache that has not seen it go, deletes by name, which can hit the new leader (a
+ * second recreation and a RecreateGroup event, or neither, from run to run). fleetq deletes a leader by uid, so it
+ * never takes the new one for the old. In the foreground the old leader is there, marked, while its workers go.
+ */
+const deletePodForeground = (pod: string): Step => ({
+  do: 'kubectl',
+  args: ['-n', '{ns}', 'delete', 'pod', pod, '--cascade=foreground', '--wait=false'],
+});
 
 /** Both sides settle and must agree; a status update of the LWS follows its groups' readiness by a pass or two. */
 const compare = (label: string): Step => ({ do: 'compare', label });
@@ -253,14 +277,19 @@ export const LWS_SCENARIOS: readonly Scenario[] = [
       compare('2 groups ready'),
     ],
   ),
-  scenario('lws-scale-up', 'replicas 1 → 3: two more groups', [
+  scenario('lws-scale-up', 'replicas 1 → 3 through the scale subresource (kubectl scale): two more groups', [
     create({ replicas: 1 }),
     settled(1, 3),
     compare('1 group'),
-    setReplicas(3),
+    scaleTo(3),
     settled(3, 3),
     compare('scaled up to 3'),
   ]),
+  scenario(
+    'lws-subgroup',
+    'subGroupPolicy (subGroupSize 2, LeaderWorker): the subgroup annotations on the leader StatefulSet, the subgroup labels on the pods',
+    [create({ replicas: 1, size: 4, subGroup: { size: 2 } }), settled(1, 4), compare('1 group of 4 in 2 subgroups')],
+  ),
   scenario('lws-scale-down', 'replicas 3 → 1: the highest groups go, with their worker StatefulSets', [
     create({ replicas: 3, size: 2 }),
     settled(3, 2),
@@ -284,12 +313,16 @@ export const LWS_SCENARIOS: readonly Scenario[] = [
       compare('group 0 recreated after a worker was deleted'),
     ],
   ),
-  scenario('lws-restart-leader-deleted', 'RecreateGroupOnPodRestart: the leader deleted → its whole group recreated', [
-    create(),
-    settled(2, 3),
-    ...groupRestart(0, 3, 2, deletePod(`${NAME}-0`)),
-    compare('group 0 recreated after its leader was deleted'),
-  ]),
+  scenario(
+    'lws-restart-leader-deleted',
+    'RecreateGroupOnPodRestart: the leader deleted (foreground) → its whole group recreated',
+    [
+      create(),
+      settled(2, 3),
+      ...groupRestart(0, 3, 2, deletePodForeground(`${NAME}-0`)),
+      compare('group 0 recreated after its leader was deleted'),
+    ],
+  ),
   scenario(
     'lws-restart-container',
     'RecreateGroupOnPodRestart: a worker container restarted (restartCount 1) → the group recreated',
