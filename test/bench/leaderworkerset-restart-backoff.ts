@@ -78,13 +78,7 @@ async function main(): Promise<void> {
     });
     const objects = KubernetesObjectApi.makeApiClient(kc);
     const core = kc.makeApiClient(CoreV1Api);
-    lws = await startLwsOnFleetq({
-      kc,
-      root,
-      cluster: CLUSTER,
-      webhookSuffix: 'bench',
-      probe: leaderWorkerSet('probe'),
-    });
+    lws = await startLwsOnFleetq({ kc, root, cluster: CLUSTER, probeNamespace: NAMESPACE });
 
     await objects.create(leaderWorkerSet('plain'));
     await objects.create(leaderWorkerSet('backoff', { 'fleetq.dev/group-restart-backoff': values.limit }));
@@ -154,7 +148,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await lws?.fleetq.stop();
-    await lws?.admission.close();
+    await lws?.admission.stop();
     await downAndRemove(root);
   }
 }

@@ -1,102 +1,47 @@
 // What the LeaderWorkerSet integration test (test/integration/leaderworkerset.test.ts) and the group-restart backoff
 // bench (test/bench/leaderworkerset-restart-backoff.ts) share on a fleetq-mode sandbox cluster of their own:
-//   - startLwsOnFleetq: fleetq's LWS webhooks as infra/k8s/components/leaderworkerset-admission ships them (each
-//     Service client turned into a URL of an admission server this process runs with serveLeaderWorkerSet and a
-//     serving certificate of the sandbox CA), and fleetq all-in-one owning StatefulSet, LeaderWorkerSet and
+//   - startLwsOnFleetq: fleetq's LWS webhooks as infra/k8s/components/leaderworkerset-admission ships them, served
+//     by this process (test/helpers/sandbox/lws-admission.ts), and fleetq all-in-one owning StatefulSet, LeaderWorkerSet and
 //     LeaderWorkerSetPod under its ServiceAccounts fleetq-forwarder and fleetq-handler;
 //   - startCrashInjector: polls the pods of some LeaderWorkerSets of one group and, as soon as a worker of the
 //     current incarnation runs, writes a container restart into its status (what a kubelet reports for a container
 //     that crashed right after start), so every incarnation fails at once; it records the leader pod uids it saw
 //     running (recreations = uids − 1).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  CoreV1Api,
-  KubernetesObjectApi,
-  type KubeConfig,
-  type KubernetesObject,
-  type V1Pod,
-} from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
+import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { startAllInOne, type AllInOne } from '../../functions/all-in-one.js';
-import { ensurePki, issueServingCert } from '../../infra/sandbox/pki.js';
-import { waitFor } from '../../infra/sandbox/process.js';
 import { ensureFleetqRbac } from '../../infra/sandbox/rbac.js';
-import { startAdmissionServer, type RunningAdmissionServer } from '../../shared/admission/server.js';
 import { optInKinds } from '../../shared/controllers/roles.js';
 import type { Kind } from '../../shared/kube/kinds.js';
 import { ClusterRegistry, type ClusterConfig } from '../../shared/kube/registry.js';
 import { loadConfig } from '../../shared/runtime/config.js';
+import { startLwsAdmission, type RunningLwsAdmission } from './sandbox/lws-admission.js';
 
 export const LWS_OWNS: readonly Kind[] = ['StatefulSet', 'LeaderWorkerSet', 'LeaderWorkerSetPod'] as Kind[];
 export const NAME_LABEL = 'leaderworkerset.sigs.k8s.io/name';
 export const GROUP_INDEX_LABEL = 'leaderworkerset.sigs.k8s.io/group-index';
 export const WORKER_INDEX_LABEL = 'leaderworkerset.sigs.k8s.io/worker-index';
 
-type Webhook = { name: string; clientConfig: { url?: string; caBundle?: string; service?: { path: string } } };
-export type WebhookConfiguration = KubernetesObject & { webhooks: Webhook[] };
-
-/** The component's webhook configurations (names suffixed), calling the admission server at `port`. */
-export function shippedWebhooks(port: number, caBundle: string, suffix: string): WebhookConfiguration[] {
-  const file = new URL('../../infra/k8s/components/leaderworkerset-admission/webhooks.yaml', import.meta.url);
-  return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {
-    const c = d.toJS() as WebhookConfiguration;
-    return {
-      ...c,
-      metadata: { ...c.metadata, name: `${c.metadata?.name}-${suffix}` },
-      webhooks: c.webhooks.map((w) => ({
-        ...w,
-        clientConfig: { url: `https://127.0.0.1:${port}${w.clientConfig.service?.path}`, caBundle },
-      })),
-    };
-  });
-}
-
 export type LwsOnFleetq = {
-  readonly admission: RunningAdmissionServer;
+  /** fleetq's LWS admission and its registered configurations: stop() deletes them, then closes the server. */
+  readonly admission: RunningLwsAdmission;
   readonly fleetq: AllInOne;
-  readonly webhooks: readonly WebhookConfiguration[];
 };
 
 /**
- * The webhooks (in effect once a dry-run create of `probe` comes back defaulted) and fleetq all-in-one, on the
- * cluster `cluster` (kubeconfig `kc`) whose sandbox root is `root`. On a failure part-way, what was started is
- * stopped before the error goes on.
+ * The shipped webhooks (test/helpers/sandbox/lws-admission.ts: in effect once a dry-run LWS in `probeNamespace`
+ * is refused at size 0 and defaulted at size 2) and fleetq all-in-one, on the cluster `cluster` (kubeconfig `kc`)
+ * whose sandbox root is `root`. On a failure part-way, what was started is stopped before the error goes on.
  */
 export async function startLwsOnFleetq(opts: {
   kc: KubeConfig;
   root: string;
   cluster: string;
-  webhookSuffix: string;
-  probe: KubernetesObject;
+  probeNamespace: string;
 }): Promise<LwsOnFleetq> {
   const { kc, root, cluster } = opts;
-  const objects = KubernetesObjectApi.makeApiClient(kc);
-  const pki = ensurePki(root);
-  const tls = issueServingCert(pki, join(root, 'fleetq-admission-tls'), 'fleetq-admission');
-  const admission = await startAdmissionServer({
-    port: 0,
-    host: '127.0.0.1',
-    cert: readFileSync(join(tls, 'tls.crt')),
-    key: readFileSync(join(tls, 'tls.key')),
-    serveLeaderWorkerSet: true,
-  });
-  const webhooks: WebhookConfiguration[] = [];
+  const admission = await startLwsAdmission({ root, kc, probeNamespace: opts.probeNamespace });
   try {
-    for (const c of shippedWebhooks(admission.port, readFileSync(pki.caCert).toString('base64'), opts.webhookSuffix)) {
-      await objects.create(c);
-      webhooks.push(c);
-    }
-    await waitFor(
-      async () => {
-        const probe = (await objects.create(opts.probe, undefined, 'All').catch(() => undefined)) as
-          { spec?: { networkConfig?: { subdomainPolicy?: string } } } | undefined;
-        return probe?.spec?.networkConfig?.subdomainPolicy === 'Shared';
-      },
-      30_000,
-      200,
-      "fleetq's LeaderWorkerSet webhooks to take effect",
-    );
     const optIn = optInKinds().filter((k) => (LWS_OWNS as readonly string[]).includes(k));
     if (optIn.length !== LWS_OWNS.length)
       throw new Error(`opt-in kinds ${optIn.join(', ')}: want ${LWS_OWNS.join(', ')}`);
@@ -123,9 +68,9 @@ export async function startLwsOnFleetq(opts: {
       dataDir: join(root, 'fleetq'),
       env: {},
     });
-    return { admission, fleetq, webhooks };
+    return { admission, fleetq };
   } catch (err) {
-    await admission.close();
+    await admission.stop();
     throw err;
   }
 }

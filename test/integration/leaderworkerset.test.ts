@@ -92,22 +92,13 @@ describe('LeaderWorkerSet under fleetq on a fleetq-mode cluster', () => {
       namespace: NAMESPACE,
     });
     kc = up.kc;
-    // The webhooks take effect a moment later: a dry-run create of the probe comes back defaulted.
-    lws = await startLwsOnFleetq({
-      kc,
-      root,
-      cluster: CLUSTER,
-      webhookSuffix: 'it',
-      probe: leaderWorkerSet('probe', 1, 2),
-    });
+    lws = await startLwsOnFleetq({ kc, root, cluster: CLUSTER, probeNamespace: NAMESPACE });
   }, 15 * 60_000);
 
   afterAll(async () => {
     await lws?.fleetq.stop();
     if (root === '') return;
-    const objects = KubernetesObjectApi.makeApiClient(kc);
-    for (const c of lws?.webhooks ?? []) await objects.delete(c).catch(() => undefined);
-    await lws?.admission.close();
+    await lws?.admission.stop();
     await downAndRemove(root);
   });
 
