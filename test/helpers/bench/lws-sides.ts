@@ -6,32 +6,28 @@
 //   runs the StatefulSets it makes;
 // - fleetq: a fleetq-mode cluster (kube-controller-manager's StatefulSet controller off) with fleetq in this process
 //   owning StatefulSet, LeaderWorkerSet and LeaderWorkerSetPod, and fleetq's LWS webhooks as
-//   infra/k8s/components/leaderworkerset-admission ships them, served by an admission server in this process
-//   (serveLeaderWorkerSet) with a certificate of the bench root's CA, as test/integration/leaderworkerset.test.ts
-//   sets them up.
+//   infra/k8s/components/leaderworkerset-admission ships them, served by this process (startLwsAdmission of
+//   test/helpers/sandbox/lws-admission.ts, with a certificate of the bench root's CA).
 // Both clusters have upstream's LeaderWorkerSet CRD and the apiserver's audit log; everything is stopped at the end,
 // on failure or signal, and the root removed.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
+import { KubeConfig } from '@kubernetes/client-node';
 import { startAllInOne, type AllInOne } from '../../../functions/all-in-one.js';
 import type { ClusterState } from '../../../infra/sandbox/cluster.js';
 import { sandboxKindOptions, type AddOnStart } from '../../../infra/sandbox/kind-options.js';
 import { LWS_CONTROLLER, LWS_CRD, lwsController } from '../../../infra/sandbox/lws-controller.js';
 import { SandboxMode } from '../../../infra/sandbox/modes.js';
-import { ensurePki, issueServingCert } from '../../../infra/sandbox/pki.js';
-import { waitFor } from '../../../infra/sandbox/process.js';
 import { ensureFleetqRbac } from '../../../infra/sandbox/rbac.js';
 import { down, up } from '../../../infra/sandbox/sandbox.js';
-import { startAdmissionServer, type RunningAdmissionServer } from '../../../shared/admission/server.js';
 import { optInKinds } from '../../../shared/controllers/roles.js';
 import type { Kind } from '../../../shared/kube/kinds.js';
 import { ClusterRegistry, type ClusterConfig } from '../../../shared/kube/registry.js';
 import { loadConfig } from '../../../shared/runtime/config.js';
 import { deleteQueueKeys } from '../queue/redis.js';
 import { AuditLog } from '../sandbox/audit-log.js';
+import { startLwsAdmission, type RunningLwsAdmission } from '../sandbox/lws-admission.js';
 import { BenchClient } from './client.js';
 import type { Limits } from './jobset-sides.js';
 import type { Log } from './sides.js';
@@ -48,70 +44,11 @@ export type LwsSide = {
 };
 export type LwsSides = { readonly upstream: LwsSide; readonly fleetq: LwsSide };
 
-type Webhook = { name: string; clientConfig: { url?: string; caBundle?: string; service?: { path: string } } };
-type WebhookConfiguration = KubernetesObject & { webhooks: Webhook[] };
-
 function limitedLwsController(limits: Limits): AddOnStart {
   return async (ctx) => {
     const cmd = await lwsController(ctx);
     return { ...cmd, args: [...cmd.args, `--kube-api-qps=${limits.qps}`, `--kube-api-burst=${limits.burst}`] };
   };
-}
-
-/** The component's webhook configurations, calling the admission server at `port` with the root's CA. */
-function shippedWebhooks(port: number, caBundle: string): WebhookConfiguration[] {
-  const file = new URL('../../../infra/k8s/components/leaderworkerset-admission/webhooks.yaml', import.meta.url);
-  return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {
-    const c = d.toJS() as WebhookConfiguration;
-    return {
-      ...c,
-      webhooks: c.webhooks.map((w) => ({
-        ...w,
-        clientConfig: { url: `https://127.0.0.1:${port}${w.clientConfig.service?.path}`, caBundle },
-      })),
-    };
-  });
-}
-
-/** fleetq's LWS webhooks on the fleetq cluster, served by this process; resolves once the apiserver calls them. */
-async function startFleetqWebhooks(kc: KubeConfig, root: string): Promise<RunningAdmissionServer> {
-  const pki = ensurePki(root);
-  const tls = issueServingCert(pki, join(root, 'fleetq-admission-tls'), 'fleetq-admission');
-  const admission = await startAdmissionServer({
-    port: 0,
-    host: '127.0.0.1',
-    cert: readFileSync(join(tls, 'tls.crt')),
-    key: readFileSync(join(tls, 'tls.key')),
-    serveLeaderWorkerSet: true,
-  });
-  const objects = KubernetesObjectApi.makeApiClient(kc);
-  for (const c of shippedWebhooks(admission.port, readFileSync(pki.caCert).toString('base64'))) {
-    await objects.create(c);
-  }
-  // The configurations take effect a moment later: a dry-run create comes back defaulted by the LWS webhook.
-  const probe: KubernetesObject & { spec: unknown } = {
-    apiVersion: 'leaderworkerset.x-k8s.io/v1',
-    kind: 'LeaderWorkerSet',
-    metadata: { name: 'bench-admission-probe', namespace: 'default' },
-    spec: {
-      replicas: 1,
-      leaderWorkerTemplate: {
-        size: 2,
-        workerTemplate: { spec: { containers: [{ name: 'c', image: 'r.example/c:1' }] } },
-      },
-    },
-  };
-  await waitFor(
-    async () => {
-      const made = (await objects.create(probe, undefined, 'All').catch(() => undefined)) as
-        { spec?: { networkConfig?: { subdomainPolicy?: string } } } | undefined;
-      return made?.spec?.networkConfig?.subdomainPolicy === 'Shared';
-    },
-    60_000,
-    200,
-    "fleetq's LeaderWorkerSet webhooks to take effect",
-  );
-  return admission;
 }
 
 async function startLwsFleetq(o: {
@@ -178,12 +115,12 @@ export async function withLwsBenchSides<T>(
   );
   const queue = `bench-lws-${Date.now().toString(36)}`;
   let fleetq: AllInOne | undefined;
-  let admission: RunningAdmissionServer | undefined;
+  let admission: RunningLwsAdmission | undefined;
   const cleanup = async (): Promise<void> => {
     await fleetq?.stop().catch((err: unknown) => o.log(`fleetq stop: ${String(err)}`));
     fleetq = undefined;
     await deleteQueueKeys(o.redisUrl, queue).catch((err: unknown) => o.log(`queue keys: ${String(err)}`));
-    await admission?.close().catch((err: unknown) => o.log(`admission server: ${String(err)}`));
+    await admission?.stop().catch((err: unknown) => o.log(`admission server: ${String(err)}`));
     admission = undefined;
     await down(undefined, root).catch((err: unknown) => o.log(`sandbox down: ${String(err)}`));
     rmSync(root, { recursive: true, force: true });
@@ -212,7 +149,7 @@ export async function withLwsBenchSides<T>(
     const fq = state(o.names.fleetq);
     const kc = new KubeConfig();
     kc.loadFromFile(fq.kubeconfig);
-    admission = await startFleetqWebhooks(kc, root);
+    admission = await startLwsAdmission({ root, kc, probeNamespace: 'default' });
     fleetq = await startLwsFleetq({
       cluster: fq.name,
       kubeconfig: fq.kubeconfig,
