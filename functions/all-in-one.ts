@@ -55,6 +55,8 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     logger: deps.logger.child({ component: 'forwarder' }),
     registry: deps.metrics.registry,
     resyncMs: fwd.FLEETQ_RESYNC_MS,
+    // The memory queue's keys die with the process; its checkpoints (files) do not: a restart resyncs.
+    resyncOnResume: o.config.FLEETQ_DRIVER === 'memory',
     ...(caches && { cacheFor: (cluster: string) => caches.storeFor(cluster) }),
   });
   const loop = new WorkerLoop(deps, {

@@ -19,8 +19,16 @@ import { RegistryReload } from '../shared/runtime/registry-reload.js';
 import { RedisCheckpointStore } from '../shared/queue/history/checkpoint-store.js';
 import { connectRedis } from '../shared/queue/redis/redis-connection.js';
 import { redisKeyPrefix } from '../shared/queue/redis/redis-keys.js';
+import { shardQueueNameOf } from '../shared/queue/queue-shards.js';
 import { ForwarderMemory } from '../shared/forwarder/forwarder-memory.js';
-import { forwarderStores, loadForwarderConfig, type ForwarderConfig } from '../shared/forwarder/forwarder-deps.js';
+import { withProcessMetrics } from '../shared/forwarder/metrics.js';
+import {
+  forwarderQueue,
+  forwarderStores,
+  loadForwarderConfig,
+  type ForwarderConfig,
+} from '../shared/forwarder/forwarder-deps.js';
+import { AddFoldQueue } from '../shared/queue/sqs/sqs-add-fold.js';
 import { createQueue } from '../shared/queue/index.js';
 import type { WorkQueue } from '../shared/queue/work-queue.js';
 import { isLambda, loadConfig, readsMode, type FleetqConfig } from '../shared/runtime/config.js';
@@ -45,6 +53,11 @@ type FleetDeps = {
   readonly newPool: () => ForwarderPool;
   /** The work queue the forwarders enqueue into (its enqueues tell of a Redis data loss: resyncOnRedisLoss). */
   readonly queue: WorkQueue;
+  /**
+   * Whether the queue, the checkpoints or the cache live in REDIS_URL: a data loss there is then watched for
+   * (resyncOnRedisLoss), on the SQS driver too, whose cache and checkpoints a flush or a lagging failover loses.
+   */
+  readonly usesRedis: boolean;
   close(): Promise<void>;
 };
 
@@ -54,7 +67,8 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
   const registry = new Registry();
   const clusters = registryFrom(config);
   // The stack's queues by URL in Lambda (never created there: config.ts refuses a Lambda without them).
-  const queue = await createQueue({ ...queueConfig(config), metrics: { registry } });
+  // On SQS, a key's adds within FLEETQ_ADD_FOLD_MS are one message (forwarder-deps.ts forwarderQueue).
+  const queue = forwarderQueue(await createQueue({ ...queueConfig(config), metrics: { registry } }), fwd);
   const stores = forwarderStores(config, fwd);
   // Handlers that read from the cache read what this forwarder materializes in the queue's Redis.
   const caches =
@@ -92,6 +106,14 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
     return new ForwarderPool({
       redis: poolRedis,
       queuePrefix: redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX),
+      // With shards a cluster's keys go to its shard's queue: its writes are fenced there by the lease's token.
+      ...(config.FLEETQ_QUEUE_SHARDS > 1 && {
+        clusterQueuePrefix: (cluster: string) =>
+          redisKeyPrefix(
+            shardQueueNameOf(config.FLEETQ_QUEUE, config.FLEETQ_QUEUE_SHARDS, cluster),
+            config.FLEETQ_REDIS_PREFIX,
+          ),
+      }),
       // The Redis queue: the pool's enqueues go through its fenced add (addFenced).
       queue,
       checkpoints: stores.checkpoints,
@@ -116,6 +138,8 @@ async function makeFleetDeps(config: FleetqConfig, fwd: ForwarderConfig): Promis
     newFleet,
     newPool,
     queue,
+    usesRedis:
+      config.FLEETQ_DRIVER === 'redis' || caches !== undefined || stores.checkpoints instanceof RedisCheckpointStore,
     close: async () => {
       await Promise.all([queue.close(), stores.close(), caches?.close()]);
       await poolRedis?.quit();
@@ -164,6 +188,8 @@ export const tick = async (event: ScheduledEvent, context?: TickContext) => {
     logger.info('Forwarder tick done', { results, stats });
     return { results, stats };
   } finally {
+    // Every add was awaited by its forwarder; a key still folded would wait out a frozen container: sent now.
+    if (deps.queue instanceof AddFoldQueue) await deps.queue.flush();
     if (isLambda(process.env)) await emf.flush();
     // `osls invoke local` waits for the event loop to empty: close the connections so it exits with the tick.
     if (process.env.IS_LOCAL === 'true') await lambda.dispose();
@@ -193,26 +219,26 @@ export async function main(flags: ForwarderFlags): Promise<void> {
     metricsPort: 'FLEETQ_METRICS_PORT',
   });
   const fwd = loadForwarderConfig(process.env);
-  const { logger, registry, newFleet, newPool, queue, close } = await makeFleetDeps(config, fwd);
+  const { logger, registry, newFleet, newPool, queue, usesRedis, close } = await makeFleetDeps(config, fwd);
   const fleet = flags.pool === true || fwd.FLEETQ_FORWARDER_POOL ? newPool() : newFleet();
   const server =
     config.FLEETQ_METRICS_PORT === undefined
       ? undefined
-      : await serveMetrics(registry, config.FLEETQ_METRICS_PORT, config.FLEETQ_METRICS_HOST);
+      : // Node's process metrics beside the forwarder's: CPU per event, RSS, heap (not in the Lambda's EMF).
+        await serveMetrics(withProcessMetrics(registry), config.FLEETQ_METRICS_PORT, config.FLEETQ_METRICS_HOST);
   // A service holds itself open until it is told to stop; it must not depend on some connection being
   // ref'd. On the SQS driver nothing else was: the cache's Redis socket is unref'd (so a Lambda or a test never
   // hangs on it), and the process exited silently mid-list, its log ending at 'Watching'.
   const keepAlive = setInterval(() => undefined, 60_000);
   await fleet.start();
   // Redis is a cache that can vanish: on a data loss of the queue's Redis every forwarder resyncs (README).
-  const lossWatch =
-    config.FLEETQ_DRIVER === 'redis'
-      ? // A pool member enqueues through its fenced script, which tells the pool (not the queue) of a loss.
-        await resyncOnRedisLoss(fleet, config, logger, {
-          queue: fleet instanceof ForwarderPool ? fleet : queue,
-          registry,
-        })
-      : undefined;
+  const lossWatch = usesRedis
+    ? // A pool member enqueues through its fenced script, which tells the pool (not the queue) of a loss.
+      await resyncOnRedisLoss(fleet, config, logger, {
+        queue: fleet instanceof ForwarderPool ? fleet : queue,
+        registry,
+      })
+    : undefined;
   logger.info('Forwarder running', {
     driver: config.FLEETQ_DRIVER,
     pid: process.pid,

@@ -26,6 +26,7 @@ export async function describe(keyText: string, flags: DescribeFlags): Promise<v
   try {
     const d = await describeKey(redis, key, {
       queue: config.FLEETQ_QUEUE,
+      shards: config.FLEETQ_QUEUE_SHARDS,
       prefix: config.FLEETQ_REDIS_PREFIX,
       baseDelayMs: queueOptions.baseDelayMs,
       maxDelayMs: queueOptions.maxDelayMs,

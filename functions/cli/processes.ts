@@ -110,7 +110,8 @@ Examples:
         'after',
         `
 A cluster is quarantined when FLEETQ_FORWARDER_QUARANTINE_DEATHS (3) forwarders in a row died while syncing it
-(their first list of it not finished), for FLEETQ_FORWARDER_QUARANTINE_MS (1 h). \`fleetq status\` lists the
+(their first list of it not finished; a forwarder that let its lease lapse but kept heartbeating did not die), for
+FLEETQ_FORWARDER_QUARANTINE_MS (1 h). \`fleetq status\` lists the
 quarantined clusters with the largest object their dead holders reported: fix or remove that object (or the
 cluster's registry entry) first, or the next holder may die the same way. Redis: REDIS_URL.
 

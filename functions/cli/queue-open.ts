@@ -6,17 +6,55 @@
 // which must outlive a Redis restart.)
 import { connectFailFast } from '../../shared/queue/redis/redis-connection.js';
 import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
+import { shardQueueNames } from '../../shared/queue/queue-shards.js';
+import { ShardedQueue } from '../../shared/queue/sharded-queue.js';
 import type { WorkQueue } from '../../shared/queue/work-queue.js';
 import { signingOptions, type FleetqConfig } from '../../shared/runtime/config.js';
-import { configFromFlags } from './common.js';
+import { configFromFlags, UsageError } from './common.js';
 /** -o yaml of text from Redis or a cluster (shared/ops/terminal-text.ts). */
 export { inertYaml } from '../../shared/ops/terminal-text.js';
 
-export type QueueFlags = { readonly driver?: string; readonly queue?: string; readonly registry?: string };
+export type QueueFlags = {
+  readonly driver?: string;
+  readonly queue?: string;
+  readonly registry?: string;
+  /** The Lambda stack's CloudFormation outputs (JSON file): its queue URLs and region, on the sqs driver. */
+  readonly stackOutputs?: string;
+};
 
-/** The configuration with --driver, --queue and --registry over FLEETQ_DRIVER, FLEETQ_QUEUE, FLEETQ_REGISTRY. */
-export function queueCommandConfig(flags: QueueFlags): Promise<FleetqConfig> {
-  return configFromFlags(flags, { driver: 'FLEETQ_DRIVER', queue: 'FLEETQ_QUEUE', registry: 'FLEETQ_REGISTRY' });
+/**
+ * The configuration with --driver, --queue and --registry over FLEETQ_DRIVER, FLEETQ_QUEUE, FLEETQ_REGISTRY; with
+ * --stack-outputs, the stack's SQS_WORK_URL, SQS_DELAY_URL, SQS_DEAD_URL and AWS_REGION over the environment's.
+ */
+export async function queueCommandConfig(flags: QueueFlags): Promise<FleetqConfig> {
+  const flagOf = { driver: 'FLEETQ_DRIVER', queue: 'FLEETQ_QUEUE', registry: 'FLEETQ_REGISTRY' };
+  if (flags.stackOutputs === undefined) return configFromFlags(flags, flagOf);
+  if (flags.driver !== undefined && flags.driver !== 'sqs')
+    throw new UsageError(
+      `--stack-outputs names the Lambda stack's SQS queues: it goes with --driver sqs, not ${flags.driver}`,
+    );
+  const [{ readFile }, { stackQueueEnv, StackOutputsError }] = await Promise.all([
+    import('node:fs/promises'),
+    import('../../shared/queue/sqs/sqs-stack-outputs.js'),
+  ]);
+  let env;
+  try {
+    env = stackQueueEnv(await readFile(flags.stackOutputs, 'utf8'));
+  } catch (err) {
+    if (!(err instanceof StackOutputsError) && (err as NodeJS.ErrnoException).code === undefined) throw err;
+    throw new UsageError(`--stack-outputs ${flags.stackOutputs}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return configFromFlags(
+    {
+      ...flags,
+      driver: 'sqs',
+      work: env.SQS_WORK_URL,
+      delay: env.SQS_DELAY_URL,
+      dead: env.SQS_DEAD_URL,
+      region: env.AWS_REGION,
+    },
+    { ...flagOf, work: 'SQS_WORK_URL', delay: 'SQS_DELAY_URL', dead: 'SQS_DEAD_URL', region: 'AWS_REGION' },
+  );
 }
 
 export type OpenQueue = { readonly queue: WorkQueue; close(): Promise<void> };
@@ -36,13 +74,18 @@ export async function openQueue(config: FleetqConfig): Promise<OpenQueue> {
     return { queue, close: () => queue.close() };
   }
   const redis = await connectFailFast(config);
-  const queue = new RedisQueue({
-    name: config.FLEETQ_QUEUE,
-    prefix: config.FLEETQ_REDIS_PREFIX,
-    leaseMs: config.FLEETQ_LEASE_MS,
-    ...signingOptions(config),
-    redis,
-  });
+  // With queue shards, every shard's queue (dead letters listed and redriven across them).
+  const shards = shardQueueNames(config.FLEETQ_QUEUE, config.FLEETQ_QUEUE_SHARDS).map(
+    (name) =>
+      new RedisQueue({
+        name,
+        prefix: config.FLEETQ_REDIS_PREFIX,
+        leaseMs: config.FLEETQ_LEASE_MS,
+        ...signingOptions(config),
+        redis,
+      }),
+  );
+  const queue = shards.length === 1 ? shards[0]! : new ShardedQueue(shards);
   return {
     queue,
     close: async () => {

@@ -15,7 +15,12 @@ function queueOptions(command: Command): Command {
         'memory',
       ]),
     )
-    .option('--queue <name>', 'queue name (default FLEETQ_QUEUE, else fleetq)');
+    .option('--queue <name>', 'queue name (default FLEETQ_QUEUE, else fleetq)')
+    .option(
+      '--stack-outputs <file>',
+      "the Lambda stack's outputs, as `aws cloudformation describe-stacks --stack-name S --query 'Stacks[0].Outputs'` " +
+        'prints them: its queue URLs and region (sqs driver; else SQS_WORK_URL, SQS_DELAY_URL, SQS_DEAD_URL, AWS_REGION)',
+    );
 }
 
 /** -o, and --json kept for scripts written before -o. */

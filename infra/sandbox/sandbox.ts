@@ -1,7 +1,7 @@
 // The sandbox: several independent clusters side by side under one root folder, with a state file
 // that says what runs where. `up` reuses clusters that are already running and healthy.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -57,8 +57,11 @@ export function readState(root = sandboxRoot()): SandboxState {
   return JSON.parse(readFileSync(f, 'utf8')) as SandboxState;
 }
 
+/** Written whole (a temporary file renamed over it): readState() takes no lock, and may run in another process. */
 function writeState(root: string, state: SandboxState): void {
-  writeFileSync(stateFile(root), JSON.stringify(state, null, 2) + '\n');
+  const tmp = `${stateFile(root)}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n');
+  renameSync(tmp, stateFile(root));
 }
 
 /** Builds (or finds in the cache) the control-plane binaries; returns their folder. */

@@ -10,7 +10,7 @@
 // watermark: not synced, so readers go live; a write record: an error, so the run reads live), is reported to
 // onRejected, and is never returned. With a fence (cache-fence.ts), every write script first compares the
 // forwarder's lease, so a forwarder that lost its lease writes nothing.
-import type { Redis } from 'ioredis';
+import { scanAllNodes, type RedisClient } from '../queue/redis/redis-connection.js';
 import { ScriptRunner, type Reply } from '../lua/script-runner.js';
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
 import type { CacheFence, FenceableCacheStore } from './cache-fence.js';
@@ -30,7 +30,7 @@ export type CacheRejection = {
 };
 
 export type RedisCacheStoreOptions = {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly cluster: string;
   /** Key prefix before the hash tag; default `fleetq`. */
   readonly prefix?: string;
@@ -63,7 +63,7 @@ type Blocked = { readonly id: string; readonly type: 'e' | 'w'; readonly value: 
 
 export class RedisCacheStore implements FenceableCacheStore {
   readonly prefix: string;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly scripts: ScriptRunner<CacheScriptName>;
   private readonly ttlMs: number;
   private readonly mac: CacheMac | undefined;
@@ -147,13 +147,11 @@ export class RedisCacheStore implements FenceableCacheStore {
   async reset(): Promise<void> {
     await this.write('reset');
     const pattern = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}i:*`;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      cursor = next;
+    // On a Redis Cluster every primary is scanned; the keys share this cache's hash tag, so one node holds them.
+    await scanAllNodes(this.redis, pattern, async (keys, node) => {
       this.o.fence?.assertHeld();
-      if (keys.length > 0) await this.redis.unlink(...keys);
-    } while (cursor !== '0');
+      await node.unlink(...keys);
+    });
   }
 
   async get(id: string): Promise<CachedObject | null> {
@@ -232,7 +230,7 @@ export class RedisCacheStore implements FenceableCacheStore {
   private async write(name: CacheScriptName, ...args: (string | number)[]): Promise<Reply> {
     const fence = this.o.fence;
     fence?.assertHeld();
-    const [key, value] = fence ? fence.leaseArgs() : ['', ''];
+    const [key, value] = fence ? fence.leaseArgs(this.prefix) : ['', ''];
     const reply = await this.scripts.run(name, key, value, ...args);
     if (reply === -1) throw fence ? fence.refused() : new Error(`cache ${name} refused by a fence it was not given`);
     return reply;

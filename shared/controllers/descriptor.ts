@@ -154,6 +154,12 @@ export type WatchDescriptor = {
     readonly kind: string;
     readonly keys?: Mapping['keys'];
     readonly remember?: Mapping['remember'];
+    /**
+     * A MODIFIED event whose object's metadata.generation equals its previous version's (kept by `remember`) yields
+     * the object's own key this much later (ms), as upstream's Job controller batches a Job update that leaves the
+     * generation unchanged (updateJob: enqueueSyncJobBatched). Without a previous version, at once.
+     */
+    readonly batchUnchangedMs?: number;
     /** Why it watches them, when not simply its own objects (the forwarder's RBAC rule says it). */
     readonly why?: string;
     /**

@@ -1,21 +1,34 @@
 // Quarantine of a cluster whose forwarder holders keep dying while they sync it (forwarder-pool.ts): one tenant's
 // cluster (huge objects, an apiserver that floods) must not take down every member of a pool in turn.
 //
-// Attribution: only a death while the holder was still SYNCING the cluster (its first lists not finished) counts.
-// Two HASHes in the queue's Redis (the queue prefix: the leases' slot), written by the lease scripts
-// (forwarder-lease.ts, lua/), read here (their names: forwarder-keys.ts):
+// Attribution: only a death while the holder was still SYNCING the cluster (its first lists not finished) counts,
+// and only a holder that died: not one that is alive but was late renewing (a starved or overloaded member).
+// Three HASHes in the queue's Redis (the queue prefix: the leases' slot), written by the lease and membership
+// scripts (forwarder-lease.ts, pool-membership.ts, lua/), read here (their names: forwarder-keys.ts):
 //   fwd:syncing  cluster → `<token>|<bytes>|<report>`: set by ACQUIRE with the new token, refreshed on each renewal
 //                while syncing with the largest object the holder's forwarder has seen, removed when its first
 //                lists finish (SYNCED) or it releases the lease. A mark ACQUIRE still finds is a holder that neither
-//                synced nor released: it died (or was partitioned, or paused past its lease): one death.
+//                synced nor released: its lease lapsed. Whose lapse it was decides:
+//                - the acquirer's own mark (the same process took it back): alive, a lapse;
+//                - a holder still a live pool member (fwd:members, membership expiry ahead): a suspicion;
+//                - a holder that is no member (never was, left, or its membership expired): it died (or was
+//                  partitioned, or paused past its membership): one death.
+//   fwd:suspects cluster → `<sinceMs>|<bytes>|<report>`: the suspicions. HEARTBEAT settles them: its own
+//                suspicions the heartbeating member drops (it is alive: a lapse, fleetq_forwarder_lease_lapses_total);
+//                one whose holder is no longer a live member is one death, counted as ACQUIRE counts one. A crashed
+//                holder whose membership outlives its lease is so counted a round later, never missed: it cannot
+//                heartbeat again, its membership expires at most a round after its lease, and any member's next
+//                heartbeat (or the next ACQUIRE that finds a later holder's mark) counts it; a suspicion has no
+//                expiry of its own. SYNCED drops the cluster's suspicion with its deaths.
 //   fwd:deaths   cluster → `<deaths>|<sinceMs>|<untilMs>|<bytes>|<report>`: consecutive deaths while syncing, and
-//                the largest object a dead holder reported; at the threshold ACQUIRE sets since/until (server ms)
-//                and refuses the cluster until then. A holder that finishes syncing removes it (count reset);
-//                after `until` one more death re-quarantines at once (the count is kept); `fleetq forwarder
-//                unquarantine` removes it.
+//                the largest object a dead holder reported; at the threshold ACQUIRE or HEARTBEAT sets since/until
+//                (server ms); ACQUIRE refuses the cluster until then (a member holding it when HEARTBEAT quarantines
+//                it releases it). A holder that finishes syncing removes it (count reset); after `until` one more
+//                death re-quarantines at once (the count is kept); `fleetq forwarder unquarantine` removes it.
+// A member starved past its whole membership (no heartbeat for leaseMs) is taken for dead: nothing tells it apart.
 // <report> is JSON {holder, resource?, object?}. Everything read back is untrusted: parsed here, and a value that
 // does not parse is treated as absent (and said by the caller), never thrown on.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis/redis-connection.js';
 import { forwarderDeathsKey } from './forwarder-keys.js';
 
 export const DEFAULT_QUARANTINE_DEATHS = 3;
@@ -147,15 +160,18 @@ export function describeRecord(record: DeathRecord): Record<string, unknown> {
 
 /** Every cluster's death record (for status); values that do not parse come back as unreadable. */
 export async function readDeathRecords(
-  redis: Redis,
+  redis: RedisClient,
   queuePrefix: string,
 ): Promise<{ records: Map<string, DeathRecord>; unreadable: string[] }> {
   return parseDeathRecords(await redis.hgetall(forwarderDeathsKey(queuePrefix)).then((h) => Object.entries(h).flat()));
 }
 
-/** Lifts a cluster's quarantine and forgets its deaths; the record removed (undefined: there was none). */
+/**
+ * Lifts a cluster's quarantine and forgets its deaths; the record removed (undefined: there was none). A suspicion
+ * still pending stays: if its holder did die, that death is counted afresh.
+ */
 export async function liftQuarantine(
-  redis: Redis,
+  redis: RedisClient,
   queuePrefix: string,
   cluster: string,
 ): Promise<{ removed: boolean; record?: DeathRecord }> {

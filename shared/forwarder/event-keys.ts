@@ -73,9 +73,16 @@ export function eventKeys(event: ObservedEvent, ctx: KeyContext): EventKeys {
   const serves = (k: string): boolean => ctx.owns.has(k) || (ctx.handOver?.has(k) ?? false);
   const owned = registry.descriptors.filter((d) => serves(d.kind));
 
+  const generationOf = (o: KubeObject | undefined): unknown =>
+    (o?.metadata as { generation?: unknown } | undefined)?.generation;
   for (const d of owned) {
     if (d.for.kind !== kind) continue;
-    if (d.for.keys === undefined) push(d.kind, namespace, nameOf(object));
+    const unchanged =
+      event.type === 'MODIFIED' &&
+      event.previous !== undefined &&
+      generationOf(event.previous) === generationOf(object);
+    if (d.for.keys === undefined)
+      push(d.kind, namespace, nameOf(object), unchanged ? (d.for.batchUnchangedMs ?? 0) : 0);
     else for (const k of d.for.keys(event, ctx.index)) push(d.kind, k.namespace, k.name);
   }
 

@@ -58,7 +58,10 @@ export class FencedQueue implements Pick<WorkQueue, 'add' | 'addAfter' | 'parkIn
 /** A checkpoint store whose saves go through the lease (loads and removals as the store's own). */
 export class FencedCheckpoints implements CheckpointStore {
   constructor(
-    private readonly store: CheckpointStore & { readonly key: string },
+    private readonly store: CheckpointStore & {
+      keyFor(cluster: string): string;
+      dropLegacy?(cluster: string, resources: readonly string[]): Promise<void>;
+    },
     private readonly lease: ForwarderLease,
     private readonly onRefused?: FenceRefusals,
   ) {}
@@ -71,11 +74,13 @@ export class FencedCheckpoints implements CheckpointStore {
     if (cluster !== this.lease.cluster) throw new Error(`lease of ${this.lease.cluster} used for ${cluster}`);
     const wasHeld = this.lease.held();
     try {
-      await this.lease.fencedSave(this.store.key, checkpoints);
+      await this.lease.fencedSave(this.store.keyFor(cluster), checkpoints);
     } catch (err) {
       if (err instanceof ForwarderLeaseLost) this.onRefused?.('checkpoint', wasHeld ? 'redis' : 'local');
       throw err;
     }
+    // Saved in the cluster's own hash: the pre-upgrade hash's fields of these resources are not needed again.
+    await this.store.dropLegacy?.(cluster, [...checkpoints.keys()]);
   }
 
   async remove(cluster: string, resource?: string): Promise<void> {
@@ -87,7 +92,7 @@ export class FencedCheckpoints implements CheckpointStore {
   async close(): Promise<void> {}
 }
 
-/** The fence of a cluster's shared cache writes: the same lease key and value as its enqueues and checkpoints. */
+/** The fence of a cluster's shared cache writes: the lease's, as its enqueues' and checkpoints' (fenceArgs). */
 export function leaseCacheFence(lease: ForwarderLease, onRefused?: FenceRefusals): CacheFence {
   return {
     assertHeld: () => {
@@ -98,10 +103,7 @@ export function leaseCacheFence(lease: ForwarderLease, onRefused?: FenceRefusals
         throw err;
       }
     },
-    leaseArgs: () => {
-      const { leaseKey, value } = lease.fence();
-      return [leaseKey, value];
-    },
+    leaseArgs: (slotPrefix) => lease.fenceArgs(slotPrefix),
     refused: () => {
       onRefused?.('cache', 'redis');
       lease.markLost('cache write refused by the fence');

@@ -1,7 +1,8 @@
 // Forwarder settings from the environment (beside shared/runtime/config.ts, which holds what every process
 // shares), and the stores they name: where checkpoints and the event log live.
 //   FORWARDER_RUN_MS        scheduled mode: how long one tick watches (default 50 000)
-//   FLEETQ_RESYNC_MS        periodic resync of every owned object (default 300 000; 0 disables)
+//   FLEETQ_RESYNC_MS        least period of the periodic resync, a safety net (default 43 200 000, 12 h; each cluster's
+//                           is 1-2 × it, resync-period.ts; 0 disables): losses are met by detection
 //   FLEETQ_CHECKPOINTS      redis (default) | file:<path> | memory
 //   FLEETQ_EVENT_LOG        redis (default) | jsonl:<dir> | none
 //   FLEETQ_EVENT_LOG_MAXLEN Redis stream entries kept per cluster (default 100 000)
@@ -11,9 +12,13 @@
 //   FLEETQ_FORWARDER_POOL   true: this forwarder is one of a pool sharing the registry's clusters under leases
 //                           (forwarder-pool.ts; needs the redis driver and redis checkpoints); default false
 //   FLEETQ_FORWARDER_LEASE_MS the pool's lease length (default 15 000; clusters move within about 4/3 of it)
+//   FLEETQ_ADD_FOLD_MS      sqs driver: a key's adds within this window are sent as one message (default 200;
+//                           0 sends each add at once). An add resolves once its folded message is sent, so the
+//                           checkpoint never passes an unsent key (shared/queue/sqs/sqs-add-fold.ts)
+//   FLEETQ_ADD_FOLD_MAX_KEYS  the most keys the fold holds; the add that would pass it sends them all early
+//                           (default 10 000)
 import { createHmac } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { connectRedis } from '../queue/redis/redis-connection.js';
+import { connectRedis, type RedisClient } from '../queue/redis/redis-connection.js';
 import { z } from 'zod';
 import {
   FileCheckpointStore,
@@ -29,6 +34,8 @@ import { loadRegistry } from '../kube/registry.js';
 import { ConfigError, type FleetqConfig } from '../runtime/config.js';
 import { redactText } from '../kube/redact-secrets.js';
 import { insecureRedisUrl } from '../runtime/redis-url-policy.js';
+import { ADD_FOLD_DEFAULTS, AddFoldQueue } from '../queue/sqs/sqs-add-fold.js';
+import type { WorkQueue } from '../queue/work-queue.js';
 
 const store = (name: string, kinds: readonly string[], pathKind: string) =>
   z
@@ -40,7 +47,7 @@ const store = (name: string, kinds: readonly string[], pathKind: string) =>
 
 const schema = z.object({
   FORWARDER_RUN_MS: z.coerce.number().int().min(1_000).default(50_000),
-  FLEETQ_RESYNC_MS: z.coerce.number().int().min(0).default(300_000),
+  FLEETQ_RESYNC_MS: z.coerce.number().int().min(0).default(43_200_000),
   FLEETQ_CHECKPOINTS: store('redis', ['redis', 'memory'], 'file'),
   FLEETQ_EVENT_LOG: store('redis', ['redis', 'none'], 'jsonl'),
   FLEETQ_EVENT_LOG_MAXLEN: z.coerce.number().int().min(0).default(100_000),
@@ -55,6 +62,8 @@ const schema = z.object({
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
   FLEETQ_FORWARDER_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
+  FLEETQ_ADD_FOLD_MS: z.coerce.number().int().min(0).max(5_000).default(ADD_FOLD_DEFAULTS.windowMs),
+  FLEETQ_ADD_FOLD_MAX_KEYS: z.coerce.number().int().min(1).max(1_000_000).default(ADD_FOLD_DEFAULTS.maxKeys),
 });
 
 export type ForwarderConfig = z.infer<typeof schema>;
@@ -105,9 +114,9 @@ export function redactionPolicy(config: FleetqConfig): RedactionPolicy {
 /** Builds the stores; one Redis connection serves both when both are in Redis. */
 export function forwarderStores(config: FleetqConfig, fwd: ForwarderConfig): ForwarderStores {
   const prefix = `${config.FLEETQ_REDIS_PREFIX}:${config.FLEETQ_QUEUE}`;
-  let redis: Redis | undefined;
+  let redis: RedisClient | undefined;
   const tls = { tlsCaFile: config.FLEETQ_REDIS_TLS_CA };
-  const client = (): Redis => (redis ??= connectRedis(config.REDIS_URL, tls, { maxRetriesPerRequest: 3 }));
+  const client = (): RedisClient => (redis ??= connectRedis(config.REDIS_URL, tls, { maxRetriesPerRequest: 3 }));
   const logUrl = fwd.FLEETQ_EVENT_LOG_REDIS_URL;
   const logRedis =
     fwd.FLEETQ_EVENT_LOG === 'redis' && logUrl ? connectRedis(logUrl, tls, { maxRetriesPerRequest: 3 }) : undefined;
@@ -146,4 +155,10 @@ export function forwarderStores(config: FleetqConfig, fwd: ForwarderConfig): For
       await logRedis?.quit();
     },
   };
+}
+
+/** The forwarder's queue: on the sqs driver, its adds folded per key (FLEETQ_ADD_FOLD_MS); else as it is. */
+export function forwarderQueue(queue: WorkQueue, fwd: ForwarderConfig): WorkQueue {
+  if (queue.driver !== 'sqs' || fwd.FLEETQ_ADD_FOLD_MS === 0) return queue;
+  return new AddFoldQueue(queue, { windowMs: fwd.FLEETQ_ADD_FOLD_MS, maxKeys: fwd.FLEETQ_ADD_FOLD_MAX_KEYS });
 }

@@ -13,15 +13,23 @@
 //   Lua script that first compares the lease key with `<token>|<holder>` (shared/lua/includes/lease-fence.lua)
 //   and refuses (writes nothing) when it differs. No WATCH: the compare and the write
 //   are one atomic script, so a forwarder that lost its lease cannot enqueue or checkpoint for that cluster.
+// On a Redis Cluster (or with queue shards) the writes of a cluster are in slots other than its lease's: the
+// cluster's queue shard, its cache `{cache:<cluster>}`, its checkpoints hash; a script cannot reach the lease from
+// there. Then the fence is the lease's token itself (FenceSlots): each of those slots keeps the largest token of
+// the cluster seen there (`fwd:fence:<cluster>`, forwarder-keys.ts), a fenced script refuses a smaller token and
+// raises a smaller one to its own (set-if-greater, in the same script as the write), and a new holder installs
+// its token in every one of those slots right after acquiring, before its first write (installFences): from then
+// on the previous holder's writes are refused in every slot, the fencing-token guarantee per slot. A lease that
+// merely expired with no new holder is then held back by the local deadline alone.
 // Each accepted write also records its token in `fwd:writers:<cluster>` (a short list, appended only when the
 // writer changes): fencing means that list never goes down. Tests and `fleetq status` read it.
 // The scripts are lua/*.lua, run through the shared runner. The quarantine (cluster-quarantine.ts) rides on them: ACQUIRE marks the cluster as syncing under the
-// new token, counts a mark a previous holder left behind as a death while syncing, and refuses a quarantined
-// cluster; RENEW refreshes the mark with the largest object seen; RELEASE and SYNCED remove it.
-import type { Redis } from 'ioredis';
+// new token, counts a mark a previous holder left behind as a death while syncing (or, when that holder is still a
+// live pool member, records a suspicion the membership's heartbeat settles; its own mark is a lapse), and refuses a
+// quarantined cluster; RENEW refreshes the mark with the largest object seen; RELEASE and SYNCED remove it.
+import { scanAllNodes, type RedisClient } from '../queue/redis/redis-connection.js';
 import { loadLuaScripts } from '../lua/lua-loader.js';
 import { ScriptRunner } from '../lua/script-runner.js';
-import { checkpointField } from '../queue/history/checkpoint-store.js';
 import type { WriteFence } from '../queue/work-queue.js';
 import { safetyMarginMs } from '../runtime/lease-fence.js';
 import {
@@ -35,9 +43,12 @@ import {
 } from './cluster-quarantine.js';
 import {
   forwarderDeathsKey,
+  forwarderFenceKey,
   forwarderLastSeenKey,
   forwarderLeaseKey,
   forwarderLeaseSeqKey,
+  forwarderMembersKey,
+  forwarderSuspectsKey,
   forwarderSyncingKey,
   forwarderWritersKey,
   queuePrefixOf,
@@ -60,18 +71,14 @@ export type LeaseHolder = {
 
 /** Every cluster's current lease holder (clusters whose lease is free are absent). */
 export async function readLeaseHolders(
-  redis: Redis,
+  redis: RedisClient,
   queuePrefix: string = queuePrefixOf(),
 ): Promise<Map<string, LeaseHolder>> {
   const head = forwarderLeaseKey('', queuePrefix);
   const pattern = `${head.replace(/[*?[\]\\]/g, '\\$&')}*`;
   const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== '0');
+  // Every primary of a Redis Cluster; the leases share the queue's hash tag, so the pipeline below is one slot's.
+  await scanAllNodes(redis, pattern, (batch) => void keys.push(...batch));
   const out = new Map<string, LeaseHolder>();
   if (keys.length === 0) return out;
   const pipeline = redis.pipeline();
@@ -91,7 +98,7 @@ export async function readLeaseHolders(
 
 /** The tokens that wrote for a cluster, oldest first (the last 50 changes of writer). */
 export async function readWriterTokens(
-  redis: Redis,
+  redis: RedisClient,
   cluster: string,
   queuePrefix: string = queuePrefixOf(),
 ): Promise<number[]> {
@@ -117,10 +124,58 @@ export class ForwarderLeaseLost extends Error {
 }
 
 /** The lease's scripts (lua/; KEYS[1] the lease key). The server's clock (TIME) is the only clock they use. */
-const LEASE_SCRIPTS = loadLuaScripts('shared/forwarder/lua', ['acquire', 'renew', 'release', 'synced', 'fencedSave']);
+const LEASE_SCRIPTS = loadLuaScripts('shared/forwarder/lua', [
+  'acquire',
+  'renew',
+  'release',
+  'synced',
+  'fencedSave',
+  'installFence',
+]);
+
+/**
+ * Where a cluster's writes go when they cannot reach its lease (a Redis Cluster, or queue shards): each is fenced
+ * by the cluster's token in its own slot instead of by the lease compare.
+ */
+export type FenceSlots = {
+  /** The prefix of the queue the cluster's keys go to (its shard's). */
+  readonly queuePrefix: string;
+  /** The cluster's checkpoints hash (its fence key is `<key>:fwd:fence:<cluster>`, in the same slot). */
+  readonly checkpointsKey: string;
+  /** The cluster cache's key prefix, when the forwarder writes a Redis cache. */
+  readonly cachePrefix?: string;
+};
+
+/** The fence key prefix of each slot in `slots`. */
+function slotPrefixes(slots: FenceSlots): string[] {
+  return [
+    slots.queuePrefix,
+    `${slots.checkpointsKey}:`,
+    ...(slots.cachePrefix === undefined ? [] : [slots.cachePrefix]),
+  ];
+}
+
+/**
+ * Installs `token` as the cluster's fence in every slot of `slots` (set-if-greater); false when one of them holds a
+ * larger token already (a newer holder, or a drain).
+ */
+export async function installFences(
+  redis: RedisClient,
+  cluster: string,
+  token: number,
+  slots: FenceSlots,
+): Promise<boolean> {
+  const replies = await Promise.all(
+    slotPrefixes(slots).map((prefix) => {
+      const key = forwarderFenceKey(cluster, prefix);
+      return new ScriptRunner(redis, key, [], LEASE_SCRIPTS).run('installFence', String(token));
+    }),
+  );
+  return replies.every((r) => Number(r) === 1);
+}
 
 export type ForwarderLeaseOptions = {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly queuePrefix: string;
   readonly cluster: string;
   readonly holder: string;
@@ -131,6 +186,8 @@ export type ForwarderLeaseOptions = {
   readonly quarantineDeaths?: number;
   /** How long a quarantine lasts (server time); default 1 h. */
   readonly quarantineMs?: number;
+  /** Set on a Redis Cluster or with queue shards: writes are fenced by the token in their own slots. */
+  readonly fenceSlots?: FenceSlots;
 };
 
 /** What acquire found: taken (perhaps after a holder that died while syncing), held by another, or quarantined. */
@@ -148,6 +205,15 @@ export type AcquireResult =
       /** The previous holder died while syncing the cluster: the count so far (undefined: it did not). */
       readonly died?: DeathRecord | undefined;
       readonly diedUnreadable?: boolean;
+      /** Deaths counted by this acquire (a previous holder's, and a pending suspicion it settled): 0, 1 or 2. */
+      readonly deaths: number;
+      /**
+       * The previous holder's lease lapsed while it synced and it is still a live pool member: a suspicion, counted
+       * as a death only if its membership expires without another heartbeat (cluster-quarantine.ts).
+       */
+      readonly suspected?: string;
+      /** Lapses of this holder's own earlier lease on the cluster found (it took the cluster back: alive). */
+      readonly lapses: number;
     };
 
 /** One forwarder's lease on one cluster: acquire, renew, release, and the fence its writes check. */
@@ -205,7 +271,9 @@ export class ForwarderLease {
       this.o.quarantineDeaths ?? DEFAULT_QUARANTINE_DEATHS,
       this.o.quarantineMs ?? DEFAULT_QUARANTINE_MS,
       reportJson({ holder: this.o.holder }),
-    )) as [number, number, number | string, string?] | null;
+      forwarderMembersKey(this.o.queuePrefix),
+      forwarderSuspectsKey(this.o.queuePrefix),
+    )) as [number, number, number | string, string?, string?, number?] | null;
     if (reply === null) return { acquired: false };
     const record = (raw: unknown): DeathRecord | undefined =>
       typeof raw === 'string' ? parseDeathRecord(raw) : undefined;
@@ -214,13 +282,17 @@ export class ForwarderLease {
     this.token = Number(reply[0]);
     this.lost = undefined;
     this.deadline = sentAt + this.o.leaseMs - safetyMarginMs(this.o.leaseMs);
-    const died = Number(reply[2]) === 1;
-    const dead = died ? record(reply[3]) : undefined;
+    const deaths = Number(reply[2]);
+    const dead = deaths > 0 ? record(reply[3]) : undefined;
+    const suspected = typeof reply[4] === 'string' && reply[4] !== '' ? reply[4] : undefined;
     return {
       acquired: true,
       token: this.token,
       gapMs: Number(reply[1]),
-      ...(died && { died: dead, diedUnreadable: dead === undefined }),
+      deaths,
+      lapses: Number(reply[5] ?? 0),
+      ...(deaths > 0 && { died: dead, diedUnreadable: dead === undefined }),
+      ...(suspected !== undefined && { suspected }),
     };
   }
 
@@ -272,7 +344,7 @@ export class ForwarderLease {
   /**
    * The holder's first lists are done: removes its syncing mark and forgets the cluster's deaths (cluster-
    * quarantine.ts). → 'not-marked' (no mark of this token: already done, or another holder's), 'done', or
-   * 'forgot-deaths' (a death record was removed).
+   * 'forgot-deaths' (a death record, or a pending suspicion, was removed).
    */
   async synced(): Promise<'not-marked' | 'done' | 'forgot-deaths'> {
     if (this.token === undefined) return 'not-marked';
@@ -283,6 +355,7 @@ export class ForwarderLease {
         forwarderDeathsKey(this.o.queuePrefix),
         this.cluster,
         String(this.token),
+        forwarderSuspectsKey(this.o.queuePrefix),
       ),
     );
     return reply === 2 ? 'forgot-deaths' : reply === 1 ? 'done' : 'not-marked';
@@ -298,25 +371,56 @@ export class ForwarderLease {
     if (reason !== undefined) throw new ForwarderLeaseLost(this.cluster, reason);
   }
 
-  /** What a fenced write compares (and records when it is accepted): this lease's key, value and token. */
+  /**
+   * With fence slots: installs this holder's token in each of them (installFences), before its first write there.
+   * False (and the lease lost) when a newer token is already there. Without, nothing to do.
+   */
+  async installFences(): Promise<boolean> {
+    const slots = this.o.fenceSlots;
+    if (slots === undefined || this.token === undefined) return this.token !== undefined;
+    if (await installFences(this.o.redis, this.cluster, this.token, slots)) return true;
+    this.markLost('a newer token is installed as the fence');
+    return false;
+  }
+
+  /**
+   * The fence key and what it is compared with for a write under `slotPrefix` (lua/includes/lease-fence.lua):
+   * this lease's key and value on one Redis, the cluster's fencing token in that slot with fence slots.
+   */
+  fenceArgs(slotPrefix: string): [key: string, value: string] {
+    return this.o.fenceSlots
+      ? [forwarderFenceKey(this.cluster, slotPrefix), String(this.token ?? '')]
+      : [this.key, this.value];
+  }
+
+  /** What a fenced enqueue compares (and records when it is accepted): the fence of the queue's slot, and the token. */
   fence(): WriteFence {
+    const queuePrefix = this.o.fenceSlots?.queuePrefix ?? this.o.queuePrefix;
+    const [leaseKey, value] = this.fenceArgs(queuePrefix);
     return {
-      leaseKey: this.key,
-      value: this.value,
-      writersKey: forwarderWritersKey(this.cluster, this.o.queuePrefix),
+      leaseKey,
+      value,
+      writersKey: forwarderWritersKey(this.cluster, queuePrefix),
       token: String(this.token ?? ''),
     };
   }
 
-  /** Writes checkpoint fields into `hashKey` only while the lease is ours (one script: compare, then HSET). */
+  /**
+   * Writes checkpoints into the cluster's hash `hashKey` (field `<resource>`, checkpoint-store.ts) only while the
+   * lease is ours (one script: compare, then HSET).
+   */
   async fencedSave(hashKey: string, checkpoints: ReadonlyMap<string, string>): Promise<void> {
     if (checkpoints.size === 0) return;
     this.assertHeld();
     const fields: string[] = [];
-    for (const [resource, rv] of checkpoints) fields.push(checkpointField(this.cluster, resource), rv);
-    const f = this.fence();
+    for (const [resource, rv] of checkpoints) fields.push(resource, rv);
+    // On one Redis the writers list beside the lease records the token; with fence slots the enqueues' list does.
+    const f = this.o.fenceSlots
+      ? { runner: new ScriptRunner(this.o.redis, hashKey, [], LEASE_SCRIPTS), writersKey: '' }
+      : { runner: this.scripts, writersKey: forwarderWritersKey(this.cluster, this.o.queuePrefix) };
+    const [fenceKey, value] = this.fenceArgs(`${hashKey}:`);
     const reply = Number(
-      await this.scripts.run('fencedSave', f.leaseKey, f.value, f.writersKey, f.token, hashKey, ...fields),
+      await f.runner.run('fencedSave', fenceKey, value, f.writersKey, String(this.token ?? ''), hashKey, ...fields),
     );
     if (reply !== 1) {
       this.markLost('checkpoint write refused by the fence');

@@ -27,8 +27,16 @@ export type ForwarderOptions = {
   readonly eventLog?: EventLog;
   readonly logger?: Logger;
   readonly registry?: Registry;
-  /** Periodic resync interval; default 300 000 (5 min); 0 disables. */
+  /**
+   * The periodic resync's least period (resync-period.ts): each cluster's is this × (1 + a fraction of its name), so
+   * between it and twice it; default 12 h (kube-controller-manager's --min-resync-period); 0 disables.
+   */
   readonly resyncMs?: number;
+  /**
+   * The queue does not outlive this process (the memory driver) while the checkpoints do: a start that resumes
+   * watches resyncs once they are synced, since the last process's queued keys are gone. Default false.
+   */
+  readonly resyncOnResume?: boolean;
   readonly checkpoint?: CheckpointWriterOptions;
   readonly pageSize?: number;
   readonly backoff?: BackoffOptions;

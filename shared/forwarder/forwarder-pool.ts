@@ -29,6 +29,10 @@
 // warned of as unheld, and the member that found the last death logs an error naming the largest object the dead
 // holders reported (fleetq_forwarder_quarantined_clusters, fleetq_forwarder_deaths_while_syncing_total; `fleetq
 // status`; `fleetq forwarder unquarantine <cluster>` lifts it). A holder whose first lists finish resets the count.
+// Only a holder that died counts: one whose lease lapsed while it stayed a live member (a starved member, late to
+// renew) is a suspicion until its next heartbeat shows it alive (a lapse: fleetq_forwarder_lease_lapses_total, a
+// warning) or its membership expires (a death, counted by the heartbeat that finds it). A cluster quarantined by
+// such a heartbeat while a member holds it is released by that member.
 // A dead, partitioned or paused forwarder stops renewing: its leases and membership expire after leaseMs,
 // the others' next tick assigns its clusters among themselves and takes them: within leaseMs + leaseMs / 3 +
 // one round trip (20 s for the default 15 s lease), then the watch resumes from the checkpoint (410: relist).
@@ -36,7 +40,7 @@ import { assignClusters } from './cluster-assignment.js';
 import { drainCluster } from './cluster-drain.js';
 import { describeRecord, remedy, type DeathRecord } from './cluster-quarantine.js';
 import type { Forwarder } from './forwarder.js';
-import { forwarderDeathsKey, forwarderLeaseKey, forwarderSyncingKey } from './forwarder-keys.js';
+import { forwarderDeathsKey, forwarderLeaseKey, forwarderSuspectsKey, forwarderSyncingKey } from './forwarder-keys.js';
 import { HeldClusters } from './held-clusters.js';
 import { PoolMembership, type PoolView } from './pool-membership.js';
 import { poolMetrics, type PoolMetrics } from './pool-metrics.js';
@@ -73,7 +77,10 @@ export class ForwarderPool {
     this.leaseMs = this.settings.leaseMs;
     this.logger = this.settings.logger;
     this.metrics = poolMetrics(o.metrics);
-    this.membership = new PoolMembership(o.redis, o.queuePrefix, this.holder, this.leaseMs);
+    this.membership = new PoolMembership(o.redis, o.queuePrefix, this.holder, this.leaseMs, {
+      deaths: this.settings.quarantineDeaths,
+      ms: this.settings.quarantineMs,
+    });
     this.held = new HeldClusters({
       options: o,
       settings: this.settings,
@@ -153,6 +160,7 @@ export class ForwarderPool {
     this.members = view.members;
     this.metrics.members.set(this.members.length);
     this.noteQuarantine(view);
+    this.noteSettled(view);
     const names = registry.clusters.map((c) => c.name);
     // A quarantined cluster is nobody's: not assigned, not taken, not warned of as unheld.
     const watched = names.filter((c) => !this.quarantined.has(c));
@@ -167,6 +175,9 @@ export class ForwarderPool {
     this.removed.clear();
     const assignment = assignClusters(names, this.members, view.givenUp, new Set(this.quarantined.keys()));
     this.held.releaseOthers(assignment);
+    // Quarantined while held (a heartbeat counted the death that reached the threshold): nobody's, so let it go.
+    for (const cluster of this.clusters)
+      if (this.quarantined.has(cluster)) void this.held.leave(cluster, 'release', 'quarantined');
     const wanted = names.filter((c) => assignment.get(c) === this.holder && !this.held.has(c));
     await Promise.all(wanted.map((c) => this.held.take(c)));
     await this.held.startIdle();
@@ -188,6 +199,31 @@ export class ForwarderPool {
       this.logger.warn('Forwarder death record unreadable; treated as absent', {
         cluster,
         key: forwarderDeathsKey(this.o.queuePrefix),
+      });
+    }
+  }
+
+  /** The suspicions the heartbeat settled: this member's lapses, and deaths of holders whose membership expired. */
+  private noteSettled(view: PoolView): void {
+    for (const s of view.settled) {
+      if (s.outcome === 'lapsed') {
+        this.metrics.lapses.inc();
+        this.logger.warn(
+          'Forwarder lease lapsed while syncing, this member alive (late to renew: starved or overloaded); not counted as a death',
+          { cluster: s.cluster, holder: s.holder, leaseMs: this.leaseMs },
+        );
+        continue;
+      }
+      if (s.quarantined) {
+        this.refusedQuarantined(s.cluster, { now: true, record: s.record });
+        continue;
+      }
+      this.metrics.deathsWhileSyncing.inc();
+      this.logger.warn('A previous holder of this cluster died while syncing it (its membership expired)', {
+        cluster: s.cluster,
+        holder: s.holder,
+        quarantineAt: this.settings.quarantineDeaths,
+        ...(s.record ? describeRecord(s.record) : { record: 'unreadable' }),
       });
     }
   }
@@ -227,11 +263,17 @@ export class ForwarderPool {
   private async remove(cluster: string): Promise<void> {
     await this.held.leave(cluster, 'release', 'removed');
     try {
-      const { dropped, rerunMarks } = await drainCluster(this.o.redis, this.o.queuePrefix, cluster);
+      const { dropped, rerunMarks } = await drainCluster(
+        this.o.redis,
+        this.o.queuePrefix,
+        cluster,
+        this.settings.fenceSlotsOf(cluster),
+      );
       await this.o.checkpoints.remove(cluster);
       // Its deaths and quarantine go with it (a cluster registered again starts afresh).
       await this.o.redis.hdel(forwarderDeathsKey(this.o.queuePrefix), cluster);
       await this.o.redis.hdel(forwarderSyncingKey(this.o.queuePrefix), cluster);
+      await this.o.redis.hdel(forwarderSuspectsKey(this.o.queuePrefix), cluster);
       this.metrics.drained.inc(dropped);
       this.logger.info('Cluster removed from the registry: drained', { cluster, dropped, rerunMarks });
     } catch (err) {

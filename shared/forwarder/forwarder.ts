@@ -1,5 +1,6 @@
 // The forwarder of one cluster, its lifecycle: a ResourceWatcher per watched resource feeding the event pipeline
-// (event-pipeline.ts: trim, keys, cache, event log, queue.add), throttled checkpoints, a periodic resync and the
+// (event-pipeline.ts: trim, keys, cache, event log, queue.add), throttled checkpoints, a periodic resync (a safety
+// net every 12-24 h by default, resync-period.ts; data losses are met by detection: resyncAfterLoss) and the
 // cache's heartbeat. start()/stop() for the long-running mode; runFor(ms) for a scheduled, time-boxed run
 // (forwarder-tick.ts). Checkpoints are bound to the cluster's identity (cluster-identity.ts): watching starts once
 // it was read and compared.
@@ -23,6 +24,7 @@ import { isPreviousTracked } from './previous-state.js';
 import { ResourceWatcher } from './resource-watcher.js';
 import { makeLister, watchedResources, type KubeObject, type Lister, type Resource } from './resources.js';
 import { runResumableResync, runResync } from './resync.js';
+import { resyncPeriodMs } from './resync-period.js';
 import type { ForwarderOptions, ForwarderStats } from './forwarder-options.js';
 import { listProgressStore, resyncProgressStore, runScheduled } from './forwarder-tick.js';
 import { isUnreachable } from '../kube/errors.js';
@@ -33,6 +35,13 @@ import { processRelistSlots } from './relist-slots.js';
 
 export type { ForwarderOptions, ForwarderStats } from './forwarder-options.js';
 export { LIST_PROGRESS_SUFFIX, RESYNC_CHECKPOINT, RESYNC_PROGRESS } from './forwarder-tick.js';
+
+/**
+ * Checkpoint-store entry of a resync owed after a data loss (resyncAfterLoss): written before it starts, cleared
+ * when it is done. A forwarder that starts on this cluster's checkpoints and finds it (the process died mid-resync,
+ * or a pool member takes the cluster over from one that did) runs the resync itself once its watches are synced.
+ */
+export const LOSS_RESYNC_DUE = '@resync@due';
 
 /** How often a forwarder says it keeps its cache current; readers stop trusting it after 3 missed beats. */
 export const CACHE_HEARTBEAT_MS = 5_000;
@@ -75,6 +84,8 @@ export class Forwarder {
   /** A resumable resync's stop (runFor). */
   private readonly resyncStop = new AbortController();
   private readonly limits: ForwarderLimits;
+  /** This cluster's periodic resync period (resync-period.ts); 0: none. */
+  readonly resyncPeriodMs: number;
 
   constructor(private readonly o: ForwarderOptions) {
     this.cluster = o.cluster;
@@ -85,6 +96,7 @@ export class Forwarder {
     this.lister = o.lister ?? makeLister(o.kubeConfig);
     this.now = o.now ?? Date.now;
     this.limits = o.limits ?? forwarderLimitsFromEnv();
+    this.resyncPeriodMs = resyncPeriodMs(o.cluster, o.resyncMs);
     this.writer = new CheckpointWriter(
       o.cluster,
       o.checkpoints,
@@ -134,12 +146,15 @@ export class Forwarder {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`forwarder ${this.cluster} was already started`);
     this.state = 'running';
-    const saved = await this.o.checkpoints.load(this.cluster, [...this.resources, IDENTITY_CHECKPOINT]);
+    const saved = await this.o.checkpoints.load(this.cluster, [
+      ...this.resources,
+      IDENTITY_CHECKPOINT,
+      LOSS_RESYNC_DUE,
+    ]);
     this.launching = this.launch(saved);
     this.writer.start();
-    const resyncMs = this.o.resyncMs ?? 300_000;
-    if (resyncMs > 0) {
-      this.resyncTimer = setInterval(() => void this.resync().catch(() => undefined), resyncMs);
+    if (this.resyncPeriodMs > 0) {
+      this.resyncTimer = setInterval(() => void this.resync().catch(() => undefined), this.resyncPeriodMs);
       this.resyncTimer.unref();
     }
     if (this.o.cache) {
@@ -148,7 +163,11 @@ export class Forwarder {
       this.heartbeatTimer = setInterval(beat, CACHE_HEARTBEAT_MS);
       this.heartbeatTimer.unref();
     }
-    this.logger.info('Forwarder started', { resources: this.resources, saved: Object.fromEntries(saved) });
+    this.logger.info('Forwarder started', {
+      resources: this.resources,
+      saved: Object.fromEntries(saved),
+      resyncPeriodMs: this.resyncPeriodMs,
+    });
   }
 
   private async launch(saved: ReadonlyMap<string, string>): Promise<void> {
@@ -163,6 +182,28 @@ export class Forwarder {
     const stopped = new Promise<void>((resolve) => this.stopSignal.signal.addEventListener('abort', () => resolve()));
     await Promise.race([Promise.all(first.map((w) => w.synced)), stopped]);
     if (this.state === 'running') for (const w of rest) w.start();
+    // A resync owed after a data loss that its forwarder did not finish, or watches resumed into a queue that
+    // started empty (resyncOnResume: the memory queue, whose keys died with the last process while its
+    // checkpoints were kept). Not in the scheduled mode, whose runs are too short for a whole resync (it never
+    // records one owed). The watchers' first lists refilled a cache already. In the background: start() is not
+    // held up by it.
+    const due = saved.get(LOSS_RESYNC_DUE);
+    const queueLost = this.o.resyncOnResume === true && resumed.size > 0;
+    if ((due !== undefined || queueLost) && !this.resumableLists) {
+      void Promise.race([Promise.all(rest.map((w) => w.synced)), stopped]).then(async () => {
+        if (this.state !== 'running') return;
+        this.logger.warn('Resyncing: a resync owed after a data loss, or watches resumed into an empty queue', {
+          ...(due !== undefined && { owedSince: due }),
+          queueLost,
+        });
+        try {
+          await this.resync();
+          if (due !== undefined) await this.saveLossResyncDue('');
+        } catch {
+          // logged by resync(); an owed resync stays recorded for the next start
+        }
+      });
+    }
   }
   /** The checkpoints to resume from once the identity check passed; undefined when stopped first. */
   private async bindIdentity(saved: ReadonlyMap<string, string>): Promise<Map<string, string> | undefined> {
@@ -252,7 +293,7 @@ export class Forwarder {
       {
         cluster: this.cluster,
         checkpoints: this.o.checkpoints,
-        resyncMs: this.o.resyncMs ?? 300_000,
+        resyncMs: this.resyncPeriodMs,
         memory: this.o.memory,
         cached: this.o.cache !== undefined,
         stopped: this.stopSignal.signal,
@@ -273,18 +314,53 @@ export class Forwarder {
 
   /**
    * Refills the cache (a warm list of every watched resource), e.g. after its Redis lost its data or failed over to
-   * a replica that lags. Resolves once every watcher's list has been applied, or after `boundMs` (a resource whose
-   * list keeps failing must not hold back what waits on the others), whichever comes first.
+   * a replica that lags. The cache starts over first: what it holds after a loss is not a state the cluster had (a
+   * promoted replica lacks the last writes, yet a list or an event applied since can have moved a kind's watermark
+   * past them, and the cache would take an object below its watermark that it does not hold as deleted since).
+   * Until each kind's list is applied, readers find no watermark and read live. Resolves once every watcher's list
+   * has been applied, or after `boundMs` (a resource whose list keeps failing must not hold back what waits on the
+   * others), whichever comes first.
    */
   async refillCache(boundMs = 30_000): Promise<void> {
     if (!this.o.cache) return;
     this.logger.info('Refilling the cache');
+    // A reset that fails (Redis still settling after its failover) leaves what the lists can do without it: they
+    // still refill, and the resync that follows still runs.
+    await this.o.cache.reset().catch((err: unknown) => {
+      this.countError('cache');
+      this.logger.warn('Cache not reset before its refill; refilling over it', { err });
+    });
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<'bound'>((resolve) => (timer = setTimeout(() => resolve('bound'), boundMs)));
     const refilled = Promise.all(this.watchers.map((w) => w.refill())).then(() => 'refilled' as const);
     const outcome = await Promise.race([refilled, bound]).finally(() => clearTimeout(timer));
     if (outcome === 'bound') this.logger.warn('Cache refill not done within its bound; going on', { boundMs });
     else this.logger.info('Cache refilled');
+  }
+
+  /**
+   * The resync after a data loss of the queue's Redis (redis-loss-resync.ts) or one owed by a forwarder that died
+   * before its end: records it as owed (LOSS_RESYNC_DUE), refills the cache, enqueues every owned object's key from
+   * a fresh list, then clears the record. A periodic resync already running is let finish first (its earlier pages
+   * may have been enqueued before the loss), then a new one runs.
+   */
+  async resyncAfterLoss(): Promise<number> {
+    await this.saveLossResyncDue(String(this.now()));
+    await this.refillCache();
+    if (this.resyncing) await this.resyncing.catch(() => undefined);
+    const keys = await this.resync();
+    await this.saveLossResyncDue('');
+    return keys;
+  }
+
+  /** Records (or clears, '') a resync owed after a data loss; a failed write is logged: the resync goes on. */
+  private async saveLossResyncDue(value: string): Promise<void> {
+    try {
+      await this.o.checkpoints.save(this.cluster, new Map([[LOSS_RESYNC_DUE, value]]));
+    } catch (err) {
+      this.countError('checkpoint');
+      this.logger.warn('Owed resync not recorded', { err, owed: value !== '' });
+    }
   }
 
   /**

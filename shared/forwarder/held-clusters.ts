@@ -112,6 +112,7 @@ export class HeldClusters {
 
   async take(cluster: string): Promise<void> {
     const s = this.c.settings;
+    const fenceSlots = s.fenceSlotsOf(cluster);
     const lease = new ForwarderLease({
       redis: this.c.options.redis,
       queuePrefix: this.c.options.queuePrefix,
@@ -120,6 +121,7 @@ export class HeldClusters {
       leaseMs: s.leaseMs,
       quarantineDeaths: s.quarantineDeaths,
       quarantineMs: s.quarantineMs,
+      ...(fenceSlots && { fenceSlots }),
     });
     let got: Awaited<ReturnType<ForwarderLease['acquire']>>;
     try {
@@ -132,11 +134,31 @@ export class HeldClusters {
       if (got.quarantine) this.c.onQuarantined(cluster, got.quarantine);
       return;
     }
+    // With fence slots (a Redis Cluster, queue shards): this token in each before the first write there.
+    try {
+      if (!(await lease.installFences())) throw new Error('a newer token is installed as the fence');
+    } catch (err) {
+      this.logger.warn('Forwarder lease fences not installed; lease released', { cluster, token: got.token, err });
+      await lease.release().catch(() => undefined);
+      return;
+    }
     this.c.metrics.acquisitions.inc();
     if (got.gapMs >= 0) this.c.metrics.takeover.observe(got.gapMs / 1000);
     this.logger.info('Forwarder lease acquired', { cluster, token: got.token, sinceLastHolderMs: got.gapMs });
-    if (got.died !== undefined || got.diedUnreadable) {
-      this.c.metrics.deathsWhileSyncing.inc();
+    if (got.lapses > 0) {
+      this.c.metrics.lapses.inc(got.lapses);
+      this.logger.warn(
+        'Forwarder lease lapsed while syncing, this member alive (late to renew: starved or overloaded); taken back, not counted as a death',
+        { cluster, token: got.token },
+      );
+    }
+    if (got.suspected !== undefined)
+      this.logger.info(
+        'The previous holder of this cluster let its lease lapse while syncing and is still a pool member: a death only if its membership expires without another heartbeat',
+        { cluster, holder: got.suspected },
+      );
+    if (got.deaths > 0) {
+      this.c.metrics.deathsWhileSyncing.inc(got.deaths);
       this.logger.warn('The previous holder of this cluster died while syncing it', {
         cluster,
         quarantineAt: s.quarantineDeaths,

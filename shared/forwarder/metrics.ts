@@ -1,6 +1,8 @@
 // Prometheus metrics of the forwarder, on the default registry or an injected one. Created once per registry
-// and shared by every Forwarder that uses it.
-import { Counter, Gauge, register as defaultRegistry, type Registry } from 'prom-client';
+// and shared by every Forwarder that uses it. A long-running forwarder also serves Node's process metrics
+// (withProcessMetrics), as a worker does: CPU per event is process_cpu_seconds_total over
+// fleetq_forwarder_events_total.
+import { Counter, Gauge, collectDefaultMetrics, register as defaultRegistry, type Registry } from 'prom-client';
 import { processRelistSlots } from './relist-slots.js';
 
 export type ForwarderMetrics = {
@@ -57,7 +59,7 @@ export function forwarderMetrics(registry: Registry = defaultRegistry): Forwarde
     }),
     resyncs: new Counter({
       name: 'fleetq_forwarder_resyncs_total',
-      help: 'Periodic resyncs that enqueued every owned object',
+      help: 'Resyncs that enqueued every owned object: the periodic safety net, or one on a detected Redis data loss',
       labelNames: ['cluster'],
       registers,
     }),
@@ -104,4 +106,15 @@ export function forwarderMetrics(registry: Registry = defaultRegistry): Forwarde
   };
   cache.set(registry, metrics);
   return metrics;
+}
+
+/**
+ * Adds Node's default process metrics (process_cpu_seconds_total, process_resident_memory_bytes, nodejs_heap_*,
+ * event-loop lag, GC) to `registry`, once: a registry that has them already (a worker's, runtime/metrics.ts, in the
+ * all-in-one mode) is left as it is. Not for a scheduled Lambda, whose registry goes to CloudWatch as EMF.
+ */
+export function withProcessMetrics(registry: Registry): Registry {
+  if (registry.getSingleMetric('process_cpu_seconds_total') === undefined)
+    collectDefaultMetrics({ register: registry });
+  return registry;
 }

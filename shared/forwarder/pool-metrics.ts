@@ -17,6 +17,7 @@ export type PoolMetrics = {
   readonly giveUps: Counter;
   readonly quarantined: Gauge;
   readonly deathsWhileSyncing: Counter;
+  readonly lapses: Counter;
 };
 
 const cache = new WeakMap<Registry, PoolMetrics>();
@@ -99,7 +100,12 @@ export function poolMetrics(registry: Registry = defaultRegistry): PoolMetrics {
     }),
     deathsWhileSyncing: new Counter({
       name: 'fleetq_forwarder_deaths_while_syncing_total',
-      help: 'Holders found dead (or partitioned, or paused past their lease) while still syncing their cluster, counted by the member that took the lease next',
+      help: 'Holders found dead (no longer pool members: dead, partitioned, or paused past their membership) while still syncing their cluster, counted by the member that took the lease next or whose heartbeat found the membership expired',
+      registers,
+    }),
+    lapses: new Counter({
+      name: 'fleetq_forwarder_lease_lapses_total',
+      help: 'Leases that lapsed while their holder synced the cluster but the holder stayed alive (kept heartbeating, or took the cluster back): not counted as deaths, counted by that holder',
       registers,
     }),
   };

@@ -3,7 +3,8 @@
 // (held-clusters.ts).
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from '../queue/redis/redis-connection.js';
+import { RedisCacheStore } from '../cache/redis-cache-store.js';
 import type { Registry } from 'prom-client';
 import type { CacheStore } from '../cache/cache-store.js';
 import type { RedisCheckpointStore } from '../queue/history/checkpoint-store.js';
@@ -12,11 +13,11 @@ import type { RegistryReload } from '../runtime/registry-reload.js';
 import { DEFAULT_QUARANTINE_DEATHS, DEFAULT_QUARANTINE_MS } from './cluster-quarantine.js';
 import type { FencingQueue } from './fenced-writes.js';
 import type { ForwarderOptions } from './forwarder.js';
-import { DEFAULT_FORWARDER_LEASE_MS } from './forwarder-lease.js';
+import { DEFAULT_FORWARDER_LEASE_MS, type FenceSlots } from './forwarder-lease.js';
 
 export type ForwarderPoolOptions = {
   /** The queue's Redis: leases, membership, checkpoints. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** The Redis queue's prefix (RedisQueue.prefix): the forwarder's keys (forwarder-keys.ts) sit under it. */
   readonly queuePrefix: string;
   /** The Redis queue: enqueues go through its fenced add (addFenced); parkInvalid is not fenced. */
@@ -39,6 +40,11 @@ export type ForwarderPoolOptions = {
   readonly logger?: Logger;
   readonly metrics?: Registry;
   readonly cacheFor?: (cluster: string) => CacheStore;
+  /**
+   * With queue shards: the prefix of the queue a cluster's keys go to (its shard's); default queuePrefix. Given,
+   * or on a Redis Cluster, writes are fenced by the lease's token in their own slots (forwarder-lease.ts).
+   */
+  readonly clusterQueuePrefix?: (cluster: string) => string;
   /** Every cluster's forwarder options beyond its identity, queue and checkpoints. */
   readonly forwarder: Omit<
     ForwarderOptions,
@@ -66,6 +72,8 @@ export type PoolSettings = {
   readonly logger: Logger;
   /** The Redis queue, checked to have the fenced add. */
   readonly queue: FencingQueue;
+  /** Where a cluster's writes are fenced by its token (a Redis Cluster, or queue shards); undefined: by the lease. */
+  readonly fenceSlotsOf: (cluster: string) => FenceSlots | undefined;
 };
 
 export function poolSettings(o: ForwarderPoolOptions): PoolSettings {
@@ -83,5 +91,14 @@ export function poolSettings(o: ForwarderPoolOptions): PoolSettings {
     quarantineMs: Math.max(1, o.quarantineMs ?? DEFAULT_QUARANTINE_MS),
     logger: (o.logger ?? new Logger('fleetq-forwarder')).child({ forwarder: holder }),
     queue: { addFenced: queue.addFenced.bind(queue), parkInvalid: (raw, reason) => queue.parkInvalid(raw, reason) },
+    fenceSlotsOf: (cluster) => {
+      if (o.clusterQueuePrefix === undefined && !isCluster(o.redis)) return undefined;
+      const cache = o.cacheFor?.(cluster);
+      return {
+        queuePrefix: o.clusterQueuePrefix?.(cluster) ?? o.queuePrefix,
+        checkpointsKey: o.checkpoints.keyFor(cluster),
+        ...(cache instanceof RedisCacheStore && { cachePrefix: cache.prefix }),
+      };
+    },
   };
 }

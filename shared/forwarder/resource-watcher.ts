@@ -235,6 +235,9 @@ export class ResourceWatcher {
           // The refills asked for before this list are done: every object is in the cache again.
           for (const done of this.refilling.splice(0)) done();
         }
+        // A refill asked for while that list ran (a data loss met mid-list: its earlier pages went to the data that
+        // was lost) gets a list of its own now; the watch would hold it until the stream ended.
+        if (this.refillRequested) continue;
         if (this.stopping) return;
         const outcome = await this.watchOnce(this.rv ?? '');
         if (outcome.kind === 'stopped') return;
@@ -543,7 +546,8 @@ export class ResourceWatcher {
       const watch = this.o.watch ?? clientWatch(this.o.kubeConfig);
       watch(watchPath(this.o.resource, this.o.resourceTable), params, onLine, done).then((controller) => {
         this.current = controller;
-        if (this.stopping || outcome !== undefined) controller.abort();
+        // Stopped, settled, or a refill asked for while this watch connected (refill() found no stream to end).
+        if (this.stopping || outcome !== undefined || this.refillRequested) controller.abort();
       }, done);
     });
   }

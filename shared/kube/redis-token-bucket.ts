@@ -25,7 +25,7 @@
 // takes; its first answer ends the fallback. Failing the requests instead would turn a Redis outage into a
 // controller outage for the SQS/Lambda stack, whose queue does not need Redis, and leave every key in long
 // backoff after Redis is back.
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { loadLuaScripts } from '../lua/lua-loader.js';
 import { ScriptRunner } from '../lua/script-runner.js';
 import type { RateLimiter } from './rest.js';
@@ -46,7 +46,7 @@ export type ApiBudgetFallback = {
 };
 
 export type RedisTokenBucketOptions = {
-  readonly redis: Redis;
+  readonly redis: Redis | Cluster;
   /** The bucket's HASH and its takers ZSET: redisKeys(prefix).apiBucket(cluster), .apiBucketTakers(cluster). */
   readonly keys: { readonly bucket: string; readonly takers: string };
   readonly qps: number;

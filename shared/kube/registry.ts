@@ -113,9 +113,17 @@ const limitsSchema = z
   .object({
     /** Reconciles of this cluster running at once, fleet-wide. */
     concurrency: z.number().int().positive().optional(),
-    /** API requests per second from one process to this cluster (token bucket). */
+    /**
+     * API requests per second each controller sends to this cluster, fleet-wide (a token bucket per cluster and
+     * controller, as kube-controller-manager gives each controller a client of its own).
+     */
     qps: z.number().positive().optional(),
+    /** Requests each controller may send at once after a quiet spell (the bucket's size). */
     burst: z.number().int().positive().optional(),
+    /** Optional cap on every controller's requests to this cluster together, fleet-wide (unset: none). */
+    clusterQps: z.number().positive().optional(),
+    /** The cap's burst; with clusterQps only (default: clusterQps rounded up, at least 1). */
+    clusterBurst: z.number().int().positive().optional(),
   })
   .strict();
 
@@ -207,6 +215,18 @@ const registrySchema = z
           path: ['clusters', i, 'owns'],
         });
     });
+    r.clusters.forEach((c, i) => {
+      const limits = { ...r.defaults?.limits, ...c.limits };
+      if (limits.clusterBurst !== undefined && limits.clusterQps === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: 'clusterBurst is the burst of the cap clusterQps sets; give clusterQps too (here or in defaults)',
+          path:
+            c.limits?.clusterBurst !== undefined
+              ? ['clusters', i, 'limits', 'clusterBurst']
+              : ['defaults', 'limits', 'clusterBurst'],
+        });
+    });
     const defaultsApart = r.defaults?.owns && ownedApart(r.defaults.owns);
     if (defaultsApart) ctx.addIssue({ code: 'custom', message: defaultsApart, path: ['defaults', 'owns'] });
     r.clusters.forEach((c, i) => {
@@ -223,7 +243,17 @@ const registrySchema = z
     }
   });
 
-export type ClusterLimits = { readonly concurrency?: number; readonly qps: number; readonly burst: number };
+/** A token bucket's size: `qps` tokens a second, at most `burst` saved up. */
+export type BudgetRate = { readonly qps: number; readonly burst: number };
+
+export type ClusterLimits = {
+  readonly concurrency?: number;
+  /** Each controller's budget for this cluster, fleet-wide: `qps`/`burst` of the registry's limits. */
+  readonly qps: number;
+  readonly burst: number;
+  /** The cap on all controllers together (registry `clusterQps`/`clusterBurst`); absent: none. */
+  readonly cluster?: BudgetRate;
+};
 
 /** Where the ConfigMap mirror may write copies: namespace names or `prefix*` patterns (none by default). */
 export type MirrorPolicy = { readonly allowedNamespaces: readonly string[] };
@@ -263,7 +293,10 @@ export class RegistryError extends Error {
   override name = 'RegistryError';
 }
 
-/** client-go's defaults for a controller (QPS 20, burst 30 in kube-controller-manager). */
+/**
+ * Each controller's budget when the registry does not say: kube-controller-manager's client for each controller
+ * (`--kube-api-qps` 20, `--kube-api-burst` 30). No cap on the cluster as a whole.
+ */
 export const DEFAULT_LIMITS: ClusterLimits = { qps: 20, burst: 30 };
 
 export function parseRegistry(text: string, source: string, baseDir = process.cwd()): ClusterConfig[] {
@@ -284,7 +317,7 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
     name: c.name,
     owns: hubOwns(c.owns ?? defaults.owns ?? DEFAULT_OWNED_KINDS, c.hub === true),
     ...((c.handOver ?? defaults.handOver ?? []).length > 0 && { handOver: c.handOver ?? defaults.handOver }),
-    limits: { ...DEFAULT_LIMITS, ...defaults.limits, ...c.limits },
+    limits: clusterLimits({ ...defaults.limits, ...c.limits }),
     ...(c.allowInsecure === true && { allowInsecure: true }),
     ...((c.mirror ?? defaults.mirror) !== undefined && {
       mirror: { allowedNamespaces: (c.mirror ?? defaults.mirror)?.allowedNamespaces ?? [] },
@@ -303,6 +336,16 @@ export function parseRegistry(text: string, source: string, baseDir = process.cw
             insecureSkipTLSVerify: c.insecureSkipTLSVerify ?? false,
           },
   }));
+}
+
+type LimitsEntry = z.infer<typeof limitsSchema>;
+
+/** A cluster's limits from its entry merged over the defaults' (the cap's burst defaults from its qps). */
+export function clusterLimits(entry: LimitsEntry): ClusterLimits {
+  const { clusterQps, clusterBurst, ...rest } = entry;
+  const limits = { ...DEFAULT_LIMITS, ...rest };
+  if (clusterQps === undefined) return limits;
+  return { ...limits, cluster: { qps: clusterQps, burst: clusterBurst ?? Math.max(1, Math.ceil(clusterQps)) } };
 }
 
 /**

@@ -79,6 +79,17 @@ export class KubeRest {
     }
   }
 
+  /**
+   * Lets go of the connection pool (its kept-alive sockets, their parsers and buffers): the requests it carries
+   * finish, then it closes; the next request builds a new one, as after a rotation. For clients that will stay
+   * unused a while (runtime/clients.ts forgets idle clusters' clients): a pool keeps its sockets open as long as
+   * the apiserver's keep-alive allows, and the sockets keep the pool.
+   */
+  releaseConnections(): void {
+    this.replaceDispatcher(undefined);
+    this.tls.forget();
+  }
+
   /** The new pool takes the next requests; the old one closes once the requests it carries are done. */
   private replaceDispatcher(next: Dispatcher | undefined): void {
     const old = this.dispatcher;

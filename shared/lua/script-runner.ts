@@ -3,7 +3,7 @@
 // (the queue, the object cache, the API token bucket, the forwarder's lease and pool): each passes its own
 // scripts (lua-loader.ts reads them from their .lua files).
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis/redis-connection.js';
 
 export type Reply = string | number | null | Reply[];
 
@@ -16,7 +16,7 @@ export class ScriptRunner<Name extends string = string> {
    * call's own arguments in ARGV.
    */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     keys: string | readonly string[],
     private readonly header: readonly (string | number)[],
     private readonly scripts: Readonly<Record<Name, string>>,

@@ -14,11 +14,12 @@
 //               and verified as a handler reads it; no watermark while no forwarder keeps the cache alive)
 // Ids come from the key (validated by parseKey), and every value read back is untrusted: the text rendering
 // prints them inert.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis/redis-connection.js';
 import { entryId } from '../cache/cache-entry.js';
 import { RedisCacheStore } from '../cache/redis-cache-store.js';
 import { keyString, type ReconcileKey } from '../kube/key.js';
 import { redisKeyPrefix, redisKeys } from '../queue/redis/redis-keys.js';
+import { shardQueueNameOf } from '../queue/queue-shards.js';
 import { backoffDelay } from '../queue/work-queue.js';
 import { displayText } from './terminal-text.js';
 
@@ -78,6 +79,8 @@ export type KeyDescription = {
 
 export type DescribeOptions = {
   readonly queue: string;
+  /** FLEETQ_QUEUE_SHARDS: the key is read from its cluster's shard queue (queue-shards.ts). Default 1. */
+  readonly shards?: number;
   /** Key prefix of the queue and cache (FLEETQ_REDIS_PREFIX); default `fleetq`. */
   readonly prefix?: string;
   /** The queue's backoff (queue-options.ts resolved): base and cap in ms. */
@@ -94,9 +97,10 @@ export function backoffAfter(count: number, baseMs: number, maxMs: number): numb
   return count > 0 ? Math.floor(backoffDelay(count - 1, baseMs, maxMs)) : null;
 }
 
-export async function describeKey(redis: Redis, key: ReconcileKey, o: DescribeOptions): Promise<KeyDescription> {
+export async function describeKey(redis: RedisClient, key: ReconcileKey, o: DescribeOptions): Promise<KeyDescription> {
   const id = keyString(key);
-  const prefix = redisKeyPrefix(o.queue, o.prefix);
+  const queue = shardQueueNameOf(o.queue, o.shards ?? 1, key.cluster);
+  const prefix = redisKeyPrefix(queue, o.prefix);
   const k = redisKeys(prefix);
   const replies = await redis
     .multi()
@@ -178,7 +182,7 @@ export async function describeKey(redis: Redis, key: ReconcileKey, o: DescribeOp
           : 'not queued';
   return {
     key: id,
-    queue: o.queue,
+    queue,
     at: iso(now),
     state,
     queued,
@@ -216,7 +220,7 @@ function parseJson(text: string | null): Record<string, unknown> | null {
  * know) is stored under `raw:<seq>`, not under its key. One HSCAN of the dead-letter hash, only when the key has
  * no letter of its own.
  */
-async function rawLetterOf(redis: Redis, hash: string, id: string): Promise<string | null> {
+async function rawLetterOf(redis: RedisClient, hash: string, id: string): Promise<string | null> {
   let cursor = '0';
   do {
     const [next, flat] = await redis.hscan(hash, cursor, 'MATCH', 'raw:*', 'COUNT', 1000);

@@ -5,10 +5,11 @@
 // registries hold still until they agree, and status marks the one on an old registry.
 // The quarantined clusters (cluster-quarantine.ts): those whose holders kept dying while syncing them, with their
 // deaths, since and until when, and the largest object the dead holders reported.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis/redis-connection.js';
 import { isQuarantined, readDeathRecords } from '../forwarder/cluster-quarantine.js';
 import { forwarderDigestsKey, forwarderMembersKey } from '../forwarder/forwarder-keys.js';
-import { readLeaseHolders } from '../forwarder/forwarder-lease.js';
+import { readLeaseHolders, readWriterTokens } from '../forwarder/forwarder-lease.js';
+import { shardQueueNameOf } from '../queue/queue-shards.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
 import type { FleetqConfig } from '../runtime/config.js';
 
@@ -23,11 +24,34 @@ export type ForwarderHolder = {
 
 /** cluster → the forwarder holding its lease; clusters whose lease is free are absent. */
 export async function forwarderHolders(
-  redis: Redis,
+  redis: RedisClient,
   config: Pick<FleetqConfig, 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX'>,
 ): Promise<Map<string, ForwarderHolder>> {
   const leases = await readLeaseHolders(redis, redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX));
   return new Map([...leases].map(([cluster, l]) => [cluster, { holder: l.holder, token: l.token, ttlMs: l.ttlMs }]));
+}
+
+/**
+ * cluster → the lease tokens that wrote for it (enqueued or checkpointed), oldest first; clusters with none are
+ * absent. Each cluster's list is read where its writes record it: beside its keys in its own queue shard
+ * (FLEETQ_QUEUE_SHARDS; the first shard's slot holds only the leases), one LRANGE per cluster, no cross-slot command.
+ */
+export async function forwarderWriters(
+  redis: RedisClient,
+  config: Pick<FleetqConfig, 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX'> & { readonly FLEETQ_QUEUE_SHARDS?: number },
+  clusters: readonly string[],
+): Promise<Map<string, number[]>> {
+  const shards = config.FLEETQ_QUEUE_SHARDS ?? 1;
+  const lists = await Promise.all(
+    clusters.map((c) =>
+      readWriterTokens(
+        redis,
+        c,
+        redisKeyPrefix(shardQueueNameOf(config.FLEETQ_QUEUE, shards, c), config.FLEETQ_REDIS_PREFIX),
+      ),
+    ),
+  );
+  return new Map(clusters.flatMap((c, i) => ((lists[i] ?? []).length > 0 ? [[c, lists[i] ?? []]] : [])));
 }
 
 export type ForwarderMember = {
@@ -53,7 +77,7 @@ function printable(text: string): string {
 
 /** The live members of the forwarder pool with their registry digests (read from Redis: untrusted, checked). */
 export async function forwarderMembers(
-  redis: Redis,
+  redis: RedisClient,
   config: Pick<FleetqConfig, 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX'>,
   registryDigest?: string,
 ): Promise<ForwarderMember[]> {
@@ -106,7 +130,7 @@ export type QuarantinedCluster = {
 
 /** The clusters quarantined now (server time), and those whose record does not parse (ignored). */
 export async function quarantinedClusters(
-  redis: Redis,
+  redis: RedisClient,
   config: Pick<FleetqConfig, 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX'>,
 ): Promise<{ quarantined: QuarantinedCluster[]; unreadable: string[] }> {
   const prefix = redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX);

@@ -15,6 +15,8 @@
 //              shared counters every reconciling process feeds (runtime/reconcile-rates.ts)
 //   forwarder  the forwarder holding the cluster's watch lease in a pool (forwarder-status.ts; '-' when none does:
 //              free, or watched by a forwarder outside a pool, which takes no lease)
+//   writers    (wide) the lease tokens that wrote for the cluster, oldest first, from the list beside its keys in
+//              its own queue shard (forwarder-status.ts forwarderWriters), then the lease's token
 //   last event how long ago the forwarder last logged an event of the cluster (the newest entry of its event-log
 //              stream, whose id is the Redis server's append time; the keys of an event are enqueued with it). A
 //              watch event carries no time of its own, so this is what the stores can tell of the forwarder's
@@ -27,9 +29,10 @@
 // The redis driver shows all of it. SQS tells only approximate queue-wide counts (messages visible, delayed,
 // in flight, dead), shown on a `*` row; the rest comes from Redis when REDIS_URL is reachable. The memory driver
 // keeps its queue inside the process that runs it: there is nothing to read from outside, and status says so.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis/redis-connection.js';
 import { eventStreamKey } from '../queue/history/redis-stream-event-log.js';
-import { READ_LIMITS, type OldestReadyBreakdown } from '../queue/oldest-ready.js';
+import { mergeOldestReady, READ_LIMITS, type OldestReadyBreakdown } from '../queue/oldest-ready.js';
+import { shardQueueNames } from '../queue/queue-shards.js';
 import { clusterAndKind } from '../queue/queue-options.js';
 import { connectFailFast } from '../queue/redis/redis-connection.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
@@ -39,6 +42,7 @@ import type { FleetqConfig } from '../runtime/config.js';
 import { redactText } from '../kube/redact-secrets.js';
 import {
   forwarderHolders,
+  forwarderWriters,
   forwarderMembers,
   quarantinedClusters,
   type ForwarderMember,
@@ -58,6 +62,11 @@ export type ClusterStatus = {
   readonly forwarder: string | null;
   /** That lease's fencing token: it grows with each new holder. */
   readonly forwarderToken: number | null;
+  /**
+   * The lease tokens that wrote (enqueued or checkpointed) for the cluster, oldest first, read from its own queue
+   * shard; absent when none did (or the driver keeps no leases).
+   */
+  readonly forwarderWriters?: readonly number[];
   /** ms since the forwarder last logged an event of this cluster (event-log stream), null when not known. */
   readonly lastEventAgeMs: number | null;
   readonly depth: number | null;
@@ -95,7 +104,7 @@ type StatusConfig = Pick<
   FleetqConfig,
   'FLEETQ_DRIVER' | 'FLEETQ_QUEUE' | 'REDIS_URL' | 'FLEETQ_REDIS_PREFIX' | 'FLEETQ_REDIS_TLS_CA' | 'SQS_ENDPOINT'
 > &
-  Partial<Pick<FleetqConfig, 'AWS_REGION' | 'SQS_WORK_URL' | 'SQS_DELAY_URL' | 'SQS_DEAD_URL'>>;
+  Partial<Pick<FleetqConfig, 'AWS_REGION' | 'SQS_WORK_URL' | 'SQS_DELAY_URL' | 'SQS_DEAD_URL' | 'FLEETQ_QUEUE_SHARDS'>>;
 
 export type StatusOptions = {
   /** Clusters to show even with nothing queued (the registry's); clusters seen in the stores are added. */
@@ -152,7 +161,7 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
   } else {
     // Fail fast: a status that waits forever on an unreachable Redis helps nobody. With the redis driver an
     // unreachable Redis is the error; with sqs it only costs the rates and forwarders (a note).
-    let redis: Redis | undefined;
+    let redis: RedisClient | undefined;
     try {
       if (config.FLEETQ_DRIVER === 'redis') {
         redis = await connectFailFast(config);
@@ -200,14 +209,34 @@ export async function collectStatus(config: StatusConfig, o: StatusOptions = {})
   };
 }
 
+/** Every shard's queue (queue-shards.ts; one queue without shards), its rows added up per cluster. */
 async function readRedisQueue(
-  redis: Redis,
+  redis: RedisClient,
   config: StatusConfig,
   now: number,
   row: (c: string) => Row,
   notes: string[],
 ): Promise<void> {
-  const queue = new RedisQueue({ name: config.FLEETQ_QUEUE, prefix: config.FLEETQ_REDIS_PREFIX, redis });
+  const names = shardQueueNames(config.FLEETQ_QUEUE, config.FLEETQ_QUEUE_SHARDS ?? 1);
+  const shards = await Promise.all(
+    names.map((name) => readRedisShard(new RedisQueue({ name, prefix: config.FLEETQ_REDIS_PREFIX, redis }), now)),
+  );
+  for (const { depths, backoff, letters, live } of shards) {
+    for (const d of depths) (row(d.cluster).depth as number) += d.depth;
+    for (const b of backoff) row(b.cluster).backoff = (row(b.cluster).backoff ?? 0) + b.keys;
+    for (const d of letters) {
+      const r = row(d.key?.cluster ?? UNPARSED);
+      r.deadLetters = (r.deadLetters ?? 0) + 1;
+    }
+    for (const id of live) {
+      const r = row(clusterAndKind(id).cluster);
+      r.inFlight = (r.inFlight ?? 0) + 1;
+    }
+  }
+  applyLatency(mergeOldestReady(shards.map((s) => s.ready)), row, notes);
+}
+
+async function readRedisShard(queue: RedisQueue, now: number) {
   // The latency is read for the clusters with waiting keys: a ready key is a waiting one.
   const latency = queue.depthBreakdown().then(async (depths) => ({
     depths,
@@ -219,17 +248,7 @@ async function readRedisQueue(
     queue.deadLetters(),
     queue.liveLeaseIds(now),
   ]);
-  for (const d of depths) (row(d.cluster).depth as number) += d.depth;
-  applyLatency(ready, row, notes);
-  for (const b of backoff) row(b.cluster).backoff = b.keys;
-  for (const d of letters) {
-    const r = row(d.key?.cluster ?? UNPARSED);
-    r.deadLetters = (r.deadLetters ?? 0) + 1;
-  }
-  for (const id of live) {
-    const r = row(clusterAndKind(id).cluster);
-    r.inFlight = (r.inFlight ?? 0) + 1;
-  }
+  return { depths, ready, backoff, letters, live };
 }
 
 /** The latency figures into their rows, and what was left out into the notes. */
@@ -304,7 +323,7 @@ async function readSqsQueue(config: StatusConfig, row: (c: string) => Row, notes
 }
 
 async function readRates(
-  redis: Redis,
+  redis: RedisClient,
   config: StatusConfig,
   now: number,
   windowMs: number,
@@ -322,7 +341,7 @@ async function readRates(
 }
 
 async function readForwarders(
-  redis: Redis,
+  redis: RedisClient,
   config: StatusConfig,
   now: number,
   env: NodeJS.ProcessEnv,
@@ -335,6 +354,8 @@ async function readForwarders(
     r.forwarder = h.holder;
     r.forwarderToken = h.token;
   }
+  const named = [...rows.keys()].filter((c) => c !== ALL_CLUSTERS && c !== UNPARSED);
+  for (const [cluster, tokens] of await forwarderWriters(redis, config, named)) row(cluster).forwarderWriters = tokens;
   // The event log's stream ids are the Redis server's append times: the newest is when the forwarder last
   // logged (and enqueued the keys of) an event of that cluster.
   // Loaded once Redis answered: the forwarder's settings module is heavy, and a status that fails fails fast.
@@ -364,6 +385,9 @@ async function readForwarders(
 }
 
 const num = (v: number | null): string => (v === null ? '-' : String(v));
+/** The WRITERS cell: the last five tokens that wrote, oldest first, `…` before them when there were more. */
+const writers = (v: readonly number[] | undefined): string =>
+  v === undefined || v.length === 0 ? '-' : `${v.length > 5 ? '…' : ''}${v.slice(-5).join(',')}`;
 const rate = (v: number | null): string => (v === null ? '-' : v >= 10 ? v.toFixed(0) : v.toFixed(2));
 
 export function formatAge(ms: number | null): string {
@@ -381,7 +405,7 @@ export function formatLatency(c: Pick<ClusterStatus, 'oldestReadyAgeMs' | 'oldes
 }
 
 /**
- * The human table: one row per cluster (wide: with each forwarder lease's fencing token), then the pool's
+ * The human table: one row per cluster (wide: with the tokens that wrote for it and its lease's token), then the pool's
  * members, the quarantined clusters and the notes. `style` makes the headings bold on a terminal.
  */
 export function formatStatus(s: FleetStatus, o: { readonly wide?: boolean; readonly style?: TextStyle } = {}): string {
@@ -398,7 +422,7 @@ export function formatStatus(s: FleetStatus, o: { readonly wide?: boolean; reado
     'REC/S',
     'ERR/S',
   ];
-  if (o.wide) header.push('TOKEN');
+  if (o.wide) header.push('WRITERS', 'TOKEN');
   // Cluster and holder names and the notes (Redis and SQS error text) come from outside: printed inert, redacted.
   const quarantined = new Set((s.quarantined ?? []).map((q) => q.cluster));
   const rows = s.clusters.map((c) => [
@@ -416,7 +440,7 @@ export function formatStatus(s: FleetStatus, o: { readonly wide?: boolean; reado
     num(c.deadLetters),
     rate(c.reconcilesPerSec),
     rate(c.errorsPerSec),
-    ...(o.wide ? [num(c.forwarderToken)] : []),
+    ...(o.wide ? [writers(c.forwarderWriters), num(c.forwarderToken)] : []),
   ]);
   const align = header.map((_, i): Align => (i < 3 ? 'left' : 'right'));
   const window = s.rateWindowMs === null ? '' : `, rates over ${formatAge(s.rateWindowMs)}`;

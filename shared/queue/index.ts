@@ -7,7 +7,9 @@ import { RedisQueue } from './redis/redis-queue.js';
 import { SqsQueue } from './sqs/sqs-queue.js';
 import { ensureSqsQueues, sqsQueueNames, type SqsQueueNames, type SqsQueueUrls } from './sqs/sqs-setup.js';
 import { instrument } from './metrics.js';
-import { redisOptionsFor } from './redis/redis-connection.js';
+import { connectRedis, redisOptionsFor } from './redis/redis-connection.js';
+import { shardQueueNames } from './queue-shards.js';
+import { ShardedQueue } from './sharded-queue.js';
 import type { QueueOptions, WorkQueue } from './work-queue.js';
 
 export type QueueConfig = {
@@ -27,6 +29,11 @@ export type QueueConfig = {
       readonly prefetch?: number;
       /** CA file for a rediss:// URL (FLEETQ_REDIS_TLS_CA). */
       readonly redisTlsCaFile?: string;
+      /**
+       * Queue shards (FLEETQ_QUEUE_SHARDS, queue-shards.ts): N queues `name`, `name-s2`..`name-sN`, a cluster's keys
+       * in one of them by a hash of its name. Default 1: the one queue `name`, as without shards.
+       */
+      readonly shards?: number;
     }
   | {
       readonly driver: 'sqs';
@@ -50,17 +57,33 @@ async function createDriver(config: QueueConfig, name: string): Promise<WorkQueu
   switch (config.driver) {
     case 'memory':
       return new MemoryQueue(options);
-    case 'redis':
-      return new RedisQueue({
-        ...options,
-        name,
-        ...(config.redisUrl === undefined ? {} : { redis: config.redisUrl }),
-        ...(config.redisUrl === undefined
+    case 'redis': {
+      const shards = config.shards ?? 1;
+      const redisOptions =
+        config.redisUrl === undefined
           ? {}
-          : { redisOptions: redisOptionsFor(config.redisUrl, { tlsCaFile: config.redisTlsCaFile }) }),
+          : { redisOptions: redisOptionsFor(config.redisUrl, { tlsCaFile: config.redisTlsCaFile }) };
+      const common = {
+        ...options,
+        ...redisOptions,
         ...(config.prefix === undefined ? {} : { prefix: config.prefix }),
         ...(config.prefetch === undefined ? {} : { prefetch: config.prefetch }),
-      });
+      };
+      if (shards === 1)
+        return new RedisQueue({
+          ...common,
+          name,
+          ...(config.redisUrl === undefined ? {} : { redis: config.redisUrl }),
+        });
+      // One connection for every shard (each shard's blocked waits still take connections of their own).
+      const client = connectRedis(
+        config.redisUrl ?? 'redis://127.0.0.1:6379',
+        { tlsCaFile: config.redisTlsCaFile },
+        { enableAutoPipelining: true },
+      );
+      const queues = shardQueueNames(name, shards).map((n) => new RedisQueue({ ...common, name: n, redis: client }));
+      return new ShardedQueue(queues, { onClose: () => client.quit().then(() => undefined) });
+    }
     case 'sqs': {
       const client = new SQSClient({
         region: config.region ?? process.env.AWS_REGION ?? 'us-east-1',
@@ -86,4 +109,5 @@ export { RedisQueue } from './redis/redis-queue.js';
 export { SqsQueue } from './sqs/sqs-queue.js';
 export { leaseFromSqsRecord, type SqsRecordLike } from './sqs/sqs-record-lease.js';
 export { instrument } from './metrics.js';
+export { ShardedQueue } from './sharded-queue.js';
 export type { DeadLetter, Lease, QueueOptions, RedriveOptions, RetryOutcome, WorkQueue } from './work-queue.js';

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Redis } from 'ioredis';
+import { scanAllNodes, type RedisClient } from '../queue/redis/redis-connection.js';
 import type { LoggedEvent } from '../queue/history/event-log.js';
 import { JsonlEventLog } from '../queue/history/jsonl-event-log.js';
 import { encodeRecord } from '../queue/history/log-record.js';
@@ -51,7 +51,7 @@ export class RedisImportTransaction implements ImportTransaction {
   private readonly lastMs = new Map<string, number>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly spec: string,
     private readonly replace: boolean,
@@ -174,19 +174,17 @@ export async function jsonlClusters(dir: string): Promise<string[]> {
 }
 
 /** The clusters a Redis store (live streams or a named log) holds records of. */
-export async function redisClusters(redis: Redis, prefix: string): Promise<string[]> {
+export async function redisClusters(redis: RedisClient, prefix: string): Promise<string[]> {
   const head = eventStreamKey(prefix, '');
   const pattern = `${head.replace(/[*?[\]\\]/g, '\\$&')}*`;
   const out = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-    cursor = next;
+  // Every primary of a Redis Cluster (the streams share one hash tag, so one node holds them).
+  await scanAllNodes(redis, pattern, (keys) => {
     for (const key of keys) {
       const cluster = key.slice(head.length);
       if (cluster !== '' && !cluster.includes(':')) out.add(cluster);
     }
-  } while (cursor !== '0');
+  });
   const clusters = [...out].sort();
   const lengths = await Promise.all(clusters.map((c) => redis.xlen(eventStreamKey(prefix, c)).catch(() => 0)));
   return clusters.filter((_, i) => (lengths[i] ?? 0) > 0);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { EventLog, LoggedEvent } from '../queue/history/event-log.js';
 import { JsonlEventLog } from '../queue/history/jsonl-event-log.js';
 import { RedisStreamEventLog } from '../queue/history/redis-stream-event-log.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis/redis-connection.js';
 import { connectRedis } from '../queue/redis/redis-connection.js';
 import type { FleetqConfig } from '../runtime/config.js';
 import {
@@ -75,7 +75,7 @@ export function openLogStore(
   spec: string,
   config: FleetqConfig,
   env: NodeJS.ProcessEnv = process.env,
-  connected?: Redis,
+  connected?: RedisClient,
 ): LogStore {
   if (isRedisLogStore(spec)) {
     const name = spec === 'redis' ? undefined : checkLogName(spec.slice('redis:'.length));

@@ -251,10 +251,15 @@ export function plan(input: PlanInput): PlanResult {
     }
   }
 
-  // Admission: the first wave not finished is the current one; it admits up to its concurrency.
+  // Admission: the first wave not finished is the current one; it admits up to its concurrency. A cluster not on
+  // the revision does not hold its wave, except one whose target is there and asks for another revision while the
+  // revision is younger than progressDeadline: the change reaches clusters at different times (each cluster's
+  // GitOps sync, or a kubectl loop, on its own schedule), and a wave that went on without it would run a later
+  // wave before it.
   const eligible = (r: Row) =>
     r.admittedAt === undefined && r.verdict === undefined && isAdmissible(obs(r.cluster), revision);
-  const finished = (r: Row) => r.verdict !== undefined || (r.admittedAt === undefined && !eligible(r));
+  const awaited = (r: Row) => asksElsewhere(obs(r.cluster), revision) && nowMs < awaitedUntil(entry, spec);
+  const finished = (r: Row) => r.verdict !== undefined || (r.admittedAt === undefined && !eligible(r) && !awaited(r));
   const previousWave = entry.wave;
   let waitingForApproval = false;
   const current = stopped()
@@ -347,8 +352,25 @@ function isAdmissible(o: ClusterObservation, revision: string): boolean {
   return o.unreachable === true || isOn(o, revision);
 }
 
-/** The earliest time something admitted changes by the clock alone: a soak ends, or a deadline passes. */
+/**
+ * The target there asks for another revision (it is present and was read): a cluster not yet admitted holds its
+ * wave until it asks for this one or the revision is progressDeadline old (awaitedUntil); then it joins its wave's
+ * admissions when it asks, as a cluster whose target is missing does.
+ */
+function asksElsewhere(o: ClusterObservation, revision: string): boolean {
+  return o.present && o.unreachable !== true && o.revision !== revision;
+}
+
+function awaitedUntil(entry: Entry, spec: FleetRollout['spec']): number {
+  return ms(entry.startedAt) + spec.progressDeadlineMs;
+}
+
+/**
+ * The earliest time something changes by the clock alone: a soak ends, a deadline passes, or the clusters not yet
+ * on the revision stop holding their waves.
+ */
 function nextLook(entry: Entry, spec: FleetRollout['spec'], nowMs: number): number | undefined {
+  const waiting = entry.clusters.some((r) => r.admittedAt === undefined && r.verdict === undefined);
   const times = entry.clusters.flatMap((r) => {
     if (r.admittedAt === undefined || r.verdict !== undefined) return [];
     const soak = spec.waves.find((w) => w.name === r.wave)?.soakMs ?? 0;
@@ -356,6 +378,7 @@ function nextLook(entry: Entry, spec: FleetRollout['spec'], nowMs: number): numb
       ? [ms(r.availableSince) + soak, ms(r.admittedAt) + spec.progressDeadlineMs]
       : [ms(r.admittedAt) + spec.progressDeadlineMs];
   });
+  if (waiting) times.push(awaitedUntil(entry, spec));
   const future = times.filter((t) => t > nowMs);
   return future.length === 0 ? undefined : Math.min(...future) - nowMs;
 }

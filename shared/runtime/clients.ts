@@ -1,21 +1,26 @@
 // Per-cluster API clients, built on first use and cached: a REST client limited by the cluster's API budget,
 // with its circuit (one probe at a time while the cluster does not answer), and a live view.
 //
-// The API budget (registry limits.qps/burst) is fleet-wide with Redis: one token bucket per cluster in the
-// queue's Redis, shared by every worker and Lambda of the queue (kube/redis-token-bucket.ts). The memory
-// driver runs in one process, so its budget is an in-process bucket (kube/token-bucket.ts).
+// The API budget is per controller, as kube-controller-manager's: each controller's requests to a cluster take
+// from a bucket of their own (registry limits.qps/burst), and with limits.clusterQps also from the cluster's cap
+// (kube/controller-budgets.ts). With Redis the buckets are fleet-wide: in the queue's Redis, shared by every
+// worker and Lambda of the queue (kube/redis-token-bucket.ts). The memory driver runs in one process, so its
+// buckets are in process (kube/token-bucket.ts).
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis/redis-connection.js';
 import type { CachedClusterView } from '../cache/cached-cluster-view.js';
 import { ClusterCircuit } from '../kube/circuit.js';
 import { LiveClusterView } from '../kube/cluster-view.js';
-import type { ClusterLimits, ClusterRegistry } from '../kube/registry.js';
+import { ControllerBudgets } from '../kube/controller-budgets.js';
+import { IdleExpiry } from '../kube/idle-expiry.js';
+import type { BudgetRate, ClusterRegistry } from '../kube/registry.js';
 import { RedisTokenBucket } from '../kube/redis-token-bucket.js';
 import { KubeRest, type RateLimiter, type RequestObserver } from '../kube/rest.js';
 import { TokenBucket } from '../kube/token-bucket.js';
-import { connectRedis, redactedUrl } from '../queue/redis/redis-connection.js';
+import { connectRedis, redactedUrl, unrefSockets } from '../queue/redis/redis-connection.js';
 import { redisKeyPrefix, redisKeys } from '../queue/redis/redis-keys.js';
+import { shardQueueNameOf } from '../queue/queue-shards.js';
 import type { FleetqConfig } from './config.js';
 import { errorFields, type Logger } from './logger.js';
 import type { ClusterClients } from './reconcile-one.js';
@@ -23,10 +28,11 @@ import { currentPhaseClock, timedPhase } from './reconcile-phases.js';
 
 export type ApiBudgetMode = 'redis' | 'process';
 
-/** Makes each cluster's rate limiter; one per process. */
+/** Makes the token buckets of each cluster's API budget; one per process. */
 export type ApiBudget = {
   readonly mode: ApiBudgetMode;
-  limiter(cluster: string, limits: ClusterLimits): RateLimiter;
+  /** A bucket of `rate`: the cluster's cap (controller undefined), or one controller's bucket in the cluster. */
+  limiter(cluster: string, rate: BudgetRate, controller?: string): RateLimiter;
   /** Ends what the budget holds open (the Redis connection). */
   close(): Promise<void>;
 };
@@ -36,11 +42,11 @@ export function apiBudgetMode(config: Pick<FleetqConfig, 'FLEETQ_API_BUDGET' | '
   return config.FLEETQ_API_BUDGET ?? (config.FLEETQ_DRIVER === 'memory' ? 'process' : 'redis');
 }
 
-/** A token bucket per cluster in this process: the budget holds per process. */
+/** Token buckets in this process: the budget holds per process. */
 export function processApiBudget(): ApiBudget {
   return {
     mode: 'process',
-    limiter: (_cluster, limits) => new TokenBucket(limits.qps, limits.burst),
+    limiter: (_cluster, rate) => new TokenBucket(rate.qps, rate.burst),
     close: async () => undefined,
   };
 }
@@ -49,26 +55,35 @@ export type RedisApiBudgetOptions = {
   readonly config: Pick<
     FleetqConfig,
     'REDIS_URL' | 'FLEETQ_REDIS_TLS_CA' | 'FLEETQ_QUEUE' | 'FLEETQ_REDIS_PREFIX' | 'FLEETQ_API_BUDGET_FALLBACK_TAKERS'
-  >;
+  > &
+    Partial<Pick<FleetqConfig, 'FLEETQ_QUEUE_SHARDS'>>;
   readonly logger: Logger;
   /** A connection to use instead of one of its own (tests); the caller closes it. */
-  readonly redis?: Redis;
+  readonly redis?: RedisClient;
   /** Passed to each bucket (tests); see RedisTokenBucketOptions. */
   readonly timeoutMs?: number;
   readonly retryMs?: number;
 };
 
 /**
- * A token bucket per cluster in Redis, under the queue's prefix and hash tag (redis-keys.ts `apiBucket`), so
- * every process of the queue shares it. One connection per process, opened on the first API request; it does
+ * Token buckets in Redis, under the queue's prefix and hash tag (redis-keys.ts `apiBucket`), so every process of
+ * the queue shares them: `apibucket:<cluster>/<controller>` for a controller's (cluster names hold no `/`), and
+ * `apibucket:<cluster>` for the cluster's cap. One connection per process, opened on the first API request; it does
  * not hold the process open by itself (a Lambda container or a test that never calls close() still exits).
  */
 export function redisApiBudget(o: RedisApiBudgetOptions): ApiBudget {
   const { config, logger } = o;
-  const keys = redisKeys(redisKeyPrefix(config.FLEETQ_QUEUE, config.FLEETQ_REDIS_PREFIX));
+  // A cluster's buckets sit under its shard's queue (queue-shards.ts), in the slot of the queue its keys are in.
+  const keysOf = (cluster: string) =>
+    redisKeys(
+      redisKeyPrefix(
+        shardQueueNameOf(config.FLEETQ_QUEUE, config.FLEETQ_QUEUE_SHARDS ?? 1, cluster),
+        config.FLEETQ_REDIS_PREFIX,
+      ),
+    );
   const takerId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  let own: Redis | undefined;
-  const redis = (): Redis => {
+  let own: RedisClient | undefined;
+  const redis = (): RedisClient => {
     if (o.redis) return o.redis;
     if (own) return own;
     // No retries of a command over reconnects: a take that cannot be answered now falls back at once. A socket
@@ -78,7 +93,7 @@ export function redisApiBudget(o: RedisApiBudgetOptions): ApiBudget {
       { tlsCaFile: config.FLEETQ_REDIS_TLS_CA },
       { lazyConnect: true, maxRetriesPerRequest: 0, disconnectTimeout: 200 },
     );
-    r.on('connect', () => r.stream.unref());
+    unrefSockets(r);
     // Errors reach the takes (and are logged there, once per outage); ioredis reconnects by itself.
     r.on('error', () => undefined);
     own = r;
@@ -86,13 +101,15 @@ export function redisApiBudget(o: RedisApiBudgetOptions): ApiBudget {
   };
   return {
     mode: 'redis',
-    limiter: (cluster, limits) => {
-      const log = logger.child({ cluster });
+    limiter: (cluster, rate, controller) => {
+      const log = logger.child({ cluster, ...(controller !== undefined && { controller }) });
+      const name = controller === undefined ? cluster : `${cluster}/${controller}`;
+      const keys = keysOf(cluster);
       return new RedisTokenBucket({
         redis: redis(),
-        keys: { bucket: keys.apiBucket(cluster), takers: keys.apiBucketTakers(cluster) },
-        qps: limits.qps,
-        burst: limits.burst,
+        keys: { bucket: keys.apiBucket(name), takers: keys.apiBucketTakers(name) },
+        qps: rate.qps,
+        burst: rate.burst,
         takerId,
         fallbackTakers: config.FLEETQ_API_BUDGET_FALLBACK_TAKERS,
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
@@ -119,30 +136,87 @@ export function redisApiBudget(o: RedisApiBudgetOptions): ApiBudget {
   };
 }
 
+/** Which per-cluster clients a process may forget (kube/idle-expiry.ts); none: kept for the life of the process. */
+export type ClientsExpiry = {
+  /** FLEETQ_CLUSTER_IDLE_MS: clients not used in this long are dropped, built again on the cluster's next key. */
+  readonly idleMs: number;
+  readonly now?: () => number;
+  /**
+   * Close a forgotten client's connection pool (KubeRest.releaseConnections); default true. false for a map whose
+   * entries another map also holds (deps.ts reloadingClients): that one releases them.
+   */
+  readonly release?: boolean;
+};
+
+/**
+ * How long a cluster's clients must stay unused before they may go: never less than the time its emptiest API
+ * budget bucket takes to refill (burst / qps). A bucket unused that long is full, so a new one (which starts
+ * full) behaves exactly as the one dropped: the budget holds across the eviction, with process buckets as with
+ * Redis ones (whose tokens are in Redis anyway).
+ */
+export function clientsMinIdleMs(limits: {
+  readonly qps: number;
+  readonly burst: number;
+  readonly cluster?: BudgetRate;
+}): number {
+  const refill = (r: BudgetRate): number => (r.qps > 0 ? Math.ceil((r.burst / r.qps) * 1000) : Infinity);
+  return Math.max(refill(limits), limits.cluster ? refill(limits.cluster) : 0);
+}
+
+/** What decides when clients built here may be forgotten. */
+const evictionOf = new WeakMap<ClusterClients, { readonly circuit: ClusterCircuit; readonly minIdleMs: number }>();
+
+/**
+ * A map of clients per cluster that forgets idle ones (kube/idle-expiry.ts): unused for expiry.idleMs, and no
+ * less than clientsMinIdleMs; never while the cluster's circuit is open (a new circuit would send every request
+ * to a cluster that does not answer, not one probe at a time). A forgotten client's connection pool is closed
+ * (its sockets would otherwise keep it, and them, for the apiserver's keep-alive). Without expiry, nothing is
+ * forgotten.
+ */
+export function clientsExpiryMap(expiry: ClientsExpiry | undefined): IdleExpiry<ClusterClients> {
+  return new IdleExpiry<ClusterClients>({
+    idleMs: expiry?.idleMs ?? 0,
+    ...(expiry?.now && { now: expiry.now }),
+    minIdleMs: (c) => evictionOf.get(c)?.minIdleMs ?? 0,
+    canEvict: (c) => evictionOf.get(c)?.circuit.isOpen !== true,
+    ...(expiry?.release !== false && { onEvict: (_cluster: string, c: ClusterClients) => c.rest.releaseConnections() }),
+  });
+}
+
 export function clusterClients(
   registry: ClusterRegistry,
   observe?: RequestObserver,
   budget: ApiBudget = processApiBudget(),
   /** With reads from the cache (cluster-caches.ts): the cached view of a cluster over its live view. */
   cachedView?: (cluster: string, live: LiveClusterView) => CachedClusterView | undefined,
+  /** FLEETQ_CLUSTER_IDLE_MS: forget a cluster's clients once idle; absent: keep them. */
+  expiry?: ClientsExpiry,
 ): (cluster: string) => ClusterClients {
-  const cache = new Map<string, ClusterClients>();
+  const cache = clientsExpiryMap(expiry);
   return (cluster) => {
     const hit = cache.get(cluster);
     if (hit) return hit;
     const config = registry.get(cluster);
     if (!config) throw new Error(`unknown cluster ${cluster}`);
+    const circuit = new ClusterCircuit(cluster);
     const rest = new KubeRest(
       cluster,
       // The current one: a kubeconfig file that changed is loaded again (registry.ts), its TLS material used.
       () => registry.kubeConfig(cluster),
-      timedLimiter(budget.limiter(cluster, config.limits)),
+      timedLimiter(
+        new ControllerBudgets({
+          perController: config.limits,
+          ...(config.limits.cluster && { cluster: config.limits.cluster }),
+          bucket: (controller, rate) => budget.limiter(cluster, rate, controller),
+        }),
+      ),
       timedObserver(observe),
-      new ClusterCircuit(cluster),
+      circuit,
     );
     const live = new LiveClusterView(rest);
     const cached = cachedView?.(cluster, live);
     const clients = { rest, view: cached ?? live, ...(cached && { cached }) };
+    evictionOf.set(clients, { circuit, minIdleMs: clientsMinIdleMs(config.limits) });
     cache.set(cluster, clients);
     return clients;
   };

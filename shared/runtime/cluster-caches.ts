@@ -4,7 +4,7 @@
 // The kinds a cluster's cache holds are what its forwarder watches for the kinds it owns. A shared store
 // authenticates what it reads back with the queue's signing secrets (cache-mac.ts); a value that does not verify
 // is counted (fleetq_cache_entries_rejected_total) and logged once per id, without its contents.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/redis/redis-connection.js';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { CachedClusterView } from '../cache/cached-cluster-view.js';
 import type { CacheStore } from '../cache/cache-store.js';
@@ -13,6 +13,7 @@ import { RedisCacheStore, type CacheRejection } from '../cache/redis-cache-store
 import { DESCRIPTORS } from '../controllers/index.js';
 import type { LiveClusterView } from '../kube/cluster-view.js';
 import { servedKinds, type ClusterRegistry } from '../kube/registry.js';
+import { IdleExpiry } from '../kube/idle-expiry.js';
 import { Logger } from './logger.js';
 import { currentPhaseClock } from './reconcile-phases.js';
 
@@ -21,7 +22,7 @@ export type ReadsMode = 'live' | 'cache';
 export type ClusterCachesOptions = {
   readonly registry: Pick<ClusterRegistry, 'get'>;
   /** A Redis client for shared stores; absent: one in-process store per cluster. */
-  readonly redis?: Redis;
+  readonly redis?: RedisClient;
   readonly redisPrefix?: string;
   /** Close the Redis client on close(); default false. */
   readonly ownsClient?: boolean;
@@ -32,11 +33,15 @@ export type ClusterCachesOptions = {
   /** Longest read-your-writes wait (cached-cluster-view.ts); default 5 000. */
   readonly waitMs?: number;
   readonly metrics?: Registry;
+  /** FLEETQ_CLUSTER_IDLE_MS: a cluster's Redis store unused this long is forgotten (built again when asked for). */
+  readonly idleMs?: number;
+  readonly now?: () => number;
 };
 
 export class ClusterCaches {
   readonly where: 'memory' | 'redis';
-  private readonly stores = new Map<string, CacheStore>();
+  /** Shared stores (Redis) hold no state of their own: forgotten when idle. In-process stores are the cache: kept. */
+  private readonly stores: IdleExpiry<CacheStore>;
   private metrics: ReturnType<typeof cacheMetrics> | undefined;
   private readonly logger: Logger;
   /** Ids already logged as rejected (bounded: cleared when full), so a forged value is logged once, not per read. */
@@ -44,6 +49,10 @@ export class ClusterCaches {
 
   constructor(private readonly o: ClusterCachesOptions) {
     this.where = o.redis ? 'redis' : 'memory';
+    this.stores = new IdleExpiry<CacheStore>({
+      idleMs: o.redis ? (o.idleMs ?? 0) : 0,
+      ...(o.now && { now: o.now }),
+    });
     this.metrics = o.metrics ? cacheMetrics(o.metrics) : undefined;
     this.logger = (o.logger ?? new Logger('fleetq-cache')).child({ component: 'cache' });
   }

@@ -23,6 +23,13 @@ const schema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,60}$/, 'letters, digits, - and _ only (at most 60)')
     .default('fleetq'),
+  /**
+   * Queue shards on the redis driver (shared/queue/queue-shards.ts): the queue is N queues, `FLEETQ_QUEUE` and
+   * `FLEETQ_QUEUE-s2`..`-sN`, each its own hash tag (so its own Redis Cluster slot), a cluster's keys in one of them
+   * by a hash of its name; workers take from all N. 1 (default): the one queue of before. The memory and sqs
+   * drivers keep one queue.
+   */
+  FLEETQ_QUEUE_SHARDS: intVar(1).max(64).default(1),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
   FLEETQ_REDIS_PREFIX: z.string().min(1).default('fleetq'),
   SQS_ENDPOINT: z.url().optional(),
@@ -44,6 +51,12 @@ const schema = z.object({
    */
   FLEETQ_UNKNOWN_CLUSTER_WAIT_MS: intVar(0).default(300_000),
   FLEETQ_LEASE_MS: intVar(1_000).default(30_000),
+  /**
+   * A worker forgets what it keeps per cluster (clients and their connection pool, API budget buckets, event
+   * recorder, cache store) once no key of that cluster ran for this long (ms), and builds it again at the next
+   * one (kube/idle-expiry.ts). 0: kept for the life of the process.
+   */
+  FLEETQ_CLUSTER_IDLE_MS: intVar(0).default(600_000),
   /** HMAC-SHA256 secret for queue messages (every driver signs on add and checks on get); unset: unsigned. */
   FLEETQ_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   /**
@@ -56,8 +69,8 @@ const schema = z.object({
   /** How often the Redis data-loss marker is checked (ms). */
   FLEETQ_REDIS_LOSS_CHECK_MS: intVar(100).default(2_000),
   /**
-   * Where each cluster's API budget (registry limits.qps/burst) is kept: `redis` (one token bucket per cluster
-   * shared by every process of the queue) or `process` (a bucket per process). Default: `process` for the
+   * Where the API budget (registry limits: qps/burst per controller and cluster, clusterQps/clusterBurst) is kept:
+   * `redis` (token buckets shared by every process of the queue) or `process` (buckets per process). Default: `process` for the
    * memory driver, `redis` for the redis and sqs drivers (see apiBudgetMode in clients.ts).
    */
   FLEETQ_API_BUDGET: z.enum(['redis', 'process']).optional(),
@@ -114,6 +127,13 @@ export function loadConfig(
           code: 'custom',
           path: ['FLEETQ_SIGNING_SECRET_PREVIOUS'],
           message: 'needs FLEETQ_SIGNING_SECRET (the new secret that signs); the previous one only verifies',
+        });
+      }
+      if (c.FLEETQ_QUEUE_SHARDS > 1 && c.FLEETQ_DRIVER !== 'redis') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['FLEETQ_QUEUE_SHARDS'],
+          message: `only the redis driver shards its queue; the ${c.FLEETQ_DRIVER} driver keeps one (set 1 or unset)`,
         });
       }
       // A Redis off this machine only with AUTH and TLS, unless FLEETQ_ALLOW_INSECURE_REDIS=1 (redis-url-policy.ts).

@@ -9,10 +9,18 @@ import { RegistryReload } from './registry-reload.js';
 import { ClusterRegistry, loadRegistry, type ClusterConfig } from '../kube/registry.js';
 import { createQueue, type QueueConfig } from '../queue/index.js';
 import type { WorkQueue } from '../queue/work-queue.js';
-import { connectRedis } from '../queue/redis/redis-connection.js';
+import { connectRedis, unrefSockets } from '../queue/redis/redis-connection.js';
 import { reconcileRateCounter, type ReconcileRateCounter } from './reconcile-rates.js';
 import { ClusterCaches } from './cluster-caches.js';
-import { apiBudgetMode, clusterClients, processApiBudget, redisApiBudget, type ApiBudget } from './clients.js';
+import {
+  apiBudgetMode,
+  clientsExpiryMap,
+  clusterClients,
+  processApiBudget,
+  redisApiBudget,
+  type ApiBudget,
+  type ClientsExpiry,
+} from './clients.js';
 import { verifyingSecrets } from '../queue/message-signing.js';
 import { readsMode, signingOptions, type FleetqConfig } from './config.js';
 import { Logger } from './logger.js';
@@ -67,6 +75,7 @@ export function queueConfig(
         redisUrl: config.REDIS_URL,
         prefix: config.FLEETQ_REDIS_PREFIX,
         ...(config.FLEETQ_REDIS_TLS_CA !== undefined && { redisTlsCaFile: config.FLEETQ_REDIS_TLS_CA }),
+        shards: config.FLEETQ_QUEUE_SHARDS,
       };
     case 'sqs':
       return {
@@ -127,14 +136,18 @@ export async function makeDeps(
       : (o.caches ?? (config.FLEETQ_DRIVER === 'memory' ? undefined : redisCaches(config, lookup, metrics)));
   logger.info('Reads', { from: caches ? `cache (${caches.where})` : 'live' });
   const rates = reconcileRateCounter(config);
-  const clientsOf = (r: ClusterRegistry) =>
-    clusterClients(r, metrics.onRequest, apiBudget, caches && ((c, live) => caches.viewFor(c, live)));
+  // What the process keeps per cluster goes once the cluster is idle FLEETQ_CLUSTER_IDLE_MS (kube/idle-expiry.ts).
+  const expiry = { idleMs: config.FLEETQ_CLUSTER_IDLE_MS };
+  const clientsOf = (r: ClusterRegistry, e: ClientsExpiry = expiry) =>
+    clusterClients(r, metrics.onRequest, apiBudget, caches && ((c, live) => caches.viewFor(c, live)), e);
   return {
     registry: lookup,
     queue,
     metrics,
     apiBudget,
-    clients: watch ? reloadingClients(watch, clientsOf) : clientsOf(registry),
+    clients: watch
+      ? reloadingClients(watch, (r) => clientsOf(r, { ...expiry, release: false }), expiry)
+      : clientsOf(registry),
     ...(caches && { caches }),
     ...(watch && { registryWatch: watch }),
     unknownCluster: {
@@ -143,7 +156,7 @@ export async function makeDeps(
       ...(config.FLEETQ_REGISTRY !== undefined && { source: config.FLEETQ_REGISTRY }),
     },
     controllers: controllersFor(lookup),
-    events: new EventRecorders({ registry: metrics.registry, logger }),
+    events: new EventRecorders({ registry: metrics.registry, logger, idleMs: config.FLEETQ_CLUSTER_IDLE_MS }),
     logger,
     now: () => new Date(),
     leaseMs: config.FLEETQ_LEASE_MS,
@@ -178,9 +191,13 @@ export async function closeDeps(deps: Deps, o: { readonly eventsTimeoutMs?: numb
 function reloadingClients(
   watch: RegistryWatch,
   clientsOf: (registry: ClusterRegistry) => (cluster: string) => ClusterClients,
+  expiry: ClientsExpiry,
 ): (cluster: string) => ClusterClients {
   let current = clientsOf(watch.registry);
-  const built = new Map<string, ClusterClients>();
+  // Forgets idle clients as clientsOf's own map does (the same idle time and conditions), and closes their
+  // connection pools (clientsOf's map only lets go of them): an entry dropped here while clientsOf still keeps it
+  // is found there again (its next request opens a new pool), and the other way round.
+  const built = clientsExpiryMap(expiry);
   watch.onChange((change) => {
     current = clientsOf(change.registry);
     for (const c of [...change.changed, ...change.removed]) built.delete(c);
@@ -201,13 +218,14 @@ export function redisCaches(
   const redis = connectRedis(config.REDIS_URL, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { lazyConnect: true });
   // Never what keeps a process alive (a Lambda container, a test that does not close its deps); errors reach
   // the reads, which then go live.
-  redis.on('connect', () => redis.stream.unref());
+  unrefSockets(redis);
   redis.on('error', () => undefined);
   return new ClusterCaches({
     registry,
     redis,
     ownsClient: true,
     redisPrefix: config.FLEETQ_REDIS_PREFIX,
+    idleMs: config.FLEETQ_CLUSTER_IDLE_MS,
     // The queue's signing secrets also authenticate the cache (cache-mac.ts): with none, entries carry no MAC.
     signingSecrets: verifyingSecrets(signingOptions(config)),
     ...(metrics && { metrics: metrics.registry }),

@@ -26,6 +26,7 @@ import { ApiError, GuardRefusedError, ReconcileError, TerminalError, classify } 
 import { keyString, type ReconcileKey } from '../kube/key.js';
 import type { EventRecorders } from '../kube/events/recorders.js';
 import { isAccessDenied } from '../kube/events/status-cause.js';
+import { forController } from '../kube/request-controller.js';
 import type { KubeRest } from '../kube/rest.js';
 import type { ClusterView } from '../kube/view.js';
 import { applyActions } from '../kube/writer.js';
@@ -93,9 +94,12 @@ export function reconcileOne(
   fence?: LeaseFence,
   options: ReconcileOneOptions = {},
 ): Promise<Outcome> {
-  // Where the run's time goes (reconcile-phases.ts): the code inside it adds to this run's clock.
+  // Where the run's time goes (reconcile-phases.ts): the code inside it adds to this run's clock. Its requests
+  // take from its controller's API budget (kube/request-controller.ts).
   const clock = new PhaseClock();
-  return withPhaseClock(clock, () => reconcileTimed(deps, lease, clock, fence, options));
+  return withPhaseClock(clock, () =>
+    forController(lease.key.kind, () => reconcileTimed(deps, lease, clock, fence, options)),
+  );
 }
 
 async function reconcileTimed(

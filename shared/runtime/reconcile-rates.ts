@@ -9,8 +9,8 @@
 // process costs O(clusters) commands per 5 s. A reader sums the buckets of a window and divides by its span.
 // What is lost: the counts of a process killed before its next flush (up to 5 s), and a frozen Lambda
 // container's counts until its next invocation flushes them.
-import type { Redis } from 'ioredis';
-import { connectRedis } from '../queue/redis/redis-connection.js';
+import type { RedisClient } from '../queue/redis/redis-connection.js';
+import { connectRedis, unrefSockets } from '../queue/redis/redis-connection.js';
 import { redisKeyPrefix } from '../queue/redis/redis-keys.js';
 import type { FleetqConfig } from './config.js';
 import type { Outcome } from './reconcile-one.js';
@@ -27,7 +27,7 @@ export function rateBucketKey(queuePrefix: string, bucketStartMs: number): strin
 }
 
 export type RateCounterOptions = {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** The queue's key prefix (redisKeyPrefix(queue, prefix)), so the buckets share its hash slot. */
   readonly queuePrefix: string;
   readonly now?: () => number;
@@ -103,7 +103,7 @@ export type ClusterRates = {
 
 /** Per-cluster rates over the last windowMs (whole buckets: the span runs from the first bucket's start). */
 export async function readReconcileRates(
-  redis: Redis,
+  redis: RedisClient,
   queuePrefix: string,
   now: number,
   windowMs = 60_000,
@@ -159,7 +159,7 @@ export function reconcileRateCounter(
   if (config.FLEETQ_DRIVER === 'memory') return undefined;
   const redis = connectRedis(config.REDIS_URL, { tlsCaFile: config.FLEETQ_REDIS_TLS_CA }, { lazyConnect: true });
   // Never what keeps a process alive; a failed flush keeps its counts for the next one.
-  redis.on('connect', () => redis.stream.unref());
+  unrefSockets(redis);
   redis.on('error', () => undefined);
   return new ReconcileRateCounter({
     redis,

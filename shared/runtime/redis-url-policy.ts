@@ -18,9 +18,25 @@ function isLoopback(hostname: string): boolean {
 /**
  * Why `url` may not be used as it is (a sentence saying what to do), or undefined when it may: a
  * `rediss://` URL with a password, a loopback one, or any redis:// or rediss:// URL under
- * FLEETQ_ALLOW_INSECURE_REDIS=1.
+ * FLEETQ_ALLOW_INSECURE_REDIS=1. A Redis Cluster URL naming several seeds (`redis://:pw@h1:7000,h2:7001`) is
+ * checked seed by seed, each with the URL's scheme and password: every one must pass.
  */
 export function insecureRedisUrl(url: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const seedUrl of urlPerSeed(url)) {
+    const problem = insecureSeedUrl(seedUrl, env);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** One URL per seed of a URL whose host part names several, comma-separated; else the URL itself. */
+function urlPerSeed(url: string): string[] {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^@/]*@)?)([^/?#]*)(.*)$/s.exec(url);
+  if (!m || !(m[2] as string).includes(',')) return [url];
+  return (m[2] as string).split(',').map((seed) => `${m[1]}${seed.trim()}${m[3]}`);
+}
+
+function insecureSeedUrl(url: string, env: NodeJS.ProcessEnv): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -5,9 +5,9 @@
 // after the other so both see the same machine. A change has converged when the status says so and every pod is
 // live, Ready and of the new image (the conformance predicates daemonSetRolledOut and statefulSetRolledOut).
 // Requests are counted on the apiserver from its audit log by client (test/helpers/sandbox/audit-log.ts): the controller
-// side is fleetq's ServiceAccounts against kcm's daemonset-controller and statefulset-controller. Equal qps: kcm
-// gives each controller its own client (qps 20, burst 30 by default; the sandbox passes none) and each phase has
-// one controller in play, so fleetq's one budget for the cluster is the same qps/burst.
+// side is fleetq's ServiceAccounts against kcm's daemonset-controller and statefulset-controller. Both sides at
+// their defaults: kcm gives each controller its own client (qps 20, burst 30; the sandbox passes none), fleetq
+// each controller a budget per cluster of the same (registry defaults, DEFAULT_LIMITS).
 // Prints; asserts nothing.
 //   npx tsx test/bench/daemonset-statefulset.ts [--phases daemonset,statefulset] [--nodes 100] [--replicas 50]
 import { loadavg } from 'node:os';
@@ -25,6 +25,7 @@ import {
   type Side,
   type Sides,
 } from '../helpers/bench/sides.js';
+import { DEFAULT_LIMITS } from '../../shared/kube/registry.js';
 import { phaseLines, phaseTotals } from '../helpers/bench/phases.js';
 import { PodTimeline, timelineLine } from '../helpers/bench/pod-timeline.js';
 import { daemonSetRolledOut } from '../helpers/conformance/daemonset.js';
@@ -39,8 +40,6 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '100' },
     replicas: { type: 'string', default: '50' },
     'max-unavailable': { type: 'string', default: '1' },
-    qps: { type: 'string', default: '20' },
-    burst: { type: 'string', default: '30' },
     'timeout-s': { type: 'string', default: '1200' },
   },
   strict: true,
@@ -54,10 +53,8 @@ const PHASES = new Set(String(values.phases).split(',').filter(Boolean));
 const NODES = int('nodes');
 const REPLICAS = int('replicas');
 const MAX_UNAVAILABLE = int('max-unavailable');
-const LIMITS = { qps: int('qps'), burst: int('burst') };
-/** kcm's controllers in play in each phase (daemonset-controller, or statefulset-controller). */
-const CONTROLLERS = 1;
-const FLEETQ_LIMITS = { qps: LIMITS.qps * CONTROLLERS, burst: LIMITS.burst * CONTROLLERS };
+/** fleetq at its registry defaults: each controller a budget of its own, as kcm's. */
+const FLEETQ_LIMITS = DEFAULT_LIMITS;
 const TIMEOUT_MS = int('timeout-s') * 1000;
 const DS = 'agent';
 const STS = 'web';
@@ -218,9 +215,9 @@ async function main(): Promise<void> {
       `bench-up-dsts (kube-controller-manager) vs bench-fq-dsts (fleetq in-process)`,
   );
   console.log(
-    `client limits: kube-controller-manager qps ${LIMITS.qps} burst ${LIMITS.burst} per controller client ` +
-      `(${CONTROLLERS} controller in play per phase); fleetq qps ${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst}, ` +
-      `the cluster's one budget (the same total); ${NODES} kwok nodes per cluster`,
+    `client limits, both at defaults: kube-controller-manager qps 20 burst 30 per controller client (none passed); ` +
+      `fleetq qps ${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst} per controller and cluster (registry defaults); ` +
+      `${NODES} kwok nodes per cluster`,
   );
   console.log(loadLine(load0, started));
   for (const c of results) {

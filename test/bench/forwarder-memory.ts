@@ -12,15 +12,20 @@
 // in a fresh namespace; one such workload warms the forwarder up before the first sample. At each step it waits
 // until kwok runs every pod, the forwarder has handled an ADDED event of every object (and, reading from the
 // cache, the cache in Redis holds them all), and its event stream has been quiet for QUIET_MS; then it samples
-// the forwarder's RSS (/proc) and V8 heap used after a forced full GC.
-// The forwarder serves no default Node metrics (its /metrics registry has only the queue's and its own), so the
-// heap is read through the inspector: the process starts with --inspect on a loopback port (NODE_OPTIONS), and
-// the bench asks it over the DevTools protocol for HeapProfiler.collectGarbage and Runtime.getHeapUsage. No
-// product code is involved. After the last step the forwarder is stopped and started again on the same queue:
+// the forwarder's RSS (/proc) and V8 heap used after a forced full GC. After the last step, a relist in the running
+// process: the bench deletes the queue's data-loss marker (redis-loss.ts), as a FLUSHALL would, and the forwarder
+// refills its cache (a list of every watched resource, applied page by page) and resyncs (a list of each owned
+// kind); its RSS peak over that, and the settled figures after it (--no-relist leaves it out).
+// The heap after a forced GC is read through the inspector: the process starts with --inspect on a loopback port
+// (NODE_OPTIONS), and the bench asks it over the DevTools protocol for HeapProfiler.collectGarbage and
+// Runtime.getHeapUsage. CPU per event comes from the forwarder's own /metrics (Node's default process metrics,
+// metrics.ts withProcessMetrics): process_cpu_seconds_total over fleetq_forwarder_events_total, both taken before a
+// step's objects are created and once its event stream is quiet (the quiet wait and the samples are in the CPU
+// too: idle, a few ms a second); for the restart, its CPU from the spawn to quiet over the objects it listed. After the last step the forwarder is stopped and started again on the same queue:
 // its start on a cluster that large (it lists every watched resource into the cache) and the RSS peak of that.
-// Prints a table and the least-squares bytes per object; asserts nothing; not in CI.
+// Prints a table, the least-squares bytes per object and the CPU per event; asserts nothing; not in CI.
 //   npx tsx test/bench/forwarder-memory.ts [--steps 0,1000,3000,6000] [--json out.json] [--reads cache|live]
-//     [--nodes N] [--direct-bind] [--samples 5] [--timeout-s 300] [--no-restart] [--keep]
+//     [--nodes N] [--direct-bind] [--samples 5] [--timeout-s 300] [--no-relist] [--no-restart] [--keep]
 // The cluster is started (or reused) and stopped at the end unless --keep; the namespace, the forwarder and the
 // run's Redis keys are removed whatever happens.
 import { randomUUID } from 'node:crypto';
@@ -32,6 +37,7 @@ import { Redis } from 'ioredis';
 import type { ClusterState } from '../../infra/sandbox/cluster.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { readsMode } from '../../shared/runtime/config.js';
+import { epochKey } from '../../shared/queue/redis/redis-loss.js';
 import { BenchClient } from '../helpers/bench/client.js';
 import {
   countObjects,
@@ -61,7 +67,7 @@ import {
   startFleetClusters,
   stopFleetClusters,
 } from '../helpers/pipeline/fleet-pipeline.js';
-import type { Proc } from '../helpers/processes.js';
+import { jsonLines, type Proc } from '../helpers/processes.js';
 import { ascending } from '../helpers/stats.js';
 
 const { values } = parseArgs({
@@ -75,6 +81,7 @@ const { values } = parseArgs({
     'timeout-s': { type: 'string', default: '300' },
     keep: { type: 'boolean', default: false },
     'no-restart': { type: 'boolean', default: false },
+    'no-relist': { type: 'boolean', default: false },
   },
 });
 
@@ -154,6 +161,30 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 const steps: Step[] = [];
+/** CPU per handled watch event of each step (and of the warm-up), from the forwarder's /metrics. */
+type CpuStep = { what: string; events: number; cpuS: number; usPerEvent: number };
+const cpuSteps: CpuStep[] = [];
+let restartCpu: { objects: number; cpuS: number; usPerObject: number } | undefined;
+/** The relist in the running forwarder after a data loss (refill and resync). */
+let relist:
+  | {
+      objects: number;
+      restRssMiB: number;
+      rssPeakMiB: number;
+      rssMiB: number;
+      heapUsedMiB: number;
+      s: number;
+      cpuS: number;
+    }
+  | undefined;
+/** The forwarder's CPU seconds (user + system) and watch events handled so far. */
+const cpuAndEvents = async (port: number): Promise<{ cpuS: number; events: number }> => {
+  const text = await metricsText(port);
+  return {
+    cpuS: metricSum(text, 'process_cpu_seconds_total'),
+    events: metricSum(text, 'fleetq_forwarder_events_total'),
+  };
+};
 /** The forwarder started again on the largest step's objects (see below). */
 let restart: Restart | undefined;
 let objectBytesJson = 0;
@@ -182,6 +213,7 @@ try {
   for (const { target, warmUp } of phases) {
     const t0 = Date.now();
     rss.reset();
+    const before = await cpuAndEvents(fwd.port);
     const names: string[] = warmUp ? ['warm-up'] : [];
     for (let i = created / PODS_PER_WORKLOAD; i < target / PODS_PER_WORKLOAD; i++) names.push(`w-${i}`);
     const what = warmUp ? 'warm-up' : `step ${target} pods`;
@@ -217,6 +249,16 @@ try {
     );
     const events = await untilQuiet(fwd.port, QUIET_MS, TIMEOUT_MS);
     const settleS = Math.round((Date.now() - t0) / 100) / 10;
+    const after = await cpuAndEvents(fwd.port);
+    const stepEvents = after.events - before.events;
+    const cpuS = after.cpuS - before.cpuS;
+    cpuSteps.push({
+      what,
+      events: stepEvents,
+      cpuS: Math.round(cpuS * 1000) / 1000,
+      usPerEvent: stepEvents > 0 ? Math.round((cpuS / stepEvents) * 1e6) : 0,
+    });
+    log(`${what}: ${stepEvents} events, ${cpuS.toFixed(2)} CPU s (${cpuSteps.at(-1)?.usPerEvent} µs per event)`);
     if (warmUp) {
       log(`warm-up: settled in ${settleS} s`);
       continue;
@@ -246,6 +288,33 @@ try {
   // first one wrote at its stop; reading from the cache it lists every watched resource again (warm lists, into
   // the cache), holding each list whole while it files it (forwarder.ts onList). Its peak RSS, less the first
   // start's (0 objects), is that list's transient; its settled figures are a start at this size.
+  if (!values['no-relist']) {
+    const largest = steps[steps.length - 1] as Step;
+    log(`relist: deleting the data-loss marker; the forwarder refills its cache and resyncs (load ${load()})`);
+    const resynced = (): number =>
+      jsonLines(fwd.proc).filter((l) => l.message === 'Resynced after Redis data loss').length;
+    const before = resynced();
+    const cpuBefore = await cpuAndEvents(fwd.port);
+    rss.reset();
+    const t0 = Date.now();
+    await redis.del(epochKey(queue, queue));
+    await waitFor(async () => resynced() > before, TIMEOUT_MS, 200, 'the resync after the data loss');
+    const s = Math.round((Date.now() - t0) / 100) / 10;
+    const cpuAfter = await cpuAndEvents(fwd.port);
+    await untilQuiet(fwd.port, QUIET_MS, TIMEOUT_MS);
+    const samples = await sampleMemory(fwd, SAMPLES, SAMPLE_INTERVAL_MS);
+    rss.sample();
+    relist = {
+      objects: largest.objects,
+      restRssMiB: largest.rssMiB,
+      rssPeakMiB: MiB(rss.peak.get('forwarder') ?? 0),
+      rssMiB: MiB(Math.min(...samples.rssBytes)),
+      heapUsedMiB: MiB(Math.min(...samples.heapUsedBytes)),
+      s,
+      cpuS: Math.round((cpuAfter.cpuS - cpuBefore.cpuS) * 1000) / 1000,
+    };
+    log(`relist: ${JSON.stringify(relist)}`);
+  }
   if (!values['no-restart']) {
     const largest = steps[steps.length - 1] as Step;
     log(`restarting the forwarder on ${largest.objects} objects (load ${load()})`);
@@ -261,6 +330,13 @@ try {
     await untilListed(again.proc, lists, TIMEOUT_MS);
     await untilQuiet(again.port, QUIET_MS, TIMEOUT_MS);
     const listS = Math.round((Date.now() - t0) / 100) / 10;
+    // CPU from the metrics' start (collectDefaultMetrics counts from there: module loading left out) to quiet.
+    const { cpuS } = await cpuAndEvents(again.port);
+    restartCpu = {
+      objects: largest.objects,
+      cpuS: Math.round(cpuS * 1000) / 1000,
+      usPerObject: Math.round((cpuS / largest.objects) * 1e6),
+    };
     const samples = await sampleMemory(again, SAMPLES, SAMPLE_INTERVAL_MS);
     rss.sample();
     restart = {
@@ -295,4 +371,22 @@ reportForwarderMemory(
   restart,
   objectBytesJson,
 );
+console.log('\nCPU per watch event (process_cpu_seconds_total / fleetq_forwarder_events_total, per step):');
+for (const s of cpuSteps) console.log(`  ${s.what}: ${s.events} events, ${s.cpuS} CPU s, ${s.usPerEvent} µs per event`);
+const measured = cpuSteps.filter((s) => s.what !== 'warm-up' && s.events > 0);
+const allEvents = measured.reduce((a, s) => a + s.events, 0);
+const allCpu = measured.reduce((a, s) => a + s.cpuS, 0);
+if (allEvents > 0)
+  console.log(`  steps together: ${allEvents} events, ${Math.round((allCpu / allEvents) * 1e6)} µs per event`);
+if (relist)
+  console.log(
+    `relist in the running forwarder after a data loss (cache refill + resync) on ${relist.objects} objects: ` +
+      `RSS at rest ${relist.restRssMiB} MiB, peak ${relist.rssPeakMiB} MiB during it, ${relist.rssMiB} MiB after ` +
+      `(heap ${relist.heapUsedMiB} MiB); done in ${relist.s} s, ${relist.cpuS} CPU s`,
+  );
+if (restartCpu)
+  console.log(
+    `  restart (metrics start, after module loading, to quiet; its lists included): ${restartCpu.cpuS} CPU s for ${restartCpu.objects} objects, ` +
+      `${restartCpu.usPerObject} µs per object`,
+  );
 process.exit(0);

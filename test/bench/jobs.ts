@@ -5,14 +5,15 @@
 // succeeds as soon as kwok runs it). Done when every Job has its Complete condition (which upstream sets only
 // once no pod is running and every tracking finalizer is gone).
 // Requests are counted on the apiserver from its audit log by client (test/helpers/sandbox/audit-log.ts): the
-// controller side is fleetq's ServiceAccounts against kcm's job-controller. Equal qps: kcm gives each controller
-// its own client (qps 20, burst 30 by default; the sandbox passes none), and only the Job controller is in play,
-// so fleetq's one budget for the cluster is the same qps/burst.
+// controller side is fleetq's ServiceAccounts against kcm's job-controller. Both sides at their defaults: kcm
+// gives each controller its own client (qps 20, burst 30; the sandbox passes none), fleetq each controller a
+// budget per cluster of the same (registry defaults, DEFAULT_LIMITS).
 // Also printed: when the Jobs completed (from a watch: first, median, 90th percentile, last, after the first
 // create), and fleetq's reconciles. Prints; asserts nothing.
-//   npx tsx test/bench/jobs.ts [--jobs 1000] [--qps 20 --burst 30] [--timeout-s 1800]
+//   npx tsx test/bench/jobs.ts [--jobs 1000] [--timeout-s 1800]
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { DEFAULT_LIMITS } from '../../shared/kube/registry.js';
 import type { RunningWatch } from '../helpers/bench/client.js';
 import {
   benchLog,
@@ -37,8 +38,6 @@ import { printComparison, printSummary, type Comparison, type Step } from './rea
 const { values } = parseArgs({
   options: {
     jobs: { type: 'string', default: '1000' },
-    qps: { type: 'string', default: '20' },
-    burst: { type: 'string', default: '30' },
     'create-concurrency': { type: 'string', default: '10' },
     'timeout-s': { type: 'string', default: '1800' },
   },
@@ -50,10 +49,8 @@ const int = (name: keyof typeof values): number => {
   return n;
 };
 const JOBS = int('jobs');
-const LIMITS = { qps: int('qps'), burst: int('burst') };
-/** kcm's controllers in play (job-controller), each with its own client of LIMITS: fleetq gets LIMITS times it. */
-const CONTROLLERS = 1;
-const FLEETQ_LIMITS = { qps: LIMITS.qps * CONTROLLERS, burst: LIMITS.burst * CONTROLLERS };
+/** fleetq at its registry defaults: each controller a budget of its own, as kcm's. */
+const FLEETQ_LIMITS = DEFAULT_LIMITS;
 const CREATE_CONCURRENCY = int('create-concurrency');
 const TIMEOUT_MS = int('timeout-s') * 1000;
 /** kwok nodes take 1,000 pods each (infra/sandbox/cluster.ts fakeNode). */
@@ -181,9 +178,9 @@ async function main(): Promise<void> {
       `bench-up-jobs (kube-controller-manager's job-controller) vs bench-fq-jobs (fleetq in-process)`,
   );
   console.log(
-    `client limits: kube-controller-manager qps ${LIMITS.qps} burst ${LIMITS.burst} per controller client ` +
-      `(${CONTROLLERS} controller in play); fleetq qps ${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst}, the ` +
-      `cluster's one budget (the same total); ${NODES} kwok nodes per cluster`,
+    `client limits, both at defaults: kube-controller-manager qps 20 burst 30 per controller client (none passed); ` +
+      `fleetq qps ${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst} per controller and cluster (registry defaults); ` +
+      `${NODES} kwok nodes per cluster`,
   );
   console.log(loadLine(load0, started));
   for (const c of results) {

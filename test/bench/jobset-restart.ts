@@ -9,13 +9,16 @@
 // controller side sent from the failure until all the new pods ran plus a settle time, counted by the apiserver's
 // audit log (test/helpers/sandbox/audit-log.ts): fleetq's ServiceAccounts against kube-controller-manager's
 // job-controller plus the JobSet manager (user agent "jobset/…").
-// Equal API budget: kube-controller-manager gives each controller its own client (qps 20, burst 30 by default);
-// the JobSet manager is given the same by its --kube-api-qps/--kube-api-burst flags (its default is 500/500), so
-// the upstream side has two such budgets and fleetq's one budget for the cluster is their sum.
+// Both sides at their defaults: kube-controller-manager gives each controller its own client (qps 20, burst 30);
+// the JobSet manager's own default is qps 500, burst 500 (passed as --kube-api-qps/--kube-api-burst, which the
+// sandbox helper always sets; --manager-qps/--manager-burst change them); fleetq's registry defaults give each of
+// its controllers (JobSet, Job) a budget per cluster of kcm's 20/30 (DEFAULT_LIMITS).
 // Prints per-restart figures, medians and fleetq/upstream ratios; asserts nothing.
-//   npx tsx test/bench/jobset-restart.ts [--jobs 4] [--pods-per-job 32] [--restarts 5] [--qps 20 --burst 30]
+//   npx tsx test/bench/jobset-restart.ts [--jobs 4] [--pods-per-job 32] [--restarts 5]
+//     [--manager-qps 500 --manager-burst 500]
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { DEFAULT_LIMITS } from '../../shared/kube/registry.js';
 import { type ClientCounts, type Tally } from '../helpers/sandbox/audit-log.js';
 import type { RawEvent, RunningWatch } from '../helpers/bench/client.js';
 import {
@@ -37,8 +40,8 @@ const { values } = parseArgs({
     jobs: { type: 'string', default: '4' },
     'pods-per-job': { type: 'string', default: '32' },
     restarts: { type: 'string', default: '5' },
-    qps: { type: 'string', default: '20' },
-    burst: { type: 'string', default: '30' },
+    'manager-qps': { type: 'string', default: '500' },
+    'manager-burst': { type: 'string', default: '500' },
     'timeout-s': { type: 'string', default: '300' },
   },
   strict: true,
@@ -52,10 +55,10 @@ const JOBS = int('jobs');
 const PODS_PER_JOB = int('pods-per-job');
 const PODS = JOBS * PODS_PER_JOB;
 const RESTARTS = int('restarts');
-const LIMITS = { qps: int('qps'), burst: int('burst') };
-/** The upstream controllers in play, each with a client of LIMITS: kcm's job-controller and the JobSet manager. */
-const CONTROLLERS = 2;
-const FLEETQ_LIMITS = { qps: LIMITS.qps * CONTROLLERS, burst: LIMITS.burst * CONTROLLERS };
+/** The JobSet manager's client (its own default: 500/500); kcm's job-controller runs at kcm's default, 20/30. */
+const MANAGER_LIMITS = { qps: int('manager-qps'), burst: int('manager-burst') };
+/** fleetq at its registry defaults: each controller (JobSet, Job) a budget of its own, as kcm's. */
+const FLEETQ_LIMITS = DEFAULT_LIMITS;
 const TIMEOUT_MS = int('timeout-s') * 1000;
 const NAME = 'bench';
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -236,7 +239,7 @@ async function main(): Promise<void> {
     {
       names: NAMES,
       nodes: 2,
-      jobSetManagerLimits: LIMITS,
+      jobSetManagerLimits: MANAGER_LIMITS,
       fleetqLimits: FLEETQ_LIMITS,
       redisUrl: REDIS_URL,
       log,
@@ -258,9 +261,9 @@ async function main(): Promise<void> {
       `${NAMES.fleetq} (fleetq in-process, owning JobSet and Job)`,
   );
   console.log(
-    `client limits: kube-controller-manager qps ${LIMITS.qps} burst ${LIMITS.burst} per controller client, the ` +
-      `JobSet manager the same (--kube-api-qps/--kube-api-burst), ${CONTROLLERS} controllers in play; fleetq qps ` +
-      `${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst}, the cluster's one budget (the same total)`,
+    `client limits, both at defaults: kube-controller-manager qps 20 burst 30 per controller client (none passed), ` +
+      `the JobSet manager qps ${MANAGER_LIMITS.qps} burst ${MANAGER_LIMITS.burst}; fleetq qps ${FLEETQ_LIMITS.qps} ` +
+      `burst ${FLEETQ_LIMITS.burst} per controller and cluster (registry defaults)`,
   );
   console.log(loadLine(load0, started));
   for (const k of ['upstream', 'fleetq'] as const) {

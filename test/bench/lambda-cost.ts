@@ -6,12 +6,17 @@
 // at a time, reading its credentials from its secret (a local Secrets Manager) like the deployed function.
 // Workload: N Deployments of R replicas created in a fresh namespace of fleetq-1, converged, each rolled once
 // (pod template changed), converged again. Every SQS request goes through a counting proxy per component.
-//   npx tsx test/bench/lambda-cost.ts [--deployments 20] [--replicas 10] [--json out.json]
+// The forwarder's adds are folded per key over --fold-ms (shared/queue/sqs/sqs-add-fold.ts, as functions/forwarder.ts
+// runs it on SQS; 0: every add is a message). What the function writes (its log lines on stderr, its EMF lines on
+// stdout: CloudWatch Logs ingests both) is counted in bytes per reconcile, and the EMF lines' distinct metrics
+// (name + dimension values: each one a CloudWatch custom metric), with and without a `cluster` dimension.
+//   npx tsx test/bench/lambda-cost.ts [--deployments 20] [--replicas 10] [--fold-ms 200] [--json out.json]
 // A bench: it prints figures and asserts nothing. Reported: Lambda wall time per record and per reconcile
 // (invocation duration / records or reconciles, and the 'Reconcile finished' lines' own times), the
 // container's peak RSS and heap, the smallest Lambda memory size that holds it, SQS requests by action and
 // component, per key handed out and per reconcile, load average, date and Node versions.
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,6 +30,7 @@ import { parseKey } from '../../shared/kube/key.js';
 import { ClusterRegistry, loadRegistry } from '../../shared/kube/registry.js';
 import { MemoryCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
 import { SqsQueue } from '../../shared/queue/sqs/sqs-queue.js';
+import { ADD_FOLD_DEFAULTS, AddFoldQueue } from '../../shared/queue/sqs/sqs-add-fold.js';
 import { Logger } from '../../shared/runtime/logger.js';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { Container, NODE22, type InvocationStat } from '../helpers/bench/lambda-container.js';
@@ -53,8 +59,10 @@ const { values } = parseArgs({
     deployments: { type: 'string', default: '20' },
     replicas: { type: 'string', default: '10' },
     json: { type: 'string' },
+    'fold-ms': { type: 'string', default: String(ADD_FOLD_DEFAULTS.windowMs) },
   },
 });
+const FOLD_MS = Number(values['fold-ms']);
 const N = Number(values.deployments);
 const REPLICAS = Number(values.replicas);
 const CLUSTER = 'fleetq-1';
@@ -90,7 +98,8 @@ async function run(loadBefore: number[], date: string, cleanups: Array<() => Pro
   log(`namespace ${ns.name} on ${CLUSTER}; packaging the stack`);
 
   // The packaged stack: the reconcile zip as Lambda runs it, and the template's queues, environment and limits.
-  const { dir, template, zips } = await packageStack();
+  const { dir, template, zips, region } = await packageStack();
+  log(`packaged for region ${region}`);
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const zip = zips.find((z) => z.name === 'reconcile');
   if (!zip) throw new Error('no reconcile.zip in the package');
@@ -152,6 +161,7 @@ async function run(loadBefore: number[], date: string, cleanups: Array<() => Pro
     ...functionEnv(reconcileFn, 'reconcile', 'fleetq-bench-reconcile'),
   });
   cleanups.push(() => container.stop());
+  const output = watchOutput(container);
   log(`container pid ${container.child.pid} (${NODE22}), init ${container.initMs.toFixed(0)} ms`);
 
   // The delay function runs in this process (its cost is not what is measured; its SQS requests are counted).
@@ -163,12 +173,14 @@ async function run(loadBefore: number[], date: string, cleanups: Array<() => Pro
     { name: CLUSTER, kubeconfig: c.state.kubeconfig, owns: ['Deployment', 'ReplicaSet'] },
   ]);
   cleanups.push(() => rm(dirname(registryPath), { recursive: true, force: true }));
-  const forwarderQueue = new SqsQueue({
+  const driver = new SqsQueue({
     client: sqsClient(proxies.forwarder.endpoint),
     ownsClient: true,
     urls,
     signingSecret,
   });
+  const fold = FOLD_MS > 0 ? new AddFoldQueue(driver, { windowMs: FOLD_MS, maxKeys: ADD_FOLD_DEFAULTS.maxKeys }) : null;
+  const forwarderQueue = fold ?? driver;
   const forwarder = new FleetForwarder(new ClusterRegistry(loadRegistry(registryPath)), {
     queue: forwarderQueue,
     checkpoints: new MemoryCheckpointStore(),
@@ -228,6 +240,8 @@ async function run(loadBefore: number[], date: string, cleanups: Array<() => Pro
   foreignRecords = 0;
   invocations.length = 0;
   container.finished.length = 0;
+  output.reset();
+  if (fold) Object.assign(fold.stats, { adds: 0, sends: 0, earlyFlushes: 0 });
   log(`forwarder started, initial list drained; creating ${N} Deployments of ${REPLICAS} replicas`);
 
   const apps = c.kc.makeApiClient(AppsV1Api);
@@ -280,6 +294,81 @@ async function run(loadBefore: number[], date: string, cleanups: Array<() => Pro
     foreignRecords,
     ...(values.json !== undefined && { json: values.json }),
   });
+  // What the report does not hold: the fold, the bytes the function wrote, the custom metrics its EMF names.
+  const reconciles = container.finished.length;
+  const perReconcile = (x: number) => Number((x / Math.max(1, reconciles)).toFixed(1));
+  const extra = {
+    region,
+    fold: { windowMs: FOLD_MS, ...(fold ? { ...fold.stats } : { adds: null, sends: null, earlyFlushes: null }) },
+    logs: {
+      stderrBytes: output.stderrBytes,
+      stdoutEmfBytes: output.stdoutBytes,
+      bytesPerReconcile: perReconcile(output.stderrBytes + output.stdoutBytes),
+      logBytesPerReconcile: perReconcile(output.stderrBytes),
+      emfBytesPerReconcile: perReconcile(output.stdoutBytes),
+      note: "the function's own output; Lambda's START/END/REPORT lines are not counted",
+    },
+    emf: {
+      lines: output.emfLines,
+      distinctMetrics: output.metrics.size,
+      distinctMetricsWithCluster: [...output.metrics.values()].filter((hasCluster) => hasCluster).length,
+      clusters: 1,
+    },
+  };
+  console.log(
+    [
+      '',
+      `Forwarder add fold: ${FOLD_MS > 0 ? `${FOLD_MS} ms, ${extra.fold.adds} adds → ${extra.fold.sends} messages (${extra.fold.earlyFlushes} early flushes)` : 'off'}`,
+      `Function output (CloudWatch Logs ingestion): ${extra.logs.bytesPerReconcile} B per reconcile (log lines ${extra.logs.logBytesPerReconcile}, EMF ${extra.logs.emfBytesPerReconcile}); ${output.emfLines} EMF lines`,
+      `EMF custom metrics (name + dimension values): ${extra.emf.distinctMetrics}, of which ${extra.emf.distinctMetricsWithCluster} carry the cluster dimension (one cluster here)`,
+    ].join('\n'),
+  );
+  if (values.json !== undefined) {
+    const written = JSON.parse(await readFile(values.json, 'utf8')) as Record<string, unknown>;
+    await writeFile(values.json, JSON.stringify({ ...written, ...extra }, null, 2) + '\n');
+  }
+}
+
+/** Bytes the container writes to stdout (EMF) and stderr (log lines), and the distinct metrics its EMF names. */
+function watchOutput(container: Container) {
+  const state = {
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    emfLines: 0,
+    /** metric identity (name + dimension values) → whether it has a `cluster` dimension */
+    metrics: new Map<string, boolean>(),
+    reset() {
+      state.stdoutBytes = state.stderrBytes = state.emfLines = 0;
+      state.metrics.clear();
+    },
+  };
+  let rest = '';
+  container.child.stderr?.on('data', (d: Buffer) => (state.stderrBytes += d.length));
+  container.child.stdout?.on('data', (d: Buffer) => {
+    state.stdoutBytes += d.length;
+    const parts = (rest + d.toString('utf8')).split('\n');
+    rest = parts.pop() ?? '';
+    for (const line of parts) {
+      let record: {
+        _aws?: { CloudWatchMetrics?: Array<{ Dimensions?: string[][]; Metrics?: Array<{ Name: string }> }> };
+      };
+      try {
+        record = JSON.parse(line) as typeof record;
+      } catch {
+        continue;
+      }
+      const directives = record._aws?.CloudWatchMetrics ?? [];
+      if (directives.length === 0) continue;
+      state.emfLines++;
+      for (const directive of directives) {
+        for (const dims of directive.Dimensions ?? [[]]) {
+          const values = dims.map((name) => `${name}=${String((record as Record<string, unknown>)[name])}`).join(',');
+          for (const m of directive.Metrics ?? []) state.metrics.set(`${m.Name}{${values}}`, dims.includes('cluster'));
+        }
+      }
+    }
+  });
+  return state;
 }
 
 main().then(

@@ -12,19 +12,24 @@
 // from the change until done plus a settle time, counted by the apiserver's audit log
 // (test/helpers/sandbox/audit-log.ts) by verb and resource: fleetq's ServiceAccounts against the lws manager (user
 // agent "lws/…") plus kube-controller-manager's statefulset-controller.
-// Equal API budget: kube-controller-manager gives each controller its own client (qps 20, burst 30 by default; the
-// sandbox passes none) and the lws manager is given the same by its --kube-api-qps/--kube-api-burst flags (its
-// default is 500/500), so upstream has two such budgets and fleetq's one budget for the cluster is their sum.
+// Both sides at their defaults: kube-controller-manager gives each controller its own client (qps 20, burst 30; the
+// sandbox passes none); the lws manager's own default is qps 500, burst 500 (passed as --kube-api-qps/
+// --kube-api-burst, which the sandbox helper always sets; --manager-qps/--manager-burst change them); fleetq's
+// registry defaults give each of its controllers (LeaderWorkerSet, StatefulSet) a budget per cluster of kcm's
+// 20/30 (DEFAULT_LIMITS).
 // Prints per-round figures, medians over the rounds and fleetq/upstream ratios; asserts nothing.
-//   npx tsx test/bench/leaderworkerset-rollout.ts [--replicas 20] [--size 8] [--runs 1] [--qps 20 --burst 30]
+//   npx tsx test/bench/leaderworkerset-rollout.ts [--replicas 20] [--size 8] [--runs 1] [--manager-qps 500 --manager-burst 500]
+//     [--fleetq-qps 20 --fleetq-burst 30]
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { DEFAULT_LIMITS } from '../../shared/kube/registry.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import {
   REVISION_KEY_LABEL,
   GROUP_INDEX_LABEL,
   SET_NAME_LABEL,
 } from '../../shared/controllers/leaderworkerset/types.js';
+import { phaseLines, phaseTotals } from '../helpers/bench/phases.js';
 import { type ClientCounts, type Tally } from '../helpers/sandbox/audit-log.js';
 import { kwokPodTemplate } from '../helpers/sandbox/clusters.js';
 import { withLwsBenchSides, type LwsSide } from '../helpers/bench/lws-sides.js';
@@ -37,8 +42,10 @@ const { values } = parseArgs({
     replicas: { type: 'string', default: '20' },
     size: { type: 'string', default: '8' },
     runs: { type: 'string', default: '1' },
-    qps: { type: 'string', default: '20' },
-    burst: { type: 'string', default: '30' },
+    'manager-qps': { type: 'string', default: '500' },
+    'manager-burst': { type: 'string', default: '500' },
+    'fleetq-qps': { type: 'string', default: String(DEFAULT_LIMITS.qps) },
+    'fleetq-burst': { type: 'string', default: String(DEFAULT_LIMITS.burst) },
     'timeout-s': { type: 'string', default: '900' },
   },
   strict: true,
@@ -52,10 +59,13 @@ const REPLICAS = int('replicas');
 const SIZE = int('size');
 const PODS = REPLICAS * SIZE;
 const RUNS = int('runs');
-const LIMITS = { qps: int('qps'), burst: int('burst') };
-/** The upstream controllers in play, each with a client of LIMITS: the lws manager and kcm's statefulset-controller. */
-const CONTROLLERS = 2;
-const FLEETQ_LIMITS = { qps: LIMITS.qps * CONTROLLERS, burst: LIMITS.burst * CONTROLLERS };
+/** The lws manager's client (its own default: 500/500); kcm's statefulset-controller runs at kcm's default, 20/30. */
+const MANAGER_LIMITS = { qps: int('manager-qps'), burst: int('manager-burst') };
+/**
+ * fleetq's budget per controller and cluster: its registry defaults unless --fleetq-qps/--fleetq-burst say (to tell
+ * whether the budget is what a rollout waits for).
+ */
+const FLEETQ_LIMITS = { qps: int('fleetq-qps'), burst: int('fleetq-burst') };
 const TIMEOUT_MS = int('timeout-s') * 1000;
 const NAME = 'bench';
 const NAMES = { upstream: 'bench-up-lws', fleetq: 'bench-fq-lws' } as const;
@@ -176,6 +186,8 @@ async function roundOn(side: LwsSide, round: number): Promise<Round> {
   const oldHashes = new Set(live(pods).map(hashOf));
 
   side.audit.mark();
+  const fleetqApp = side.fleetq && { state: side.state, fleetq: { app: side.fleetq } };
+  const phases0 = fleetqApp && (await phaseTotals(fleetqApp));
   const t0 = Date.now();
   await side.client.update<Lws & { metadata: { resourceVersion?: string } }>(lwsPath(ns, NAME), (o) => {
     for (const c of o.spec.leaderWorkerTemplate.workerTemplate.spec.containers)
@@ -213,6 +225,9 @@ async function roundOn(side: LwsSide, round: number): Promise<Round> {
     t0,
   );
   const timedOut = done.ms === null ? ` (timed out: ${progress()})` : '';
+  // Where fleetq's reconciles spent their time from the change until done (reconcile-phases.ts), per kind.
+  if (fleetqApp)
+    for (const line of phaseLines(phases0, await phaseTotals(fleetqApp))) log(`${side.state.name}: ${line}`);
   await sleep(SETTLE_MS);
   const t1 = Date.now();
   await sleep(1_000); // the audit lines of requests answered at t1
@@ -285,7 +300,7 @@ async function main(): Promise<void> {
     {
       names: NAMES,
       nodes: 2,
-      lwsManagerLimits: LIMITS,
+      lwsManagerLimits: MANAGER_LIMITS,
       fleetqLimits: FLEETQ_LIMITS,
       redisUrl: REDIS_URL,
       log,
@@ -310,9 +325,9 @@ async function main(): Promise<void> {
       `in-process, owning LeaderWorkerSet, LeaderWorkerSetPod and StatefulSet)`,
   );
   console.log(
-    `client limits: kube-controller-manager qps ${LIMITS.qps} burst ${LIMITS.burst} per controller client, the lws ` +
-      `manager the same (--kube-api-qps/--kube-api-burst), ${CONTROLLERS} controllers in play; fleetq qps ` +
-      `${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst}, the cluster's one budget (the same total)`,
+    `client limits: kube-controller-manager qps 20 burst 30 per controller client (none passed), ` +
+      `the lws manager qps ${MANAGER_LIMITS.qps} burst ${MANAGER_LIMITS.burst}; fleetq qps ${FLEETQ_LIMITS.qps} ` +
+      `burst ${FLEETQ_LIMITS.burst} per controller and cluster (registry defaults: ${DEFAULT_LIMITS.qps}/${DEFAULT_LIMITS.burst})`,
   );
   console.log(loadLine(load0, started));
   for (const k of SIDES) printSide(k, results[k]);

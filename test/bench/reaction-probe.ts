@@ -40,9 +40,8 @@ const { values } = parseArgs({
 const REPLICAS = Number(values.replicas);
 const SCENARIO = String(values.scenario);
 if (SCENARIO !== 'statefulset' && SCENARIO !== 'deployment') throw new Error('--scenario statefulset|deployment');
-/** kcm's controllers in play: statefulset-controller, or deployment + replicaset controllers. */
-const CONTROLLERS = SCENARIO === 'statefulset' ? 1 : 2;
-const LIMITS = { qps: Number(values.qps) * CONTROLLERS, burst: Number(values.burst) * CONTROLLERS };
+/** fleetq's budget per controller and cluster, as kcm's client per controller (default: both sides' 20/30). */
+const LIMITS = { qps: Number(values.qps), burst: Number(values.burst) };
 const TIMEOUT_MS = Number(values['timeout-s']) * 1000;
 const log = benchLog('reaction-probe');
 

@@ -4,8 +4,8 @@
 // the end, failure or not. Requests are counted from the audit log by client (test/helpers/sandbox/audit-log.ts): the
 // controller side is fleetq's ServiceAccounts against kube-controller-manager's workload controllers; kwok,
 // kube-scheduler, the other kcm controllers and the bench itself are listed apart, not counted.
-// Both sides get the same total client budget: kube-controller-manager's default per controller client (qps 20,
-// burst 30; the sandbox passes none), and for fleetq's one per-cluster budget that times the two controllers.
+// Both sides run at their defaults: kube-controller-manager's client per controller (qps 20, burst 30; the sandbox
+// passes none), and fleetq's registry defaults, a budget per controller and cluster of the same (DEFAULT_LIMITS).
 // Steps run in turn, upstream then fleetq, so both see the same machine.
 // Phases (--phases, comma-separated):
 //   rolling  a rolling update of a --rolling-replicas (10) Deployment, --runs (3) times: median
@@ -16,6 +16,7 @@
 //   npx tsx test/bench/read-path.ts [--phases rolling,rollout,big] [--big-deployments 20 --big-replicas 10]
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { DEFAULT_LIMITS } from '../../shared/kube/registry.js';
 import { type RunningWatch } from '../helpers/bench/client.js';
 import {
   benchLog,
@@ -44,8 +45,6 @@ const { values } = parseArgs({
     replicas: { type: 'string', default: '300' },
     'big-deployments': { type: 'string', default: '100' },
     'big-replicas': { type: 'string', default: '50' },
-    qps: { type: 'string', default: '20' },
-    burst: { type: 'string', default: '30' },
     'timeout-s': { type: 'string', default: '300' },
     'big-timeout-s': { type: 'string', default: '1200' },
   },
@@ -61,13 +60,8 @@ const ROLLING = int('rolling-replicas');
 const RUNS = int('runs');
 const REPLICAS = int('replicas');
 const BIG = { deployments: int('big-deployments'), replicas: int('big-replicas') };
-const LIMITS = { qps: int('qps'), burst: int('burst') };
-/**
- * kube-controller-manager gives each controller its own client with LIMITS; fleetq's budget is one per cluster.
- * The same total for fleetq: LIMITS times the controllers in play (Deployment and ReplicaSet).
- */
-const CONTROLLERS = 2;
-const FLEETQ_LIMITS = { qps: LIMITS.qps * CONTROLLERS, burst: LIMITS.burst * CONTROLLERS };
+/** fleetq at its registry defaults: each controller (Deployment, ReplicaSet) a budget of its own, as kcm's. */
+const FLEETQ_LIMITS = DEFAULT_LIMITS;
 const TIMEOUT_MS = int('timeout-s') * 1000;
 const BIG_TIMEOUT_MS = int('big-timeout-s') * 1000;
 const CACHED_KINDS = ['Pod', 'ReplicaSet', 'Deployment'] as const;
@@ -276,9 +270,9 @@ async function main(): Promise<void> {
       `bench-upstream (kube-controller-manager) vs bench-fleetq (fleetq in-process, reads from its cache)`,
   );
   console.log(
-    `client limits: kube-controller-manager qps ${LIMITS.qps} burst ${LIMITS.burst} per controller client ` +
-      `(${CONTROLLERS} controllers); fleetq qps ${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst}, the cluster's ` +
-      `one budget for all its handlers (the same total); ${nodes} kwok nodes per cluster`,
+    `client limits, both at defaults: kube-controller-manager qps 20 burst 30 per controller client (none passed); ` +
+      `fleetq qps ${FLEETQ_LIMITS.qps} burst ${FLEETQ_LIMITS.burst} per controller and cluster (registry defaults); ` +
+      `${nodes} kwok nodes per cluster`,
   );
   console.log(loadLine(load0, started));
   for (const c of results) printComparison(c);

@@ -1,10 +1,13 @@
 // Time to converge under the upstream controllers (upstream-1) and under fleetq (fleetq-1, fleetq in this
 // process), in the same run, one cluster after the other: a Deployment of N replicas created from zero, a
 // rolling update of it (default 25%/25%), and a scale down to N/10. Also fleetq's API requests per
-// reconcile in each phase (fleetq_kube_requests_total / fleetq_reconcile_total). Prints; asserts nothing.
-//   npx tsx test/bench/rollout-convergence.ts [--replicas 300] [--clusters upstream-1,fleetq-1] [--qps 50 --burst 100]
+// reconcile in each phase (fleetq_kube_requests_total / fleetq_reconcile_total). fleetq's limits default to its
+// registry defaults (a budget of qps 20, burst 30 per controller and cluster, as kube-controller-manager's client
+// per controller). Prints; asserts nothing.
+//   npx tsx test/bench/rollout-convergence.ts [--replicas 300] [--clusters upstream-1,fleetq-1] [--qps 20 --burst 30]
 import { parseArgs } from 'node:util';
 import type { Registry } from 'prom-client';
+import { DEFAULT_LIMITS } from '../../shared/kube/registry.js';
 import { TimeoutError, waitFor } from '../../infra/sandbox/process.js';
 import { Side } from '../helpers/conformance/client.js';
 import { missingControllers, startFleetq, type RunningFleetq } from '../helpers/conformance/fleetq.js';
@@ -17,8 +20,8 @@ const { values } = parseArgs({
   options: {
     replicas: { type: 'string', default: '300' },
     clusters: { type: 'string', default: 'upstream-1,fleetq-1' },
-    qps: { type: 'string', default: '50' },
-    burst: { type: 'string', default: '100' },
+    qps: { type: 'string', default: String(DEFAULT_LIMITS.qps) },
+    burst: { type: 'string', default: String(DEFAULT_LIMITS.burst) },
     'timeout-s': { type: 'string', default: '600' },
   },
 });
@@ -104,7 +107,9 @@ const fmt = (ms: number | null | undefined): string =>
   ms === null || ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`;
 const [ref, other] = clusters;
 const names = [...new Set([...results.values()].flatMap((ps) => ps.map((p) => p.name)))];
-console.log(`rollout convergence, ${REPLICAS} replicas (fleetq limits: qps ${values.qps}, burst ${values.burst})`);
+console.log(
+  `rollout convergence, ${REPLICAS} replicas (fleetq limits per controller: qps ${values.qps}, burst ${values.burst})`,
+);
 console.log(['phase', ...clusters, other ? `ratio ${other}/${ref}` : '', 'fleetq requests/reconcile'].join('\t'));
 for (const n of names) {
   const row = clusters.map((c) => results.get(c)?.find((p) => p.name === n));

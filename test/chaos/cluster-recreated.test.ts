@@ -3,8 +3,9 @@
 // forwarder stops cleanly (its checkpoints written); chaos-3 is destroyed, data and all, and started again
 // under the same name: a new kube-system uid and resourceVersions far below the kept checkpoints (the old
 // incarnation is churned first so that its checkpoints are well ahead of anything the new one reaches during
-// the test). A watch resumed from such a checkpoint is answered with silence, so only the 5-minute resync
-// would move anything. The forwarder starts again on the kept checkpoints: it must log that it discarded
+// the test). A watch resumed from such a checkpoint is answered with silence, so only a periodic resync would
+// move anything, and the forwarder runs with none (the chaos pipeline's FLEETQ_RESYNC_MS=0): the recovery must
+// come from the identity check. The forwarder starts again on the kept checkpoints: it must log that it discarded
 // them, and Deployments created on the new cluster must converge within seconds. The registry names a stable
 // endpoint (test/helpers/chaos/endpoint.ts) moved to the new apiserver, as a fleet's DNS name would be, so
 // the workers keep running across the recreation.
@@ -31,11 +32,10 @@ import { kubeconfigAccess, kubeconfigVia, stableEndpoint, type StableEndpoint } 
 import { createDeployments, deployment, waitRolledOut } from '../helpers/chaos/workloads.js';
 
 const CLUSTER = 'chaos-3';
-/** Deployments created on the new cluster converge this soon (the periodic resync is 5 minutes away). */
+/** Deployments created on the new cluster converge this soon (the forwarder runs without a periodic resync). */
 const CONVERGE_BOUND_MS = 30_000;
 /** resourceVersions the old incarnation is pushed ahead by before its checkpoints are taken. */
 const CHURN = 600;
-const RESYNC_MS = 300_000;
 
 async function restoreHealthy(): Promise<void> {
   await up({ clusters: [{ name: CLUSTER, mode: SandboxMode.Fleetq }], nodes: 2 });
@@ -79,7 +79,7 @@ describe('chaos: a cluster recreated under the same name behind a kept checkpoin
       redisUrl: redis.url,
       workers: 2,
       leaseMs: 10_000,
-      forwarderEnv: { FLEETQ_CHECKPOINTS: 'redis', FLEETQ_RESYNC_MS: String(RESYNC_MS) },
+      forwarderEnv: { FLEETQ_CHECKPOINTS: 'redis' },
     });
     const core = c.kc.makeApiClient(CoreV1Api);
 

@@ -21,7 +21,6 @@
 //   - after the competitor stops, the key converges within its last backoff delay + 30 s.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { AppsV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { Redis } from 'ioredis';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { competingStatusWriter, type Competitor } from '../helpers/chaos/competitor.js';
 import {
@@ -30,21 +29,24 @@ import {
   chaosCluster,
   chaosNamespace,
   followReport,
+  ownRedis,
   percentile,
   removeNamespace,
   spineReport,
   waitFollowed,
   type ChaosCluster,
+  type OwnRedis,
 } from '../helpers/chaos/harness.js';
 import { createDeployments, deployment, rolledOut, waitRolledOut } from '../helpers/chaos/workloads.js';
 import { jsonLines } from '../helpers/processes.js';
-import { REDIS_URL } from '../helpers/queue/redis.js';
 
 /**
  * Not the shared chaos-1: a pipeline reconciles every namespace of the clusters it registers, so there every
  * other chaos test's pipeline would be one more writer of these objects, outside this test's control (seen:
  * another pipeline fixing the status between two of ours ended the fight; two pipelines creating pods for one
- * ReplicaSet broke the surge bound). The suite runs in band, so chaos-2 is not faulted meanwhile.
+ * ReplicaSet broke the surge bound). A Redis of its own: test/run-all.sh runs it beside the tests that use the
+ * shared one, with chaos-2 served by another apiserver (FLEETQ_CHAOS_CLUSTER_MAP), as apiserver-unreachable
+ * faults chaos-2.
  */
 const CLUSTER = 'chaos-2';
 const CONTESTED = 'contested';
@@ -105,17 +107,13 @@ describe('chaos: a persistent 409 from a competing writer', () => {
   let p: Pipeline | undefined;
   let w: NamespaceWatcher | undefined;
   let competitor: Competitor | undefined;
+  let redis: OwnRedis | undefined;
   afterAll(async () => {
     await competitor?.stop();
     w?.stop();
     if (p) console.log(`logs: test/chaos/.logs/${p.queue}`);
     await p?.stop(); // keeps every process's log there
-    if (p) {
-      const admin = new Redis(REDIS_URL);
-      const keys = await admin.keys(`fleetq:{${p.queue}}:*`);
-      if (keys.length > 0) await admin.del(...keys);
-      admin.disconnect();
-    }
+    await redis?.stop();
     if (ns) await removeNamespace(c.kc, ns);
   });
 
@@ -124,6 +122,7 @@ describe('chaos: a persistent 409 from a competing writer', () => {
     async () => {
       c = await chaosCluster(CLUSTER);
       ns = await chaosNamespace(c.kc);
+      redis = await ownRedis();
       const namespace = ns;
       const key = `${CLUSTER}/Deployment/${namespace}/${CONTESTED}`;
       w = new NamespaceWatcher(c.kc, CLUSTER, ns);
@@ -131,7 +130,7 @@ describe('chaos: a persistent 409 from a competing writer', () => {
       p = new Pipeline({
         clusters: [{ name: CLUSTER, kubeconfig: c.state.kubeconfig, qps: 4, burst: 1 }],
         driver: 'redis',
-        redisUrl: REDIS_URL,
+        redisUrl: redis.url,
         workers: 2,
         concurrency: 4,
         leaseMs: 10_000,

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { queuePrefixOf } from '../../shared/forwarder/forwarder-lease.js';
-import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
+import { deleteAllCheckpoints } from '../../shared/queue/history/checkpoint-store.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { chaosNamespace, removeNamespace } from '../helpers/chaos/harness.js';
 import { writeRegistry } from '../helpers/pipeline/fleet.js';
@@ -93,7 +93,7 @@ describe('chaos: one cluster of huge objects does not take the forwarder pool do
     await Promise.all(procs.map((p) => p.stop('SIGKILL')));
     for (const { kc, ns } of clusters.values()) await removeNamespace(kc, ns);
     await deleteQueueKeys(redis, prefix);
-    await redis.del(checkpointsKey(`fleetq:${queue}`));
+    await deleteAllCheckpoints(redis, `fleetq:${queue}`);
     redis.disconnect();
   });
 

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '../../infra/sandbox/process.js';
 import { readLeaseHolders, readWriterTokens, queuePrefixOf } from '../../shared/forwarder/forwarder-lease.js';
-import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
+import { checkpointsKey, deleteAllCheckpoints } from '../../shared/queue/history/checkpoint-store.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { NamespaceWatcher, chaosCluster, chaosNamespace, removeNamespace } from '../helpers/chaos/harness.js';
 import { writeRegistry } from '../helpers/pipeline/fleet.js';
@@ -73,7 +73,7 @@ describe('chaos: forwarder pool, a forwarder killed and another paused', () => {
       await removeNamespace(kc, ns);
     }
     await deleteQueueKeys(redis, prefix);
-    await redis.del(checkpointsKey(`fleetq:${queue}`));
+    await deleteAllCheckpoints(redis, `fleetq:${queue}`);
     redis.disconnect();
   });
 
@@ -87,7 +87,7 @@ describe('chaos: forwarder pool, a forwarder killed and another paused', () => {
   const clustersOf = (h: Map<string, { pid: number }>, pid: number): string[] =>
     [...h].filter(([, v]) => v.pid === pid).map(([c]) => c);
   const checkpointed = async (cluster: string): Promise<boolean> =>
-    (await redis.hget(checkpointsKey(`fleetq:${queue}`), `${cluster}/deployments`)) !== null;
+    (await redis.hget(checkpointsKey(`fleetq:${queue}`, cluster), 'deployments')) !== null;
 
   let n = 0;
   /** Creates one Deployment (0 replicas: only its events matter) in each real cluster. */

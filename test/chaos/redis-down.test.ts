@@ -38,7 +38,10 @@ const RECOVERY_BOUND_MS = 30_000;
  */
 const SCALE_EVERY_MS = 3_000;
 const SCALED = ['a', 'b', 'c'];
-/** Untouched since it converged before the outage: only a resync on the data loss runs its keys again. */
+/**
+ * Untouched since it converged before the outage: only a resync on the data loss (a new run_id, a missing marker)
+ * runs its keys again; the forwarder has no periodic one (the chaos pipeline's FLEETQ_RESYNC_MS=0).
+ */
 const IDLE = 'idle';
 
 describe('chaos: Redis down for 90 s while events flow', () => {

@@ -1,7 +1,8 @@
 // Fault 3: FLUSHALL in the middle of a rollout. Everything the queue held (waiting keys, leases, delayed
 // requeues) is gone at once; the forwarder's watches go on seeing only new events. The rollout must complete
 // and every key of the namespace, including ones no new event touches, must be re-enqueued and run within a
-// bound (not at the next periodic resync).
+// bound. The forwarder runs without a periodic resync (the chaos pipeline's FLEETQ_RESYNC_MS=0): the keys come
+// back through the data-loss detection (redis-loss.ts) alone.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { waitFor } from '../../infra/sandbox/process.js';

@@ -16,15 +16,30 @@ import { MemoryCacheStore } from '../../shared/cache/memory-cache-store.js';
 import { RedisCacheStore } from '../../shared/cache/redis-cache-store.js';
 import { fencedCacheStore } from '../../shared/cache/cache-fence.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
+import type { RedisClient } from '../../shared/queue/redis/redis-connection.js';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { leaseCacheFence } from '../../shared/forwarder/fenced-writes.js';
 import { ForwarderLease, ForwarderLeaseLost } from '../../shared/forwarder/forwarder-lease.js';
 
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const prefixes: string[] = [];
+const prefixes: Array<[RedisClient, string]> = [];
 afterEach(async () => {
-  for (const p of prefixes.splice(0)) await deleteQueueKeys(redis, p);
+  for (const [client, p] of prefixes.splice(0)) await deleteQueueKeys(client, p);
 });
-afterAll(() => redis.quit());
+// A six-node Redis Cluster of this file's own (test/helpers/redis-cluster.ts), started by the first store on it.
+let redisCluster: { cluster: RedisCluster; client: RedisClient } | undefined;
+async function onCluster(): Promise<RedisClient> {
+  if (!redisCluster) {
+    const cluster = await startRedisCluster();
+    redisCluster = { cluster, client: cluster.client() };
+  }
+  return redisCluster.client;
+}
+afterAll(async () => {
+  await redis.quit();
+  await redisCluster?.client.quit();
+  await redisCluster?.cluster.stop();
+});
 
 const stores: Array<{ name: string; shared: boolean; make: () => Promise<CacheStore> }> = [
   { name: 'memory', shared: false, make: async () => new MemoryCacheStore() },
@@ -33,8 +48,19 @@ const stores: Array<{ name: string; shared: boolean; make: () => Promise<CacheSt
     shared: true,
     make: async () => {
       const store = new RedisCacheStore({ redis, cluster: 'c1', prefix: `test-${randomUUID().slice(0, 8)}` });
-      prefixes.push(store.prefix);
+      prefixes.push([redis, store.prefix]);
       await store.heartbeat(60_000); // a forwarder keeps it current
+      return store;
+    },
+  },
+  {
+    name: 'redis-cluster',
+    shared: true,
+    make: async () => {
+      const client = await onCluster();
+      const store = new RedisCacheStore({ redis: client, cluster: 'c1', prefix: `test-${randomUUID().slice(0, 8)}` });
+      prefixes.push([client, store.prefix]);
+      await store.heartbeat(60_000);
       return store;
     },
   },
@@ -179,7 +205,7 @@ describe('RedisCacheStore: authenticated entries and a fenced forwarder', () => 
       signingSecrets: [SECRET],
       onRejected: (e: Rejection) => rejected.push(e),
     } as ConstructorParameters<typeof RedisCacheStore>[0]);
-    prefixes.push(store.prefix);
+    prefixes.push([redis, store.prefix]);
     return { store, rejected, prefix, hash: `${store.prefix}e` };
   }
   const forged = (rv: string, ix: string[]) =>
@@ -261,7 +287,7 @@ describe('RedisCacheStore: authenticated entries and a fenced forwarder', () => 
 
   it("a write of a forwarder whose lease another took is refused, and the newer holder's state stays", async () => {
     const queuePrefix = `test-${randomUUID().slice(0, 8)}:{q}:`;
-    prefixes.push(queuePrefix);
+    prefixes.push([redis, queuePrefix]);
     const frozen = () => 0; // A's clock never tells it the lease ran out: only Redis can refuse it
     const leaseA = new ForwarderLease({
       redis,

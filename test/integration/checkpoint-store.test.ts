@@ -1,5 +1,7 @@
 // Checkpoint stores on real Redis and a real filesystem: per-cluster isolation, overwrite, removal, and
-// atomic file replacement.
+// atomic file replacement. Redis: one hash per cluster, and the upgrade from the one hash per prefix of before
+// (read as a fallback until each field is saved anew). test/integration/checkpoint-store-cluster.test.ts runs the
+// Redis store on a Redis Cluster.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -9,8 +11,11 @@ import {
   FileCheckpointStore,
   MemoryCheckpointStore,
   RedisCheckpointStore,
+  checkpointsKey,
+  readAllCheckpoints,
   type CheckpointStore,
 } from '../../shared/queue/history/checkpoint-store.js';
+import { keySlot } from '../../shared/queue/redis/redis-connection.js';
 import { redisClient } from '../helpers/queue/redis.js';
 
 const redis = redisClient();
@@ -22,7 +27,7 @@ const drivers: Array<[string, () => Promise<Fixture>]> = [
     'redis',
     async () => {
       const store = new RedisCheckpointStore(redis, `test-${randomUUID()}`);
-      return { store, cleanup: async () => void (await redis.del(store.key)) };
+      return { store, cleanup: () => store.clear() };
     },
   ],
   [
@@ -98,16 +103,67 @@ describe.each(drivers)('%s checkpoint store', (_name, make) => {
 });
 
 describe('RedisCheckpointStore layout', () => {
-  it('is one hash per prefix with fields <cluster>/<resource>', async () => {
-    const prefix = `test-${randomUUID()}`;
-    const store = new RedisCheckpointStore(redis, prefix);
-    try {
-      await store.save('fleet-a', new Map([['pods', '42']]));
-      expect(store.key).toBe(`fleetq:{${prefix}}:checkpoints`);
-      expect(await redis.hgetall(store.key)).toEqual({ 'fleet-a/pods': '42' });
-    } finally {
-      await redis.del(store.key);
-    }
+  let store: RedisCheckpointStore;
+  beforeEach(() => {
+    store = new RedisCheckpointStore(redis, `test-${randomUUID()}`);
+  });
+  afterEach(() => store.clear());
+
+  it('is one hash per cluster, tagged with the cluster as the cache is, fields <resource>', async () => {
+    await store.save('fleet-a', new Map([['pods', '42']]));
+    await store.save('fleet-b', new Map([['pods', '43']]));
+    expect(store.keyFor('fleet-a')).toBe(`fleetq:${store.prefix}:{checkpoints:fleet-a}`);
+    expect(await redis.hgetall(store.keyFor('fleet-a'))).toEqual({ pods: '42' });
+    expect(await redis.hgetall(store.keyFor('fleet-b'))).toEqual({ pods: '43' });
+    expect(await redis.exists(store.legacyKey)).toBe(0);
+    expect(keySlot(store.keyFor('fleet-a'))).not.toBe(keySlot(store.keyFor('fleet-b')));
+    expect(await readAllCheckpoints(redis, store.prefix)).toEqual(
+      new Map([
+        ['fleet-a', new Map([['pods', '42']])],
+        ['fleet-b', new Map([['pods', '43']])],
+      ]),
+    );
+  });
+
+  it('gives every cluster name its own tag: never an empty one, and a name that would end it early is refused', () => {
+    // Registry names are DNS-style (no braces); an empty name still has a non-empty tag of its own.
+    expect(checkpointsKey('p', '')).toBe('fleetq:p:{checkpoints:}');
+    expect(keySlot(checkpointsKey('p', ''))).not.toBe(keySlot(checkpointsKey('p', 'a')));
+    expect(() => checkpointsKey('p', 'a}b')).toThrow(RangeError);
+    expect(() => checkpointsKey('p', '{a')).toThrow(RangeError);
+  });
+
+  it('reads a checkpoint of the old one-hash layout until the cluster saves it anew, then deletes it', async () => {
+    // What a forwarder before the upgrade left behind.
+    await redis.hset(store.legacyKey, 'c1/pods', '7', 'c1/nodes', '8', 'c2/pods', '9', 'c10/pods', '10');
+    expect(await store.load('c1', ['pods', 'nodes', 'services'])).toEqual(
+      new Map([
+        ['pods', '7'],
+        ['nodes', '8'],
+      ]),
+    );
+    // A new store (a restarted forwarder) reads the old hash again: nothing was saved yet.
+    const restarted = new RedisCheckpointStore(redis, store.prefix);
+    expect(await restarted.load('c1', ['pods'])).toEqual(new Map([['pods', '7']]));
+    // The first save of a resource goes to the cluster's own hash and deletes its old field.
+    await restarted.save('c1', new Map([['pods', '70']]));
+    expect(await redis.hgetall(store.legacyKey)).toEqual({ 'c1/nodes': '8', 'c2/pods': '9', 'c10/pods': '10' });
+    expect(await store.load('c1', ['pods', 'nodes'])).toEqual(
+      new Map([
+        ['pods', '70'],
+        ['nodes', '8'],
+      ]),
+    );
+    // Removing a cluster removes its old fields too (c10's stay), so nothing comes back from there.
+    await store.remove('c1');
+    expect(await redis.hgetall(store.legacyKey)).toEqual({ 'c2/pods': '9', 'c10/pods': '10' });
+    expect(await new RedisCheckpointStore(redis, store.prefix).load('c1', ['pods', 'nodes'])).toEqual(new Map());
+    await store.remove('c2', 'pods');
+    expect(await new RedisCheckpointStore(redis, store.prefix).load('c2', ['pods'])).toEqual(new Map());
+    // Redis deletes the old hash with its last field.
+    await store.save('c10', new Map([['pods', '11']]));
+    expect(await redis.exists(store.legacyKey)).toBe(0);
+    expect(await store.load('c10', ['pods'])).toEqual(new Map([['pods', '11']]));
   });
 });
 

@@ -69,7 +69,7 @@ describe('forwarder checkpoints', () => {
   afterEach(async () => {
     await Promise.all(running.splice(0).map((f) => f.stop()));
     await Promise.all(queues.splice(0).map((q) => q.inner.close()));
-    await redis.del(checkpoints.key);
+    await checkpoints.clear();
     await ns.remove();
   });
 

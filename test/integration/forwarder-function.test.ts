@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ScheduledEvent } from 'aws-lambda';
-import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
+import { readAllCheckpoints } from '../../shared/queue/history/checkpoint-store.js';
 import { closeTickDeps, tick } from '../../functions/forwarder.js';
 import '../helpers/long-timeout.js';
 import { redisClient } from '../helpers/queue/redis.js';
@@ -59,10 +59,10 @@ describe('forwarder tick (scheduled Lambda)', () => {
       { cluster: 'fleetq-1', ok: true },
       { cluster: 'fleetq-2', ok: true },
     ]);
-    const stored = await redis.hgetall(checkpointsKey(`${prefix}:fleetq`));
+    const stored = await readAllCheckpoints(redis, `${prefix}:fleetq`);
     for (const c of ['fleetq-1', 'fleetq-2']) {
       for (const r of ['deployments', 'replicasets', 'pods', 'configmaps'])
-        expect(stored[`${c}/${r}`]).toMatch(/^\d+$/);
+        expect(stored.get(c)?.get(r)).toMatch(/^\d+$/);
       expect(first.stats[c]?.relists.initial).toBe(4);
     }
 

@@ -50,7 +50,7 @@ describe('forwarder checkpoints bound to the cluster identity', () => {
 
   afterEach(async () => {
     await forwarder?.stop();
-    await redis.del(checkpoints.key);
+    await checkpoints.clear();
     await ns.remove();
   });
 

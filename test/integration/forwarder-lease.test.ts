@@ -2,7 +2,7 @@
 // expires when not renewed, and fenced enqueues and checkpoint writes refused (nothing written) once the lease
 // is someone else's, seen through the Redis driver's own state.
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { RedisCheckpointStore, checkpointField } from '../../shared/queue/history/checkpoint-store.js';
+import { RedisCheckpointStore } from '../../shared/queue/history/checkpoint-store.js';
 import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
 import { deleteQueueKeys, redisKeys } from '../../shared/queue/redis/redis-keys.js';
 import {
@@ -30,7 +30,7 @@ function fixture(leaseMs = 1_500, queueOptions: QueueOptions = {}) {
   cleanups.push(
     () => queue.close(), // its blocking get() connections (the shared client stays open)
     () => deleteQueueKeys(redis, queue.prefix),
-    () => redis.del(checkpoints.key),
+    () => checkpoints.clear(),
   );
   const lease = (holder: string, cluster = 'c1') =>
     new ForwarderLease({ redis, queuePrefix: queue.prefix, cluster, holder, leaseMs });
@@ -85,7 +85,7 @@ describe('forwarder lease', () => {
     await expect(wf.checkpoints.save('c1', new Map([['deployments', '6']]))).rejects.toBeInstanceOf(ForwarderLeaseLost);
     const ids = await redis.hkeys(`${f.queue.prefix}pending`);
     expect(ids.sort()).toEqual(['c1/Deployment/ns/one', 'c1/Deployment/ns/two']);
-    expect(await redis.hget(f.checkpoints.key, checkpointField('c1', 'deployments'))).toBe('20');
+    expect(await redis.hget(f.checkpoints.keyFor('c1'), 'deployments')).toBe('20');
     expect(await readWriterTokens(redis, 'c1', f.queue.prefix)).toEqual([1, 2]);
   });
 

@@ -73,7 +73,7 @@ it("a pooled forwarder writes the cache with MACs behind its lease, and nothing 
     () => ns.remove(),
     () => deleteQueueKeys(redis, queue.prefix),
     () => deleteQueueKeys(redis, `${name}:{cache:${CLUSTER}}:`),
-    () => redis.del(checkpoints.key),
+    () => checkpoints.clear(),
     () => queue.close(),
     () => pool.stop(),
   );

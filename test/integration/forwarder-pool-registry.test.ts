@@ -54,7 +54,7 @@ async function fixture() {
   cleanups.push(
     () => rm(dir, { recursive: true, force: true }),
     () => deleteQueueKeys(redis, queue.prefix),
-    () => redis.del(checkpoints.key),
+    () => checkpoints.clear(),
     () => queue.close(),
   );
   const pool = (holder: string, path: string, extra: Partial<ConstructorParameters<typeof ForwarderPool>[0]> = {}) => {

@@ -48,7 +48,7 @@ describe('forwarder pool', () => {
     cleanups.push(
       () => rm(dir, { recursive: true, force: true }),
       () => deleteQueueKeys(redis, queue.prefix),
-      () => redis.del(checkpoints.key),
+      () => checkpoints.clear(),
     );
     const names = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
     const path = await registryFile(dir, names);

@@ -19,7 +19,7 @@ import { readState } from '../../infra/sandbox/sandbox.js';
 import { parseDeathRecord, parseSyncingMark } from '../../shared/forwarder/cluster-quarantine.js';
 import { forwarderDeathsKey, forwarderMembersKey, queuePrefixOf } from '../../shared/forwarder/forwarder-keys.js';
 import { readLeaseHolders } from '../../shared/forwarder/forwarder-lease.js';
-import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
+import { deleteAllCheckpoints } from '../../shared/queue/history/checkpoint-store.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { writeRegistry, type RegistryEntry } from '../helpers/pipeline/fleet.js';
 import { jsonLines, spawnTsx, type Proc } from '../helpers/processes.js';
@@ -115,7 +115,7 @@ describe('forwarder pool: a cluster whose holders keep dying while syncing it', 
     for (const s of sockets) s.destroy();
     await new Promise((resolve) => silent.close(resolve));
     await deleteQueueKeys(redis, prefix);
-    await redis.del(checkpointsKey(`fleetq:${queue}`));
+    await deleteAllCheckpoints(redis, `fleetq:${queue}`);
     redis.disconnect();
   });
 

@@ -57,7 +57,7 @@ describe('forwarder: events → keys', () => {
 
   afterAll(async () => {
     await forwarder.stop();
-    await redis.del(checkpoints.key);
+    await checkpoints.clear();
     await redis.quit();
     await queue.inner.close();
     await ns.remove();

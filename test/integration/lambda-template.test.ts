@@ -30,17 +30,19 @@ describe('Lambda stack template', () => {
   let t: Packaged['template'] & { Conditions?: Record<string, unknown>; Outputs?: Record<string, unknown> };
   let of: (type: string) => Array<[string, CfnResource]>;
   let functions: Array<[string, Record<string, unknown>]>;
+  let region: string;
 
   beforeAll(async () => {
-    t = (
-      await packageStack({
-        ...EXAMPLE_PARAMS,
-        secretsKmsKeyArn: KMS_KEY,
-        alarmTopicArn: ALARM_TOPIC,
-        jobsetFeatureGates: FEATURE_GATES,
-        leaderWorkerSetAdmission: 'true',
-      })
-    ).template;
+    const packaged = await packageStack({
+      ...EXAMPLE_PARAMS,
+      secretsKmsKeyArn: KMS_KEY,
+      alarmTopicArn: ALARM_TOPIC,
+      jobsetFeatureGates: FEATURE_GATES,
+      leaderWorkerSetAdmission: 'true',
+      region: 'eu-west-1',
+    });
+    t = packaged.template;
+    region = packaged.region;
     of = (type) => Object.entries(t.Resources).filter(([, r]) => r.Type === type);
     functions = of('AWS::Lambda::Function').map(([id, r]) => [id, r.Properties ?? {}]);
   });
@@ -54,6 +56,28 @@ describe('Lambda stack template', () => {
     });
     for (const [, p] of functions) expect(p.Runtime).toBe('nodejs24.x');
     for (const [, p] of functions) expect(p.Architectures).toEqual(['arm64']);
+  });
+
+  it('is packaged for the region given (the region parameter), and outputs the queue URLs and region', () => {
+    expect(region).toBe('eu-west-1');
+    const outputs = (t.Outputs ?? {}) as Record<string, { Value: unknown }>;
+    expect(Object.fromEntries(Object.entries(outputs).map(([k, o]) => [k, o.Value]))).toMatchObject({
+      WorkQueueUrl: { Ref: 'WorkQueue' },
+      DelayQueueUrl: { Ref: 'DelayQueue' },
+      DeadLetterQueueUrl: { Ref: 'DeadLetterQueue' },
+      Region: { Ref: 'AWS::Region' },
+    });
+  });
+
+  it('runs its FIFO queues in high-throughput mode: deduplication and throughput per message group', () => {
+    const fifo = Object.entries(templateQueues(t)).filter(([, q]) => q.FifoQueue === true || q.FifoQueue === 'true');
+    expect(fifo.map(([id]) => id).sort()).toEqual(['WorkBackstopQueue', 'WorkQueue']);
+    for (const [, q] of fifo) {
+      expect({ DeduplicationScope: q.DeduplicationScope, FifoThroughputLimit: q.FifoThroughputLimit }).toEqual({
+        DeduplicationScope: 'messageGroup',
+        FifoThroughputLimit: 'perMessageGroupId',
+      });
+    }
   });
 
   it('maps both queues to their functions with ReportBatchItemFailures', () => {

@@ -39,6 +39,41 @@ describe('connectFailFast', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('on a Redis Cluster URL no seed answers: names every seed, without the password, and what to do', async () => {
+    const ports = [await freePort(), await freePort()];
+    const url = `redis://:${PASSWORD}@127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}`;
+    const started = Date.now();
+    const err = await connectFailFast({ REDIS_URL: url }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(RedisUnreachableError);
+    expect((err as Error).message).toBe(
+      `cannot reach the Redis Cluster at redis://:***@127.0.0.1:${ports[0]},127.0.0.1:${ports[1]} (no seed answered): ` +
+        'start it or set REDIS_URL to its nodes (host:port, comma-separated)',
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('says a Redis asked for as a Cluster (FLEETQ_REDIS_CLUSTER=true) is not one', async () => {
+    const before = process.env.FLEETQ_REDIS_CLUSTER;
+    process.env.FLEETQ_REDIS_CLUSTER = 'true';
+    try {
+      const err = await connectFailFast({ REDIS_URL: REDIS }).then(
+        (c) => (c.disconnect(), undefined),
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(RedisUnreachableError);
+      expect((err as Error).message).toBe(
+        `the Redis at ${REDIS} is not a Redis Cluster (ERR This instance has cluster support disabled): for one ` +
+          'node, name one seed in REDIS_URL and unset FLEETQ_REDIS_CLUSTER; for a cluster, set REDIS_URL to its nodes',
+      );
+    } finally {
+      if (before === undefined) delete process.env.FLEETQ_REDIS_CLUSTER;
+      else process.env.FLEETQ_REDIS_CLUSTER = before;
+    }
+  });
+
   it('every command that opens Redis exits 1 within the deadline, naming the URL and what to do', async () => {
     const port = await freePort();
     // replay requeue reads the cluster's entry first (its owns): a registry naming c1.

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
 import type { ReconcileKey } from '../../shared/kube/key.js';
-import { checkpointsKey } from '../../shared/queue/history/checkpoint-store.js';
+import { deleteAllCheckpoints } from '../../shared/queue/history/checkpoint-store.js';
 import { eventStreamKey } from '../../shared/queue/history/redis-stream-event-log.js';
 import { deleteQueueKeys } from '../../shared/queue/redis/redis-keys.js';
 import { RedisQueue } from '../../shared/queue/redis/redis-queue.js';
@@ -83,7 +83,8 @@ describe('fleetq status', () => {
     await Promise.all(procs.map((p) => p.stop('SIGKILL')));
     await queue?.close();
     await deleteQueueKeys(redis, queue.prefix);
-    await redis.del(eventStreamKey(`${PREFIX}:${queueName}`, CLUSTER), checkpointsKey(`${PREFIX}:${queueName}`));
+    await redis.del(eventStreamKey(`${PREFIX}:${queueName}`, CLUSTER));
+    await deleteAllCheckpoints(redis, `${PREFIX}:${queueName}`);
     redis.disconnect();
     await ns?.remove();
   });

@@ -23,7 +23,7 @@ import {
   type TimedSpec,
 } from './ginkgo-options.js';
 import { parseJUnit } from './junit.js';
-import { spawnLogged, startFleetq, untaintNodes, type ApiBudget, type Child } from './sides.js';
+import { printFleetqWarnings, spawnLogged, startFleetq, untaintNodes, type ApiBudget, type Child } from './sides.js';
 import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
 
 /** Something a side started that the run stops at its end; `summary` is logged once the specs are done. */
@@ -316,6 +316,7 @@ export async function runSuite(config: SuiteConfig, argv: string[]): Promise<num
     const text = [formatReport(v), '', ...skipped].join('\n');
     writeFileSync(join(o.reports, 'summary.txt'), text + '\n');
     console.log(text);
+    if (v.problems.length > 0) printFleetqWarnings(join(o.reports, 'fleetq.log'));
     log(`reports in ${o.reports}; took ${((Date.now() - started) / 1000).toFixed(0)}s`);
     return v.problems.length > 0 ? 1 : 0;
   } finally {

@@ -25,7 +25,7 @@ import { isKind, type Kind } from '../../shared/kube/kinds.js';
 import { REPO_ROOT, down, up } from '../../infra/sandbox/sandbox.js';
 import { ownedKinds, planPasses, SERIAL_SKIP, SKIP, type Pass } from './gate.js';
 import { parseJUnit } from './junit.js';
-import { spawnLogged, startFleetq, untaintNodes, type Child } from './sides.js';
+import { printFleetqWarnings, spawnLogged, startFleetq, untaintNodes, type Child } from './sides.js';
 import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
 
 const CLUSTERS = { [Side.Upstream]: 'e2e-upstream', [Side.Fleetq]: 'e2e-fleetq' } as const;
@@ -95,18 +95,6 @@ function buildE2eTest(): string {
   if (!existsSync(path)) throw new Error(`build-e2e.sh printed no e2e.test path: ${out}`);
   log(`e2e.test at ${path} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
   return path;
-}
-
-/** The gate failed on fleetq: its warnings and errors (the last ones), so a CI log alone says what fleetq saw. */
-function printFleetqWarnings(logFile: string, last = 40): void {
-  if (!existsSync(logFile)) return;
-  const lines = readFileSync(logFile, 'utf8')
-    .split('\n')
-    .filter((l) => /"level":"(warn|error)"/.test(l));
-  console.log(
-    `fleetq logged ${lines.length} warning(s) and error(s) during the run${lines.length > last ? `; the last ${last}` : ''}:`,
-  );
-  for (const l of lines.slice(-last)) console.log(`  ${l.length > 400 ? `${l.slice(0, 400)}…` : l}`);
 }
 
 /** One e2e.test process: its own report directory under the side's, its log, its JUnit report. */

@@ -2,7 +2,7 @@
 // clear the kwok taint from its nodes, spawn a process with its output in a log file, and start `fleetq run`
 // owning the side's kinds.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1Taint } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
@@ -107,4 +107,16 @@ export async function startFleetq(
   );
   log(`fleetq run owns ${owns.join(', ') || 'nothing'} in ${c.name} (log ${logFile})`);
   return p;
+}
+
+/** A run failed on fleetq: its warnings and errors (the last ones), so a CI log alone says what fleetq saw. */
+export function printFleetqWarnings(logFile: string, last = 40): void {
+  if (!existsSync(logFile)) return;
+  const lines = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((l) => /"level":"(warn|error)"/.test(l));
+  console.log(
+    `fleetq logged ${lines.length} warning(s) and error(s) during the run${lines.length > last ? `; the last ${last}` : ''}:`,
+  );
+  for (const l of lines.slice(-last)) console.log(`  ${l.length > 400 ? `${l.slice(0, 400)}…` : l}`);
 }

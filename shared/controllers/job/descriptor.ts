@@ -14,10 +14,14 @@ export const jobDescriptor: WatchDescriptor = {
   for: {
     kind: 'Job',
     handedOver: (object) => (object.spec as { managedBy?: unknown } | undefined)?.managedBy === FLEETQ_MANAGER,
+    // A Job update that leaves its generation unchanged (its status: typically after pod events) syncs it 1 s later,
+    // as upstream's updateJob (enqueueSyncJobBatched); a spec change, an add and a delete at once. The forwarder
+    // keeps each Job's generation to tell.
+    remember: (object) => ({ metadata: { generation: object.metadata?.generation } }),
+    batchUnchangedMs: SYNC_BATCH_PERIOD_MS,
   },
   // A pod's add, update or delete syncs its Job 1 s later, as upstream's enqueueSyncJobBatched (AddAfter
-  // syncJobBatchPeriod) does, for its controller and for an orphan's matching Jobs. A Job's own events are
-  // enqueued at once (upstream batches a Job update that leaves its generation unchanged as well).
+  // syncJobBatchPeriod) does, for its controller and for an orphan's matching Jobs.
   owns: [{ kind: 'Pod', adopts: true, batchMs: SYNC_BATCH_PERIOD_MS }],
   watches: [],
   access: {

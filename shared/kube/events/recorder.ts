@@ -74,7 +74,7 @@ export class EventRecorder implements EventSink {
   private lastDropLog = 0;
 
   constructor(
-    private readonly rest: KubeRest,
+    private rest: KubeRest,
     private readonly o: EventRecorderOptions = {},
   ) {
     this.correlator = new EventCorrelator(o.correlator);
@@ -82,6 +82,16 @@ export class EventRecorder implements EventSink {
     this.clock = o.clock ?? systemNanos;
     this.log = o.logger ?? noLog;
     this.context = o.context ?? AsyncLocalStorage.snapshot();
+  }
+
+  /** Nothing buffered and nothing being written: the recorder may be forgotten (recorders.ts). */
+  get idle(): boolean {
+    return this.running === undefined && this.buffer.length === 0;
+  }
+
+  /** The client the next writes go through (the cluster's clients were built again); a write in flight ends on its own. */
+  writeThrough(rest: KubeRest): void {
+    this.rest = rest;
   }
 
   /** Events waiting to be written (not counting the one being written). */

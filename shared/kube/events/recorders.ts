@@ -5,9 +5,15 @@
 //   fleetq_events_written_total{cluster,verb}    verb=create (POST) or patch (a repeat: count + 1)
 //   fleetq_events_filtered_total{cluster}        skipped by client-go's spam filter (25 per object, then 1 / 5 min)
 // Correlation state (counts, aggregation, spam buckets) is per process, as it is per kube-controller-manager.
+// A cluster's recorder is forgotten once no reconcile asked for it in `idleMs` (FLEETQ_CLUSTER_IDLE_MS) and it
+// has nothing left to write (idle-expiry.ts): its correlation state goes with it, as at a controller-manager
+// restart (a repeat of an event recorded before is then a new Event, not a count + 1 patch of the old one, and
+// the object's spam-filter budget starts at its burst again). Idle for that long, the aggregation groups (10 min)
+// had expired anyway.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Counter, type Registry } from 'prom-client';
 import type { KubeRest } from '../rest.js';
+import { IdleExpiry } from '../idle-expiry.js';
 import { EventRecorder, type EventLog, type EventMetrics, type EventRecorderOptions } from './recorder.js';
 
 export type EventRecordersOptions = {
@@ -16,22 +22,38 @@ export type EventRecordersOptions = {
   /** A child logger per cluster is made when it has `child` (runtime/logger.ts). */
   readonly logger?: EventLog & { child?(keys: Record<string, unknown>): EventLog };
   readonly recorder?: Omit<EventRecorderOptions, 'logger' | 'metrics'>;
+  /** A cluster's recorder unused this long, with nothing left to write, is forgotten; 0 or absent: kept. */
+  readonly idleMs?: number;
+  readonly now?: () => number;
 };
 
 export class EventRecorders {
-  private readonly byCluster = new Map<string, EventRecorder>();
+  private readonly byCluster: IdleExpiry<EventRecorder>;
   private readonly counters: ReturnType<typeof countersIn> | undefined;
   /** The context of the code that made the set (makeDeps), for every recorder's background writes. */
   private readonly context = AsyncLocalStorage.snapshot();
 
   constructor(private readonly o: EventRecordersOptions = {}) {
     this.counters = o.registry === undefined ? undefined : countersIn(o.registry);
+    this.byCluster = new IdleExpiry<EventRecorder>({
+      idleMs: o.idleMs ?? 0,
+      ...(o.now && { now: o.now }),
+      canEvict: (r) => r.idle,
+    });
   }
 
-  /** The cluster's recorder (the first call's KubeRest is the one it writes through). */
+  /** Recorders held now (one per cluster served within the idle time). */
+  get size(): number {
+    return this.byCluster.size;
+  }
+
+  /** The cluster's recorder, writing through `rest` (the cluster's clients of now: they too are built again). */
   for(cluster: string, rest: KubeRest): EventRecorder {
     const hit = this.byCluster.get(cluster);
-    if (hit) return hit;
+    if (hit) {
+      hit.writeThrough(rest);
+      return hit;
+    }
     const logger = this.o.logger?.child?.({ component: 'events', cluster }) ?? this.o.logger;
     const recorder = new EventRecorder(rest, {
       ...this.o.recorder,

@@ -6,12 +6,12 @@
 // stream may live in its own Redis (FLEETQ_EVENT_LOG_REDIS_URL), apart from the queue's. Stream ids are the Redis
 // server's append time, so read(from, to) selects by when the entry was appended (an import takes the records'
 // observedAt instead). Entries are log format v1 records (log-record.ts), redacted.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { DEFAULT_MAX_ENTRY_BYTES, type EventLog, type LoggedEvent } from './event-log.js';
 import { decodeOrSkip, encodeRecord, type LogRecord, type OnMalformed, type RedactionPolicy } from './log-record.js';
 
 export type RedisStreamEventLogOptions = {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly prefix?: string;
   /** Keep about this many entries per cluster; default 100 000. 0 keeps all. */
   readonly maxLen?: number;

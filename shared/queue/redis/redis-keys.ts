@@ -3,7 +3,7 @@
 // ready-list names from the prefix, the way BullMQ's scripts do; the routing key passed as KEYS[1] is in the
 // same slot. Keys named after an id (`last:<id>`) put the id after the prefix: Redis hashes the text between the
 // first `{` and the next `}`, which is the prefix's tag whatever braces the id holds.
-import type { Redis } from 'ioredis';
+import { scanAllNodes, type RedisClient } from './redis-connection.js';
 
 export function redisKeyPrefix(queueName: string, prefix = 'fleetq'): string {
   if (/[{}]/.test(queueName)) throw new RangeError(`queue name ${JSON.stringify(queueName)} must not contain { or }`);
@@ -57,24 +57,32 @@ export function redisKeys(p: string) {
     /** STRING: a random id written at start; its absence means the data was lost (see redis-loss.ts). */
     epoch: `${p}epoch`,
     /**
-     * HASH {tokens, at} per cluster: the cluster's API token bucket, shared by every worker and Lambda of this
-     * queue (kube/redis-token-bucket.ts). Expires once it would be full again, so a missing key is a full bucket.
+     * HASH {tokens, at}: an API token bucket, shared by every worker and Lambda of this queue
+     * (kube/redis-token-bucket.ts); named `<cluster>/<controller>` for a controller's budget in a cluster, or
+     * `<cluster>` for the cluster's cap (runtime/clients.ts). Expires once it would be full again, so a missing
+     * key is a full bucket.
      */
-    apiBucket: (cluster: string) => `${p}apibucket:${cluster}`,
-    /** ZSET process id → last take (ms) per cluster: who shares the bucket, for a process's share in an outage. */
-    apiBucketTakers: (cluster: string) => `${p}apibucket:${cluster}:takers`,
+    apiBucket: (name: string) => `${p}apibucket:${name}`,
+    /** ZSET process id → last take (ms) per bucket: who shares the bucket, for a process's share in an outage. */
+    apiBucketTakers: (name: string) => `${p}apibucket:${name}:takers`,
   };
 }
 
-/** Deletes every key of one queue (tests, and `fleetq queue delete`). */
-export async function deleteQueueKeys(redis: Redis, prefix: string): Promise<number> {
+/**
+ * Deletes every key of one queue (tests, and `fleetq queue delete`). On a Redis Cluster the SCAN runs on every
+ * primary (a SCAN sees only its own node's keys); each batch is deleted on the node that holds it.
+ */
+export async function deleteQueueKeys(redis: RedisClient, prefix: string): Promise<number> {
   let deleted = 0;
-  let cursor = '0';
   const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.del(...keys);
-  } while (cursor !== '0');
+  await scanAllNodes(redis, pattern, async (keys, node) => {
+    // One DEL per key: keys under a prefix without a hash tag may sit in several slots of the node.
+    const pipeline = node.pipeline();
+    for (const k of keys) pipeline.del(k);
+    for (const [err, n] of (await pipeline.exec()) ?? []) {
+      if (err) throw err;
+      deleted += Number(n);
+    }
+  });
   return deleted;
 }

@@ -22,10 +22,11 @@
 // rotation heals itself in get(), and redis-loss.ts notices a lost dataset so the forwarders resync.
 //
 // Blocked get() calls wait on a BLPOP of a small wake list (one connection per concurrent waiter) with a
-// timeout no longer than the next delayed/lease deadline the script reports, capped at 200 ms.
+// timeout no longer than the next delayed/lease deadline the script reports, capped at 200 ms. As one shard of a
+// sharded queue (FLEETQ_QUEUE_SHARDS, sharded-queue.ts) it is asked with poll() and waited on with waitForWork().
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { keyString, MalformedKeyError, parseKey, type ReconcileKey } from '../../kube/key.js';
 import {
   BAD_SIGNATURE,
@@ -45,7 +46,6 @@ import type {
   QueueOptions,
   RedriveOptions,
   RetryOutcome,
-  WorkQueue,
 } from '../work-queue.js';
 import {
   checkedKeyString,
@@ -57,16 +57,18 @@ import {
 } from '../queue-options.js';
 import { redactText } from '../../kube/redact-secrets.js';
 import { redisKeyPrefix, redisKeys } from './redis-keys.js';
+import { connectRedis, duplicateClient, isRedisClient, type RedisClient } from './redis-connection.js';
 import { ScriptRunner } from '../../lua/script-runner.js';
 import { loadLuaScripts } from '../../lua/lua-loader.js';
 import { PREFIX_SCRIPTS, QUEUE_LUA_DIR, REDIS_SCRIPTS, type ScriptName } from './redis-scripts.js';
 import { mergeOldestReady, parseOldestReadyReply, READ_LIMITS, type OldestReadyBreakdown } from '../oldest-ready.js';
 import { LeaseBuffer } from './lease-buffer.js';
+import type { ShardMember, ShardPoll } from '../sharded-queue.js';
 
 export type RedisQueueOptions = QueueOptions & {
   readonly name: string;
   /** An ioredis client to share, or a URL (default redis://127.0.0.1:6379). The queue closes only its own. */
-  readonly redis?: Redis | string;
+  readonly redis?: RedisClient | string;
   /** Key prefix before the `{name}` hash tag; default `fleetq`. */
   readonly prefix?: string;
   /** Keys taken per round trip; extras wait in this process (their lease is running). Default 1. */
@@ -122,18 +124,18 @@ function queueScriptHeader(prefix: string, options: QueueOptions): (string | num
   return [prefix, o.leaseMs, signed, o.baseDelayMs, o.maxDelayMs, hasCaps ? '1' : '0'];
 }
 
-export class RedisQueue implements WorkQueue {
+export class RedisQueue implements ShardMember {
   readonly driver = 'redis' as const;
   private readonly onMalformed: ((raw: string, reason: string) => void) | undefined;
   readonly prefix: string;
   private readonly options: ResolvedQueueOptions;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly ownsClient: boolean;
   private readonly scripts: ScriptRunner<ScriptName>;
   private readonly readScripts: ScriptRunner<keyof typeof READ_SCRIPTS>;
   private readonly keys: ReturnType<typeof redisKeys>;
-  private readonly blockers: Redis[] = [];
-  private readonly blockersInUse = new Set<Redis>();
+  private readonly blockers: RedisClient[] = [];
+  private readonly blockersInUse = new Set<RedisClient>();
   private readonly buffer: LeaseBuffer;
   private readonly capArgs: [number, string];
   private readonly healEveryMs: number;
@@ -151,14 +153,17 @@ export class RedisQueue implements WorkQueue {
     this.onMalformed = options.onMalformed;
     this.prefix = redisKeyPrefix(options.name, options.prefix);
     this.keys = redisKeys(this.prefix);
-    this.ownsClient = !(options.redis instanceof Redis);
-    this.redis =
-      options.redis instanceof Redis
-        ? options.redis
-        : new Redis(options.redis ?? 'redis://127.0.0.1:6379', {
+    this.ownsClient = !isRedisClient(options.redis);
+    this.redis = isRedisClient(options.redis)
+      ? options.redis
+      : connectRedis(
+          options.redis ?? 'redis://127.0.0.1:6379',
+          {},
+          {
             ...options.redisOptions,
             enableAutoPipelining: true,
-          });
+          },
+        );
     const o = this.options;
     const header = queueScriptHeader(this.prefix, o);
     this.healEveryMs = Math.max(1, Math.floor(options.healEveryMs ?? 5_000));
@@ -223,6 +228,41 @@ export class RedisQueue implements WorkQueue {
   private noteEpoch(present: unknown): void {
     if (Number(present) !== 0) return;
     for (const listener of this.epochListeners) listener();
+  }
+
+  /**
+   * One hand-out attempt without blocking, for a sharded queue (sharded-queue.ts): a lease or none, the wait hint
+   * get() would block for, and the clusters in the rotation (its SCARD, in the same round trip) as the shard's
+   * weight. Malformed ids met on the way are dead-lettered as get() does.
+   */
+  async poll(): Promise<ShardPoll> {
+    for (;;) {
+      if (this.closed) return { lease: null, waitHintMs: -1, readyClusters: 0 };
+      const buffered = await this.buffer.take();
+      if (buffered)
+        return { lease: buffered, waitHintMs: 0, readyClusters: await this.redis.scard(this.keys.rotationMembers) };
+      const [{ leases, waitHintMs, discarded }, readyClusters] = await Promise.all([
+        this.fetch(this.buffer.capacity),
+        this.redis.scard(this.keys.rotationMembers),
+      ]);
+      const [first, ...rest] = leases;
+      if (first) {
+        this.buffer.put(rest);
+        return { lease: first, waitHintMs, readyClusters };
+      }
+      if (discarded === 0) return { lease: null, waitHintMs, readyClusters };
+    }
+  }
+
+  /**
+   * Waits for a wake mark (a key added or made ready) on this queue, at most `ms` (and 200 ms); takes no key. A mark
+   * taken once `stillWanted` says the wait is over (another shard woke the caller first) is put back, so the next
+   * waiter sees it instead of sleeping out its timeout.
+   */
+  async waitForWork(ms: number, stillWanted?: () => boolean): Promise<void> {
+    if (this.closed) return;
+    const woke = await this.block(Math.min(ms, MAX_BLOCK_MS));
+    if (woke && stillWanted && !stillWanted() && !this.closed) await this.redis.rpush(this.keys.wake, '1');
   }
 
   async get(waitMs = 0): Promise<Lease | null> {
@@ -454,14 +494,16 @@ export class RedisQueue implements WorkQueue {
     return this.options.signingSecret === undefined ? '' : signKey(this.options.signingSecret, id);
   }
 
-  private async block(ms: number): Promise<void> {
-    if (ms < 1) return;
-    const blocker = this.blockers.pop() ?? this.redis.duplicate({ enableAutoPipelining: false });
+  /** Waits on the wake list; true when it took a mark. */
+  private async block(ms: number): Promise<boolean> {
+    if (ms < 1) return false;
+    const blocker = this.blockers.pop() ?? duplicateClient(this.redis, { enableAutoPipelining: false });
     this.blockersInUse.add(blocker);
     try {
-      await blocker.blpop(this.keys.wake, ms / 1000);
+      return (await blocker.blpop(this.keys.wake, ms / 1000)) !== null;
     } catch (err) {
       if (!this.closed) throw err;
+      return false;
     } finally {
       this.blockersInUse.delete(blocker);
       if (!this.closed) this.blockers.push(blocker);
@@ -515,7 +557,7 @@ export type DrainResult = { readonly dropped: number; readonly rerunMarks: numbe
  * and its rerun mark is dropped. Idempotent. A function of the prefix, for callers without the queue's options.
  */
 export async function drainQueueCluster(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   cluster: string,
   options: DrainOptions = {},

@@ -30,6 +30,13 @@
 // - the Lambda path (holdRecords): the event source mapping received the batch with the queue's visibility
 //   timeout; renewals extend to at least that and to the function's remaining time, never shorter. A record's
 //   local deadline counts from its receive (receivedAtOf), not from the invocation, which may start later.
+//   The function never deletes a record of its batch: the mapping deletes every record the function does not
+//   report in batchItemFailures once the invocation returns (and none if it fails), so each record is deleted
+//   exactly once. What done/retry/deadLetter would delete on a worker is left to the mapping (settleRecord
+//   says 'delete'); their sends (a requeue, a delay hop, a dead letter, a fresh copy) still happen first, so a
+//   failed invocation costs a run, never a lost key. A run's group stays locked until the batch returns.
+//   A renewal (the fence before each batch of writes) sends nothing while the record's visibility outlasts the
+//   invocation by a third of the queue's visibility: the message cannot be handed to anyone before then.
 // - backoffBreakdown() is what this process knows: keys it retried whose backoff has not ended and which it
 //   has not received since. Other processes' retries are not seen (best effort).
 // - per-cluster fairness and caps are per process and best effort (sqs-fair-buffer.ts).
@@ -139,7 +146,7 @@ export class SqsQueue implements WorkQueue {
   private readonly heldPerCluster = new Map<string, number>();
   /** Keys this process retried, until their backoff ends or they are received again. */
   private readonly backingOff = new Map<string, { cluster: string; until: number }>();
-  /** Lambda leases whose message was deleted (done, dead-lettered) or kept (retried) by the run. */
+  /** Lambda leases whose run finished with its message ('deleted': the mapping deletes it) or kept it (retried). */
   private readonly settled = new Map<string, 'deleted' | 'kept'>();
   private closed = false;
 
@@ -196,7 +203,7 @@ export class SqsQueue implements WorkQueue {
       if (requeueAfterMs > 0) await this.delay.send(held.id, Date.now() + requeueAfterMs);
       else await this.send(held.id);
     }
-    await this.deleteWork(held.receiptHandle);
+    await this.deleteHeld(held);
     this.settle(held, 'deleted');
     this.backingOff.delete(held.id);
     this.history.completed(held.id, held.runStart);
@@ -210,7 +217,7 @@ export class SqsQueue implements WorkQueue {
       const conflictMs = backoffDelay(held.conflicts, this.options.baseDelayMs, this.options.maxDelayMs);
       const wait = Math.max(1, Math.ceil(conflictMs / 1000));
       await this.delay.send(held.id, Date.now() + wait * 1000, held.failures, held.conflicts + 1);
-      await this.deleteWork(held.receiptHandle);
+      await this.deleteHeld(held);
       return this.retried(held, wait * 1000, 'deleted');
     }
     const delayMs = backoffDelay(held.failures, this.options.baseDelayMs, this.options.maxDelayMs);
@@ -233,7 +240,7 @@ export class SqsQueue implements WorkQueue {
       }
     }
     await this.delay.send(held.id, Date.now() + seconds * 1000, held.failures + 1, held.conflicts);
-    await this.deleteWork(held.receiptHandle);
+    await this.deleteHeld(held);
     return this.retried(held, seconds * 1000, 'deleted');
   }
 
@@ -241,7 +248,7 @@ export class SqsQueue implements WorkQueue {
     const held = this.release(lease);
     if (!held) return;
     await this.dead.park(held.id, undefined, reason, held.failures);
-    await this.deleteWork(held.receiptHandle);
+    await this.deleteHeld(held);
     this.settle(held, 'deleted');
     this.backingOff.delete(held.id);
   }
@@ -264,7 +271,12 @@ export class SqsQueue implements WorkQueue {
     const held = this.held.get(lease.token);
     if (!held || held.id !== lease.id) return false;
     const before = Date.now();
-    if (before >= held.deadline || !(await this.extend(held, before, this.visibilitySeconds(held)))) {
+    if (before >= held.deadline) {
+      this.release(lease);
+      return false;
+    }
+    if (outlastsInvocation(held, before)) return true;
+    if (!(await this.extend(held, before, this.visibilitySeconds(held)))) {
       this.release(lease);
       return false;
     }
@@ -279,20 +291,20 @@ export class SqsQueue implements WorkQueue {
    * The Lambda path: a batch the event source mapping received from the work queue. Each record is admitted
    * by the same rule as our own receives (invalid → dead letter, redundant → deleted); the valid records of
    * one key become ONE lease (the first record), the others are coalesced into it: they were all sent before
-   * the run starts. Leases are held until settle(); renewals never shorten Lambda's visibility.
+   * the run starts. Leases are held until settle(); renewals never shorten Lambda's visibility. Nothing is
+   * deleted here: a dropped record (dead-lettered, redundant, or sent again as a fresh copy) is left for the
+   * event source mapping to delete, as it is not reported failed.
    */
   async holdRecords(records: readonly SqsRecordLike[], timing: LambdaTiming): Promise<RecordPlan[]> {
     const granted = performance.now();
     const before = Date.now();
     const plans: RecordPlan[] = [];
     const leases = new Map<string, { lease: Lease; messageId: string; coalesced: string[] }>();
-    const discard: string[] = [];
     for (const record of records) {
       const receivedAt = receivedAtOf(record, before);
       const deadline = receivedAt + timing.visibilityMs;
       const item = await this.admit(fromRecord(record), receivedAt, deadline, granted - (before - receivedAt));
       if ('dropped' in item) {
-        discard.push(record.receiptHandle ?? '');
         plans.push({ ...item, messageId: record.messageId });
         continue;
       }
@@ -302,8 +314,8 @@ export class SqsQueue implements WorkQueue {
         continue;
       }
       if (this.heldById.has(item.id)) {
-        // Held by an unfinished run of this process: a fresh copy runs after it.
-        await this.handBack(item);
+        // Held by an unfinished run of this process: a fresh copy runs after it (the mapping deletes this one).
+        await this.send(item.id, item.failures, item.conflicts);
         plans.push({ dropped: 'requeued', messageId: record.messageId });
         continue;
       }
@@ -313,15 +325,14 @@ export class SqsQueue implements WorkQueue {
       leases.set(item.id, entry);
       plans.push(entry);
     }
-    await this.deleteWorkBatch(discard);
     return plans;
   }
 
   /**
-   * After a Lambda record's run: 'delete' when the run deleted its message (done, dead-lettered, or a retry
-   * that hopped through the delay queue) so Lambda may delete it too; 'keep' when the message must stay
-   * (retried with its visibility set to the backoff, lease lost, or the run ended without done/retry): report
-   * it in batchItemFailures.
+   * After a Lambda record's run: 'delete' when the run is finished with its message (done, dead-lettered, or a
+   * retry that hopped through the delay queue): leave it out of batchItemFailures and the event source mapping
+   * deletes it; 'keep' when the message must stay (retried with its visibility set to the backoff, lease lost,
+   * or the run ended without done/retry): report it in batchItemFailures.
    */
   settleRecord(lease: Lease): 'delete' | 'keep' {
     const outcome = this.settled.get(lease.token);
@@ -542,6 +553,11 @@ export class SqsQueue implements WorkQueue {
     }
   }
 
+  /** A worker deletes the message it held; a Lambda record is deleted by the event source mapping instead. */
+  private async deleteHeld(held: Held): Promise<void> {
+    if (!held.lambda) await this.deleteWork(held.receiptHandle);
+  }
+
   private async deleteWork(receiptHandle: string): Promise<void> {
     await this.client.send(new DeleteMessageCommand({ QueueUrl: this.urls.work, ReceiptHandle: receiptHandle }));
   }
@@ -581,6 +597,17 @@ export class SqsQueue implements WorkQueue {
       if (now >= held.deadline) this.release(leaseOf(held));
     }
   }
+}
+
+/**
+ * A Lambda record whose visibility (from the mapping's receive) ends well after the invocation must: nobody else
+ * can receive it before the function is gone, so a renewal would change nothing and is not sent. The margin is a
+ * third of the queue's visibility (at least 2 minutes at the stack's 6 × timeout), beyond the time the invocation
+ * has left, against a receive time read from SQS's clock.
+ */
+function outlastsInvocation(held: Held, now: number): boolean {
+  if (!held.lambda) return false;
+  return held.deadline - now >= held.lambda.remainingMs() + held.lambda.visibilityMs / 3;
 }
 
 function leaseOf(item: Received): Lease {

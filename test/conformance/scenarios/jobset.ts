@@ -336,6 +336,9 @@ export const JOBSET_SCENARIOS: readonly Scenario[] = [
     running(2),
     ...end('Failed', 'workers-0'),
     restarted(1, 2),
+    // The second failure once the controller has seen attempt 1's Jobs ready (and recorded JobsReady), as upstream
+    // has by then: failing a pod sooner races that reconcile on either side.
+    condition('RestartingJobSet', 'False', 'JobsReady', LONG),
     ...end('Failed', 'workers-1'),
     failed('ReachedMaxRestarts'),
     wait('active Jobs deleted', childJobs(NAME, 1)),

@@ -1,12 +1,15 @@
 // fleetq's per-phase reconcile times in a bench step (shared/runtime/reconcile-phases.ts, the histogram
 // fleetq_reconcile_phase_seconds): a snapshot before and after, and one line of the difference, per kind.
 import { PHASES } from '../../../shared/runtime/reconcile-phases.js';
+import type { AllInOne } from '../../../functions/all-in-one.js';
 import type { Side } from './sides.js';
 
 /** kind → phase → { sum (s), count }. */
 export type PhaseTotals = ReadonlyMap<string, ReadonlyMap<string, { sum: number; count: number }>>;
 
-export async function phaseTotals(side: Side): Promise<PhaseTotals | undefined> {
+export async function phaseTotals(
+  side: Pick<Side, 'state'> & { readonly fleetq?: { readonly app: AllInOne } },
+): Promise<PhaseTotals | undefined> {
   const m = side.fleetq?.app.deps.metrics.registry.getSingleMetric('fleetq_reconcile_phase_seconds');
   if (!m) return undefined;
   const { values } = await m.get();

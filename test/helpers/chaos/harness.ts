@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
+import { checkpointField, readAllCheckpoints } from '../../../shared/queue/history/checkpoint-store.js';
 import { SandboxMode } from '../../../infra/sandbox/modes.js';
 import { freePort, waitFor } from '../../../infra/sandbox/process.js';
 import { readState, up } from '../../../infra/sandbox/sandbox.js';
@@ -45,13 +46,31 @@ export const WATCH_SKEW_MS = 300;
 
 export type ChaosCluster = { readonly state: ClusterState; readonly kc: KubeConfig };
 
+/**
+ * The sandbox cluster behind a chaos cluster's name: the name itself, or another that FLEETQ_CHAOS_CLUSTER_MAP gives
+ * it (`chaos-1=chaos-4`, comma-separated). test/run-all.sh runs the tests that bring their own Redis beside the
+ * others, with chaos-1 and chaos-2 served by chaos-4 and chaos-5: a pipeline reconciles every namespace of the
+ * clusters it registers, so two tests at once must not share an apiserver. The tests keep the name (in their
+ * registries and keys).
+ */
+export function chaosSandboxName(name: string, map = process.env.FLEETQ_CHAOS_CLUSTER_MAP ?? ''): string {
+  for (const pair of map.split(',').filter((p) => p.trim() !== '')) {
+    const [from, to] = pair.split('=').map((s) => s.trim());
+    if (!from || !to || !/^chaos-[0-9]+$/.test(from) || !/^chaos-[0-9]+$/.test(to))
+      throw new Error(`FLEETQ_CHAOS_CLUSTER_MAP: ${JSON.stringify(pair)} is not chaos-N=chaos-M`);
+    if (from === name) return to;
+  }
+  return name;
+}
+
 /** The suite's own clusters (fleetq mode), started if they are not running; never the shared fleetq-1/2. */
 export async function chaosCluster(name: (typeof CHAOS_CLUSTERS)[number]): Promise<ChaosCluster> {
-  let state = readState().clusters.find((c) => c.name === name);
+  const sandboxName = chaosSandboxName(name);
+  let state = readState().clusters.find((c) => c.name === sandboxName);
   if (!state) {
-    [state] = await up({ clusters: [{ name, mode: SandboxMode.Fleetq }], nodes: 2 });
+    [state] = await up({ clusters: [{ name: sandboxName, mode: SandboxMode.Fleetq }], nodes: 2 });
   }
-  if (!state) throw new Error(`no chaos cluster ${name}`);
+  if (!state) throw new Error(`no chaos cluster ${sandboxName}`);
   const kc = new KubeConfig();
   kc.loadFromFile(state.kubeconfig);
   return { state, kc };
@@ -127,6 +146,10 @@ export type PipelineOptions = {
   readonly concurrency?: number;
   /** Extra environment for every process (e.g. SQS_ENDPOINT, checkpoints). */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Extra environment for the forwarder. It runs without the periodic resync (FLEETQ_RESYNC_MS=0) unless this
+   * says otherwise: a chaos test passes on recovery by detection, never by a resync that happened to come.
+   */
   readonly forwarderEnv?: NodeJS.ProcessEnv;
   readonly queue?: string;
   /**
@@ -196,6 +219,7 @@ export class Pipeline {
         FLEETQ_CHECKPOINTS: 'memory',
         FLEETQ_EVENT_LOG: this.o.eventLog ? 'redis' : 'none',
         LOG_LEVEL: 'info',
+        FLEETQ_RESYNC_MS: '0',
         ...this.o.forwarderEnv,
         ...extra,
       }),
@@ -775,11 +799,17 @@ export async function spineReport(
   return report;
 }
 
-/** The forwarder's checkpoints in Redis (FLEETQ_CHECKPOINTS=redis): resource → resourceVersion. */
+/**
+ * The forwarder's checkpoints in Redis (FLEETQ_CHECKPOINTS=redis), every cluster's hash read:
+ * `<cluster>/<resource>` → resourceVersion.
+ */
 export async function redisCheckpoints(redisUrl: string, queue: string): Promise<Record<string, string>> {
   const r = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   try {
-    return await r.hgetall(`fleetq:{fleetq:${queue}}:checkpoints`);
+    const all = await readAllCheckpoints(r, `fleetq:${queue}`);
+    return Object.fromEntries(
+      [...all].flatMap(([cluster, rvs]) => [...rvs].map(([resource, rv]) => [checkpointField(cluster, resource), rv])),
+    );
   } finally {
     r.disconnect();
   }

@@ -5,6 +5,7 @@
 // conformance plug-ins (conformance/plugins.ts): their lists polled always, and those of the kinds the scenario
 // created.
 import { randomUUID } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterState } from '../../../infra/sandbox/cluster.js';
 import { ApiError, isConflict, isNotFound } from '../../../shared/kube/errors.js';
 import { resourceOf, resourcePath } from '../../../shared/kube/resources.js';
@@ -75,7 +76,12 @@ export class Side {
 
   static async open(cluster: string, label: string, scenario: string): Promise<Side> {
     const { state, kc } = await sandboxCluster(cluster);
-    const rest = new KubeRest(cluster, kc, new TokenBucket(1000, 1000));
+    return Side.openOn(label, state, kc, scenario);
+  }
+
+  /** A side on a cluster given by its state and KubeConfig (a simulated cluster: test/cluster-sim). */
+  static async openOn(label: string, state: ClusterState, kc: KubeConfig, scenario: string): Promise<Side> {
+    const rest = new KubeRest(state.name, kc, new TokenBucket(1000, 1000));
     const namespace = `conf-${scenario.slice(0, 40).replace(/[^a-z0-9-]/g, '-')}-${randomUUID().slice(0, 6)}`;
     await rest.request('POST', '/api/v1/namespaces', {
       body: {

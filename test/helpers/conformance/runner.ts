@@ -25,6 +25,8 @@ export type ConformanceOptions = {
   readonly strictEvents: boolean;
   /** Keep the namespaces of failed scenarios for inspection. */
   readonly keepFailed: boolean;
+  /** Opens a side; default Side.open on the sandbox cluster of that name. */
+  readonly openSide?: (cluster: string, label: string, scenario: string) => Promise<Side>;
   /** Fails every scenario at once with this reason (e.g. fleetq has no controller for the kind). */
   readonly unsupported?: (s: Scenario) => string | undefined;
 };
@@ -157,8 +159,8 @@ export async function runScenario(sc: Scenario, o: ConformanceOptions): Promise<
   const runs: Run[] = [];
   try {
     const sides = await Promise.all([
-      Side.open(o.a.cluster, o.a.label, sc.name),
-      Side.open(o.b.cluster, o.b.label, sc.name),
+      (o.openSide ?? Side.open)(o.a.cluster, o.a.label, sc.name),
+      (o.openSide ?? Side.open)(o.b.cluster, o.b.label, sc.name),
     ]);
     for (const side of sides) {
       const sampler = new Sampler(side, sc.invariants);

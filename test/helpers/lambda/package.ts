@@ -1,6 +1,6 @@
 // `npm run package` as CI runs it: the esbuild bundles (infra/lambda/build.ts), then `osls package` for a deploy
 // stage with example stack parameters, offline (no AWS credentials are used: dummies keep the SDK quiet), into a
-// temporary directory. Returns the CloudFormation template and the zips.
+// temporary directory. Returns the CloudFormation template, the region it is packaged for and the zips.
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -23,6 +23,8 @@ export type CfnResource = { Type: string; Properties?: Record<string, unknown>; 
 export type Packaged = {
   readonly dir: string;
   readonly template: { Resources: Record<string, CfnResource> };
+  /** The region the stack is packaged for (serverless-state.json's provider.region). */
+  readonly region: string;
   readonly zips: ReadonlyArray<{ name: string; path: string; bytes: number }>;
 };
 
@@ -51,6 +53,10 @@ export async function packageStack(
     await run('node_modules/.bin/osls', args, { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 });
   });
   const template = JSON.parse(await readFile(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'));
+  const state = JSON.parse(await readFile(join(dir, 'serverless-state.json'), 'utf8')) as {
+    service?: { provider?: { region?: string } };
+  };
+  const region = state.service?.provider?.region ?? '';
   const zips = await Promise.all(
     (await readdir(dir))
       .filter((f) => f.endsWith('.zip'))
@@ -60,7 +66,7 @@ export async function packageStack(
         bytes: (await stat(join(dir, f))).size,
       })),
   );
-  return { dir, template, zips };
+  return { dir, template, region, zips };
 }
 
 const LOCK = join(ROOT, 'dist', '.lambda-package.lock');
@@ -118,7 +124,14 @@ export async function createTemplateQueues(
     const p = queues[id] ?? {};
     const name = String(p.QueueName);
     const attributes: Record<string, string> = {};
-    for (const key of ['FifoQueue', 'VisibilityTimeout', 'MessageRetentionPeriod'] as const) {
+    const keys = [
+      'FifoQueue',
+      'VisibilityTimeout',
+      'MessageRetentionPeriod',
+      'DeduplicationScope',
+      'FifoThroughputLimit',
+    ];
+    for (const key of keys) {
       if (p[key] !== undefined) attributes[key] = String(p[key]);
     }
     const target = targetOf(p);

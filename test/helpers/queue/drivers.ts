@@ -10,6 +10,8 @@ import { SqsQueue } from '../../../shared/queue/sqs/sqs-queue.js';
 import { SIGNATURE_ATTRIBUTE } from '../../../shared/queue/sqs/sqs-message.js';
 import { deleteSqsQueues, ensureSqsQueues, sqsQueueNames } from '../../../shared/queue/sqs/sqs-setup.js';
 import type { QueueOptions, WorkQueue } from '../../../shared/queue/work-queue.js';
+import type { RedisClient } from '../../../shared/queue/redis/redis-connection.js';
+import { startRedisCluster, type RedisCluster } from '../redis-cluster.js';
 import { redisClient, REDIS_URL, testQueueName } from './redis.js';
 import { sqsClient, startSqsEmulator, type SqsEmulator } from './sqs.js';
 
@@ -24,7 +26,7 @@ export type TestQueue = {
 };
 
 export type DriverHarness = {
-  readonly name: 'memory' | 'redis' | 'sqs';
+  readonly name: 'memory' | 'redis' | 'redis-cluster' | 'sqs';
   /** Smallest lease and backoff base worth testing with (SQS works in whole seconds). */
   readonly leaseMs: number;
   readonly baseDelayMs: number;
@@ -59,12 +61,11 @@ const memory: DriverHarness = {
   },
 };
 
-const redis: DriverHarness = {
-  ...memory,
-  name: 'redis',
-  async create(options) {
-    const queue = new RedisQueue({ ...options, name: testQueueName(), redis: REDIS_URL });
-    const redis = redisClient();
+/** The redis driver on `url` (one node or a Cluster's seeds), the test's raw writes through `client()`. */
+function redisOn(url: () => string, client: () => RedisClient): DriverHarness['create'] {
+  return async (options) => {
+    const queue = new RedisQueue({ ...options, name: testQueueName(), redis: url() });
+    const redis = client();
     const keys = redisKeys(queue.prefix);
     return {
       queue,
@@ -83,8 +84,41 @@ const redis: DriverHarness = {
         await redis.quit();
       },
     };
-  },
+  };
+}
+
+const redis: DriverHarness = {
+  ...memory,
+  name: 'redis',
+  create: redisOn(() => REDIS_URL, redisClient),
 };
+
+/**
+ * The redis driver on a six-node Redis Cluster of its own (test/helpers/redis-cluster.ts) with a password, started
+ * in start().
+ */
+function redisClusterHarness(): DriverHarness {
+  let cluster: RedisCluster | undefined;
+  const started = (): RedisCluster => {
+    if (!cluster) throw new Error('redis-cluster harness not started');
+    return cluster;
+  };
+  return {
+    ...memory,
+    name: 'redis-cluster',
+    async start() {
+      // With AUTH: the seeds' password must reach every node the client finds (Cluster's redisOptions).
+      cluster = await startRedisCluster({ password: 'contract pass' });
+    },
+    async stop() {
+      await cluster?.stop();
+    },
+    create: redisOn(
+      () => started().url,
+      () => started().client(),
+    ),
+  };
+}
 
 function sqsHarness(): DriverHarness {
   let emulator: SqsEmulator | undefined;
@@ -134,5 +168,5 @@ function sqsHarness(): DriverHarness {
 }
 
 export function allDrivers(): DriverHarness[] {
-  return [memory, redis, sqsHarness()];
+  return [memory, redis, redisClusterHarness(), sqsHarness()];
 }

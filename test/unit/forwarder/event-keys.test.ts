@@ -244,10 +244,25 @@ const cases: Case[] = [
     want: [k('ReplicaSet', 'web-1')],
   },
   {
-    name: 'ControllerRevision enqueues its StatefulSet',
+    // Upstream's StatefulSet controller has no ControllerRevision event handler: a revision the garbage collector
+    // deletes under a set deleted in foreground must not wake the set to make it again.
+    name: "a StatefulSet's ControllerRevision wakes nothing",
     resource: 'controllerrevisions',
     object: obj({ name: 'db-abc', owner: ctrl('StatefulSet', 'db') }),
-    want: [k('StatefulSet', 'db')],
+    want: [],
+  },
+  {
+    name: "a StatefulSet's ControllerRevision deleted wakes nothing",
+    resource: 'controllerrevisions',
+    type: 'DELETED',
+    object: obj({ name: 'db-abc', owner: ctrl('StatefulSet', 'db') }),
+    want: [],
+  },
+  {
+    name: 'an orphan ControllerRevision matching a StatefulSet wakes nothing',
+    resource: 'controllerrevisions',
+    object: obj({ name: 'db-abc', labels: { tier: 'db' } }),
+    want: [],
   },
   {
     name: 'orphan ControllerRevision enqueues matching DaemonSets',
@@ -577,6 +592,22 @@ describe("eventKeys batching: a key made through an Owns entry's batchMs is enqu
     expect(
       eventKeys({ type: 'MODIFIED', resource: 'pods', object: obj({ owner: ctrl('ReplicaSet', 'web-1') }) }, ctx()),
     ).not.toHaveProperty('delayMs');
+  });
+
+  it("a Job's own update that leaves its generation unchanged syncs it 1 s later, a spec change at once (upstream's updateJob)", () => {
+    const job = (generation: number): KubeObject => {
+      const o = obj({ name: 'batch' });
+      return { ...o, metadata: { ...o.metadata, generation } };
+    };
+    const delay = (type: EventType, previous?: KubeObject) => {
+      const got = eventKeys({ type, resource: 'jobs', object: job(2), ...(previous && { previous }) }, ctx(['Job']));
+      return got.delayMs?.get(k('Job', 'batch')) ?? 0;
+    };
+    expect(delay('MODIFIED', job(2))).toBe(1000);
+    expect(delay('MODIFIED', job(1))).toBe(0);
+    expect(delay('MODIFIED')).toBe(0);
+    expect(delay('ADDED')).toBe(0);
+    expect(delay('DELETED', job(2))).toBe(0);
   });
 
   it('a key the same event also yields at once (another mapping) is enqueued at once', () => {

@@ -69,6 +69,38 @@ function watcher(starter: WatchStarter, onEvent: OnEvent, opts: { maxPending?: n
   return { w, progress, logs };
 }
 
+/** A watcher for the refill cases: `lister` and `watch` as given, each list's end recorded as "reason count @rv". */
+function listingWatcher(o: {
+  lister: Lister;
+  watch: WatchStarter;
+  resumeFrom?: string;
+  onList?: (reason: string) => void;
+  onError?: (operation: string) => void;
+}) {
+  const listed: string[] = [];
+  const w = new ResourceWatcher({
+    cluster: 'c1',
+    resource: 'configmaps',
+    kubeConfig: new KubeConfig(),
+    lister: o.lister,
+    logger: new Logger('test', 'error', () => undefined),
+    ...(o.resumeFrom === undefined ? {} : { resumeFrom: o.resumeFrom }),
+    backoff: { initialMs: 1, maxMs: 5 },
+    watch: o.watch,
+    hooks: {
+      onEvents: async () => undefined,
+      onList: async (reason, objects, rv) => {
+        listed.push(`${reason} ${objects.length} @${rv}`);
+        o.onList?.(reason);
+      },
+      onProgress: () => undefined,
+      onRestart: () => undefined,
+      onError: (operation) => o.onError?.(operation),
+    },
+  });
+  return { w, listed };
+}
+
 describe('ResourceWatcher', () => {
   it('a failed batch holds the checkpoint before it, bookmarks included; the retry hands it over again', async () => {
     const { starter, requests } = scriptedWatch([
@@ -215,28 +247,16 @@ describe('ResourceWatcher', () => {
       { lines: [added('a', '101')], open: true },
       { lines: [], open: true },
     ]);
-    const lists: string[] = [];
     const errors: string[] = [];
-    const w = new ResourceWatcher({
-      cluster: 'c1',
-      resource: 'configmaps',
-      kubeConfig: new KubeConfig(),
+    const { w, listed: lists } = listingWatcher({
       lister: async () => ({ items: [cm('a', '101')], resourceVersion: '150' }),
-      logger: new Logger('test', 'error', () => undefined),
-      resumeFrom: '100',
-      backoff: { initialMs: 1, maxMs: 5 },
       watch: starter,
-      hooks: {
-        onEvents: async () => undefined,
-        onList: async (reason, objects, rv) => {
-          lists.push(`${reason} ${objects.length} @${rv}`);
-          // The refill's caller is told only once the list is applied: it enqueues keys that read it.
-          if (reason === 'warm') refillResolvedBeforeApplied = refillResolved;
-        },
-        onProgress: () => undefined,
-        onRestart: () => undefined,
-        onError: (operation) => void errors.push(operation),
+      resumeFrom: '100',
+      // The refill's caller is told only once the list is applied: it enqueues keys that read it.
+      onList: (reason) => {
+        if (reason === 'warm') refillResolvedBeforeApplied = refillResolved;
       },
+      onError: (operation) => void errors.push(operation),
     });
     let refillResolved = false;
     let refillResolvedBeforeApplied: boolean | undefined;
@@ -249,5 +269,64 @@ describe('ResourceWatcher', () => {
     expect(lists).toEqual(['warm 1 @150']);
     expect(errors).toEqual([]);
     expect(requests.map((r) => r.resourceVersion)).toEqual(['100', '101']);
+  });
+
+  it('refill() while a list is in flight lists once more (warm) after it and resolves only then, before watching', async () => {
+    // A data loss met during the first list: the pages written so far went to the Redis that was lost. The list in
+    // flight cannot count as the refill, and the watch that follows it may not end for minutes.
+    const { starter, requests } = scriptedWatch([{ lines: [], open: true }]);
+    let releaseFirst: (() => void) | undefined;
+    const firstListHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const order: string[] = [];
+    let calls = 0;
+    const { w, listed } = listingWatcher({
+      lister: async () => {
+        calls++;
+        if (calls === 1) await firstListHeld;
+        return { items: [cm('a', '101')], resourceVersion: String(150 + calls) };
+      },
+      watch: starter,
+    });
+    w.start();
+    await waitFor(async () => calls === 1, 5_000, 5, 'the first list under way');
+    let refilled = false;
+    void w.refill().then(() => {
+      refilled = true;
+      order.push(`refilled after ${listed.length} lists`);
+    });
+    releaseFirst?.();
+    await waitFor(async () => refilled, 2_000, 5, 'the refill resolved');
+    await waitFor(async () => requests.length === 1, 5_000, 5, 'the watch');
+    await w.stop();
+    expect(listed).toEqual(['initial 1 @151', 'warm 1 @152']);
+    expect(order).toEqual(['refilled after 2 lists']);
+    // A warm list enqueues nothing: the watch goes on from the first list's resourceVersion, missing no event.
+    expect(requests.map((r) => r.resourceVersion)).toEqual(['151']);
+  });
+
+  it('refill() while the watch is connecting ends that watch once it is up and lists (warm)', async () => {
+    const requests: Array<Record<string, unknown>> = [];
+    let releaseConnect: (() => void) | undefined;
+    const connected = new Promise<void>((resolve) => (releaseConnect = resolve));
+    const starter: WatchStarter = async (_path, params, _onLine, done) => {
+      requests.push(params);
+      if (requests.length === 1) await connected; // the first watch's connect is slow; the stream stays open
+      return { abort: () => done(null) };
+    };
+    const { w, listed } = listingWatcher({
+      lister: async () => ({ items: [cm('a', '101')], resourceVersion: '150' }),
+      watch: starter,
+      resumeFrom: '100',
+    });
+    w.start();
+    await waitFor(async () => requests.length === 1, 5_000, 5, 'the first watch connecting');
+    let refilled = false;
+    void w.refill().then(() => (refilled = true));
+    releaseConnect?.();
+    await waitFor(async () => refilled, 2_000, 5, 'the refill resolved');
+    await waitFor(async () => requests.length === 2, 5_000, 5, 'the watch after the refill');
+    await w.stop();
+    expect(listed).toEqual(['warm 1 @150']);
+    expect(requests.map((r) => r.resourceVersion)).toEqual(['100', '100']);
   });
 });

@@ -53,6 +53,40 @@ describe('parseRegistry', () => {
     ]);
   });
 
+  it("gives each controller kube-controller-manager's client budget (20/30) and no cluster cap when nothing says otherwise", () => {
+    const [c] = parseRegistry('clusters: [{ name: a, kubeconfig: /k }]', 'x.yaml');
+    expect(c?.limits).toEqual({ qps: 20, burst: 30 });
+    expect(c?.limits.cluster).toBeUndefined();
+  });
+
+  it('reads the cluster cap (clusterQps, clusterBurst) from the entry or the defaults; its burst defaults from its qps', () => {
+    const clusters = parseRegistry(
+      [
+        'defaults:',
+        '  limits: { clusterQps: 50 }',
+        'clusters:',
+        '  - { name: a, kubeconfig: /k }',
+        '  - { name: b, kubeconfig: /k, limits: { qps: 5, clusterBurst: 80 } }',
+        '  - { name: c, kubeconfig: /k, limits: { clusterQps: 2.5 } }',
+      ].join('\n'),
+      'fleet.yaml',
+    );
+    expect(clusters.map((c) => c.limits)).toEqual([
+      { qps: 20, burst: 30, cluster: { qps: 50, burst: 50 } },
+      { qps: 5, burst: 30, cluster: { qps: 50, burst: 80 } },
+      { qps: 20, burst: 30, cluster: { qps: 2.5, burst: 3 } },
+    ]);
+  });
+
+  it('refuses clusterBurst without clusterQps, naming the field', () => {
+    expect(() =>
+      parseRegistry('clusters: [{ name: a, kubeconfig: /k, limits: { clusterBurst: 10 } }]', 'fleet.yaml'),
+    ).toThrow(/clusters\[0\]\.limits\.clusterBurst: clusterBurst is the burst of the cap clusterQps sets/);
+    expect(() =>
+      parseRegistry('defaults: { limits: { clusterBurst: 10 } }\nclusters: [{ name: a, kubeconfig: /k }]', 'f.yaml'),
+    ).toThrow(/defaults\.limits\.clusterBurst: /);
+  });
+
   it('owns the kinds fleetq has controllers for when nothing says otherwise', () => {
     const [c] = parseRegistry('clusters: [{ name: a, kubeconfig: /k }]', 'x.yaml');
     expect(c?.owns).toEqual(DEFAULT_OWNED_KINDS);

@@ -184,6 +184,32 @@ describe('formatStatus', () => {
     expect(line?.at(-1)).toBe('7');
   });
 
+  it('-o wide shows the tokens that wrote for a cluster before its lease token, the last five', () => {
+    const text = formatStatus(
+      status([
+        row('eu-1', { forwarderToken: 7, forwarderWriters: [3, 7] }),
+        row('eu-2', { forwarderToken: 9, forwarderWriters: [1, 2, 4, 5, 8, 9] }),
+        row('eu-3'),
+      ]),
+      { wide: true },
+    );
+    const cells = text
+      .split('\n')
+      .slice(1, 5)
+      .map((l) =>
+        l
+          .trim()
+          .split(/\s{2,}/)
+          .slice(-2),
+      );
+    expect(cells).toEqual([
+      ['WRITERS', 'TOKEN'],
+      ['3,7', '7'],
+      ['…2,4,5,8,9', '9'],
+      ['-', '-'],
+    ]);
+  });
+
   it('says so when there is no cluster at all', () => {
     expect(formatStatus(status([]))).toMatch(/no clusters: nothing queued and no registry given/);
   });

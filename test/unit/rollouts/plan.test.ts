@@ -507,6 +507,39 @@ describe('failures', () => {
     expect(changes(r)).toEqual([admit('c1a', 'early'), admit('c1b', 'early')]);
     expect(holds(r)).toEqual({ c0: 'NotOnRevision', c2a: 'WaitingForWave', c2b: 'WaitingForWave' });
   });
+
+  it('a cluster whose target still asks for the old revision holds its wave until it asks, for at most the progress deadline', () => {
+    // r1 runs everywhere; then r2 reaches every cluster but c0 (the canary), which gets it late: the early wave
+    // waits for it rather than go first.
+    const stillR1: ObsState = { revision: 'r1', previousRevision: 'r0' };
+    const onR1 = (d: Driver) =>
+      d.pass(at(-1), fleet(Object.fromEntries(PROD.map((c) => [c, { ...stillR1, available: true }]))));
+    const late = new Driver();
+    onR1(late);
+    let r = late.pass(at(0), fleet({ c0: stillR1 }));
+    expect(changes(r)).toEqual([]);
+    expect(holds(r)).toEqual({
+      c0: 'NotOnRevision',
+      c1a: 'WaitingForWave',
+      c1b: 'WaitingForWave',
+      c2a: 'WaitingForWave',
+      c2b: 'WaitingForWave',
+    });
+    expect(r.status).toMatchObject({ phase: 'Progressing', wave: 'canary' });
+    expect(r.requeueAfterMs).toBe(600_000); // when the wait ends, unless c0 asks before
+    r = late.pass(at(3), fleet());
+    expect(changes(r)).toEqual([admit('c0', 'canary')]);
+    // One that never asks holds it no longer than the progress deadline from the revision's start.
+    const never = new Driver();
+    onR1(never);
+    never.pass(at(0), fleet({ c0: stillR1 }));
+    r = never.pass(at(9, 59), fleet({ c0: stillR1 }));
+    expect(changes(r)).toEqual([]);
+    expect(r.requeueAfterMs).toBe(1_000);
+    r = never.pass(at(10), fleet({ c0: stillR1 }));
+    expect(changes(r)).toEqual([admit('c1a', 'early'), admit('c1b', 'early')]);
+    expect(holds(r)).toMatchObject({ c0: 'NotOnRevision' });
+  });
 });
 
 describe('operator control', () => {

@@ -13,6 +13,8 @@ describe('redis URL policy', () => {
     { name: 'IPv6 loopback', url: 'redis://[::1]:6379' },
     { name: 'remote with password and TLS', url: 'rediss://:s3cret@redis.example:6380' },
     { name: 'remote with user, password and TLS', url: 'rediss://fleetq:s3cret@10.0.0.5:6380/0' },
+    { name: 'Redis Cluster seeds on loopback', url: 'redis://127.0.0.1:7000,127.0.0.1:7001,localhost:7002' },
+    { name: 'Redis Cluster seeds with password and TLS', url: 'rediss://:s3cret@r1.example:7000,r2.example:7001' },
   ])('accepts $name', ({ url }) => expect(insecureRedisUrl(url, {})).toBeUndefined());
 
   it.each([
@@ -22,6 +24,11 @@ describe('redis URL policy', () => {
     { name: 'user without password', url: 'rediss://fleetq@redis.example:6380', want: /no password/ },
     { name: 'a host that only looks local', url: 'redis://localhost.evil.example:6379', want: /no password/ },
     { name: '127.x as a host name prefix', url: 'redis://127.0.0.1.nip.io:6379', want: /no password/ },
+    {
+      name: 'a remote Redis Cluster seed among loopback ones',
+      url: 'redis://127.0.0.1:7000,r2.example:7001',
+      want: /at r2\.example .*no password and no TLS/,
+    },
   ])('refuses $name, saying what to do', ({ url, want }) => {
     const problem = insecureRedisUrl(url, {});
     expect(problem).toMatch(want);

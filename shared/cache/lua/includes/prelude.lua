@@ -1,12 +1,14 @@
 -- The cache header every cache script starts with: its arguments, the entry and watermark helpers, and the fence.
--- ARGV header (all cache scripts): 1 key prefix (P), 2 the forwarder's lease key ('' for none), 3 the value the
--- lease key must hold. A write whose fence compare fails writes nothing and returns -1 (the last line below).
+-- ARGV header (all cache scripts): 1 key prefix (P), 2 the fence key ('' for none), 3 what it is compared with
+-- (shared/lua/includes/lease-fence.lua: the lease and its value on one Redis, or the cluster's fencing token in
+-- this cache's slot). A write whose fence fails writes nothing and returns -1.
 -- Layout: P..'e' HASH id → stored entry (with a signing secret: 64 hex of MAC, then the JSON {o: object, rv,
 -- ix: [index names]}); P..'i:'..name SET of ids; P..'wm' HASH kind → watermark (`rv`, or `rv:mac`); P..'rl'
 -- HASH kind → 1 while the kind is relisted.
+-- @include lease-fence
 local P = ARGV[1]
 local function fenced()
-  return ARGV[2] ~= '' and redis.call('GET', ARGV[2]) ~= ARGV[3]
+  return ARGV[2] ~= '' and not fence_passes(ARGV[2], ARGV[3])
 end
 local function rv_lt(a, b)
   if type(a) ~= 'string' or type(b) ~= 'string' then return false end
