@@ -3,7 +3,7 @@
 // Redis Cluster, test/helpers/redis-cluster.ts). The simulator runs in this process; fleetq's processes are its
 // real entry points (functions/forwarder.ts as pool members, functions/worker.ts). Phases:
 //   create    every Deployment created at once; until all are rolled out
-//   roll      every Deployment set to a new image at once; until all are rolled out
+//   roll      --roll Deployments of each cluster (default all) set to a new image at once; until all are rolled out
 //   storm     --storm keys of one cluster added to the queue at once, while one Deployment changes in each of
 //             --quiet other clusters: the quiet changes' event→reconcile against the roll's (fairness)
 //   failover  one pool member killed (SIGKILL) while one Deployment changes in every cluster: time until each
@@ -13,14 +13,16 @@
 // new generation) p50/p99 per cluster, forwarder and worker peak RSS and CPU seconds (from /proc) per cluster,
 // Redis used_memory and commands per node (INFO commandstats deltas). Prints a JSON report; --json writes it.
 //   npx tsx test/bench/fleet-sim.ts [--clusters 100] [--deployments 10] [--replicas 1] [--forwarders 4]
-//     [--workers 4] [--concurrency 32] [--storm 2000] [--quiet 50] [--no-failover] [--redis-cluster]
+//     [--workers 4] [--concurrency 32] [--roll D] [--storm 2000] [--quiet 50] [--no-failover] [--redis-cluster]
 //     [--lease-ms 15000] [--quarantine-deaths 3] [--cluster-idle-ms 600000] [--timeout-s 900]
-//     [--json docs/cost-model-sim.json]
+//     [--json docs/cost-model-sim.json] [--cpu-prof DIR]
+// --cpu-prof writes a V8 CPU profile of every worker and forwarder into DIR when it stops (node --cpu-prof).
 // On a starved machine a member's renewals can lapse while it syncs its clusters, which the pool counts as deaths
 // while syncing: after 3 the cluster is quarantined for an hour (cluster-quarantine.ts). --quarantine-deaths
 // raises that limit for a run that should measure throughput rather than the quarantine.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { waitFor } from '../../infra/sandbox/process.js';
@@ -40,6 +42,8 @@ const { values } = parseArgs({
     forwarders: { type: 'string', default: '4' },
     workers: { type: 'string', default: '4' },
     concurrency: { type: 'string', default: '32' },
+    /** Deployments per cluster the roll phase changes (app-0 … app-K-1); default every one. */
+    roll: { type: 'string' },
     storm: { type: 'string', default: '2000' },
     quiet: { type: 'string', default: '50' },
     'no-failover': { type: 'boolean', default: false },
@@ -51,6 +55,7 @@ const { values } = parseArgs({
     'cluster-idle-ms': { type: 'string' },
     'timeout-s': { type: 'string', default: '900' },
     json: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const N = Number(values.clusters);
@@ -58,10 +63,13 @@ const D = Number(values.deployments);
 const R = Number(values.replicas);
 const F = Number(values.forwarders);
 const W = Number(values.workers);
+const ROLL = Math.min(D, Number(values.roll ?? D));
 const STORM = Number(values.storm);
 const QUIET = Math.min(Number(values.quiet), N - 1);
 const TIMEOUT_MS = Number(values['timeout-s']) * 1000;
 const NS = 'bench';
+/** A Deployment's image after the roll phase: app:2 for the ones it changed, app:1 for the rest. */
+const rolledImage = (name: string): string => (Number(name.slice('app-'.length)) < ROLL ? 'app:2' : 'app:1');
 /** The Deployment the failover changes in every cluster (another than the storm's quiet one when there are two). */
 const FAILOVER_APP = D > 1 ? 'app-1' : 'app-0';
 const log = (m: string): void => console.error(`fleet-sim ${new Date().toISOString().slice(11, 19)}: ${m}`);
@@ -259,6 +267,9 @@ async function main(): Promise<void> {
         FLEETQ_FORWARDER_QUARANTINE_DEATHS: values['quarantine-deaths'],
       }),
       ...(values['cluster-idle-ms'] !== undefined && { FLEETQ_CLUSTER_IDLE_MS: values['cluster-idle-ms'] }),
+      ...(values['cpu-prof'] !== undefined && {
+        NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values['cpu-prof'])}`,
+      }),
     },
     sim: { podScheduleMs: 20, podReadyMs: 100, podDeleteMs: 20, bookmarkMs: 30_000 },
   });
@@ -316,7 +327,7 @@ async function main(): Promise<void> {
   rssAtStart.stop();
   const startRss = (role: string) =>
     [...rssAtStart.last].filter(([n]) => n.startsWith(role)).reduce((a, [, b]) => a + b, 0);
-  const phase = async (name: string, act: () => void, image: (c: string, d: string) => string) => {
+  const phase = async (name: string, changed: number, act: () => void, image: (c: string, d: string) => string) => {
     clock.reset();
     const cpu0 = cpuByRole(fleet);
     const rec0 = total(await reconciles(fleet));
@@ -349,7 +360,8 @@ async function main(): Promise<void> {
       ms,
       reconciles: rec,
       keysPerS: round(rec / (ms / 1000), 1),
-      deploymentsPerS: round((N * D) / (ms / 1000), 1),
+      deploymentsChanged: changed,
+      deploymentsPerS: round(changed / (ms / 1000), 1),
       cpuS: { forwarder: round(cpu1.forwarder - cpu0.forwarder, 1), worker: round(cpu1.worker - cpu0.worker, 1) },
       eventToReconcile: clock.summary(),
       load: { start: loads[0], max: Math.max(...loads) },
@@ -361,6 +373,7 @@ async function main(): Promise<void> {
   for (const c of fleet.clusters) ensureNamespace(c, NS);
   await phase(
     'create',
+    N * D,
     () => {
       const now = Date.now();
       for (let i = 0; i < D; i++)
@@ -373,11 +386,12 @@ async function main(): Promise<void> {
   );
   await phase(
     'roll',
+    N * ROLL,
     () => {
-      for (let i = 0; i < D; i++)
+      for (let i = 0; i < ROLL; i++)
         for (const c of fleet.clusters) clock.expect(c.name, setImage(c, NS, `app-${i}`, 'app:2'), Date.now());
     },
-    () => 'app:2',
+    (_c, d) => rolledImage(d),
   );
   const stats1 = await commandStats(redis);
   const mem1 = await usedMemory(redis);
@@ -516,7 +530,8 @@ async function main(): Promise<void> {
     log(`failover: ${JSON.stringify(failover)}`);
     await waitFor(
       async () =>
-        countRolledOut(fleet, (_c, d) => (d === FAILOVER_APP ? 'app:4' : 'app:2')) >= N * D - (D > 1 ? QUIET : 0),
+        countRolledOut(fleet, (_c, d) => (d === FAILOVER_APP ? 'app:4' : rolledImage(d))) >=
+        N * D - (D > 1 ? QUIET : 0),
       TIMEOUT_MS,
       500,
       'rolled out after failover',
@@ -530,6 +545,7 @@ async function main(): Promise<void> {
     size: {
       clusters: N,
       deploymentsPerCluster: D,
+      rolledPerCluster: ROLL,
       replicas: R,
       forwarders: F,
       workers: W,
