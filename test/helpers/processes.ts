@@ -2,7 +2,7 @@
 // collected so a test can wait for a log line, and killed in afterAll.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { waitFor } from '../../infra/sandbox/process.js';
+import { freePort, waitFor } from '../../infra/sandbox/process.js';
 
 export type Proc = {
   readonly child: ChildProcess;
@@ -69,3 +69,28 @@ export function jsonLines(p: Proc): Array<Record<string, unknown>> {
 }
 
 const parsedLines = new WeakMap<string[], { seen: number; parsed: Array<Record<string, unknown>> }>();
+
+/**
+ * spawnTsx with a free metrics port (FLEETQ_METRICS_PORT from `envFor(port)`), resolved once the process serves
+ * /healthz there; fleetq's processes log at warn in the benches, so no start line is waited for. tsx compiles the
+ * sources at start: minutes at a load of 20+ on 2 cores, hence the 6-minute deadline.
+ */
+export async function spawnServing(
+  name: string,
+  script: string,
+  envFor: (metricsPort: number) => NodeJS.ProcessEnv,
+  started?: (proc: Proc, metricsPort: number) => void,
+): Promise<{ proc: Proc; metricsPort: number }> {
+  const metricsPort = await freePort();
+  const proc = spawnTsx(script, envFor(metricsPort), name);
+  started?.(proc, metricsPort);
+  await waitFor(
+    async () => (await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).ok,
+    360_000,
+    250,
+    `${name} serving /healthz`,
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)}\n--- ${name} ---\n${proc.lines.slice(-20).join('\n')}`);
+  });
+  return { proc, metricsPort };
+}

@@ -9,7 +9,6 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Controller } from '../../shared/controllers/controller.js';
 import { ReconcileError } from '../../shared/kube/errors.js';
 import type { ReconcileKey } from '../../shared/kube/key.js';
-import type { ClusterRegistry } from '../../shared/kube/registry.js';
 import { AddFoldQueue } from '../../shared/queue/sqs/sqs-add-fold.js';
 import { SqsQueue } from '../../shared/queue/sqs/sqs-queue.js';
 import {
@@ -18,10 +17,8 @@ import {
   sqsQueueNames,
   type SqsQueueUrls,
 } from '../../shared/queue/sqs/sqs-setup.js';
-import { Logger } from '../../shared/runtime/logger.js';
-import type { ClusterClients } from '../../shared/runtime/reconcile-one.js';
 import { processWorkBatch } from '../../shared/runtime/sqs-batch.js';
-import { pollOnce, type BatchHandler } from '../helpers/lambda/sqs.js';
+import { pollOnce, workBatchDeps, type BatchHandler } from '../helpers/lambda/sqs.js';
 import { startSqsCountingProxy, type CountingProxy } from '../helpers/queue/sqs-counting-proxy.js';
 import { sqsClient, startSqsEmulator, type SqsEmulator } from '../helpers/queue/sqs.js';
 import { messagesIn } from '../helpers/bench/lambda-pipeline.js';
@@ -84,14 +81,7 @@ describe('Lambda + SQS requests per key (fauxqs)', () => {
         },
         plan: () => ({ actions: [] }),
       };
-      const deps = {
-        registry: { get: () => ({}), owns: () => true } as unknown as ClusterRegistry,
-        clients: () => ({}) as ClusterClients,
-        controllers: new Map([['Deployment', controller]]),
-        queue,
-        logger: new Logger('test', 'error', () => {}),
-        now: () => new Date(),
-      };
+      const deps = workBatchDeps(queue, controller);
       const handler: BatchHandler = (event) =>
         processWorkBatch(deps, event.Records, { visibilityMs: 30_000, remainingMs: () => 30_000 });
       const invocation = await pollOnce(mappingClient, fresh.work, handler, 30, 30_000);

@@ -6,8 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor } from '../../../infra/sandbox/process.js';
-import { spawnTsx, type Proc } from '../processes.js';
+import { spawnServing, type Proc } from '../processes.js';
 import { SimServer, type SimServerOptions } from '../../cluster-sim/sim-server.js';
 import type { Obj, SimCluster } from '../../cluster-sim/sim-cluster.js';
 
@@ -94,20 +93,14 @@ export class SimFleet {
   }
 
   async startProcess(name: string, script: string, extra: NodeJS.ProcessEnv = {}): Promise<FleetProc> {
-    const port = await freePort();
-    const proc = spawnTsx(script, { ...this.env(port), ...extra }, name);
-    const p = { name, proc, metricsPort: port };
-    this.procs.set(name, p);
-    await waitFor(
-      async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok,
-      // tsx compiles the sources at start: long on a loaded 2-core machine.
-      360_000,
-      250,
-      `${name} serving /healthz`,
-    ).catch((err: unknown) => {
-      throw new Error(`${String(err)}\n--- ${name} ---\n${proc.lines.slice(-20).join('\n')}`);
-    });
-    return p;
+    let p: FleetProc | undefined;
+    await spawnServing(
+      name,
+      script,
+      (port) => ({ ...this.env(port), ...extra }),
+      (proc, metricsPort) => this.procs.set(name, (p = { name, proc, metricsPort })),
+    );
+    return p as FleetProc;
   }
 
   async scrape(name: string): Promise<string> {

@@ -13,6 +13,13 @@
 // A delete SQS refuses is recorded on the invocation (deleteErrors), never hidden.
 import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import type { Controller } from '../../../shared/controllers/controller.js';
+import type { EventRecorders } from '../../../shared/kube/events/recorders.js';
+import type { ClusterRegistry } from '../../../shared/kube/registry.js';
+import type { SqsQueue } from '../../../shared/queue/sqs/sqs-queue.js';
+import { Logger } from '../../../shared/runtime/logger.js';
+import type { ClusterClients } from '../../../shared/runtime/reconcile-one.js';
+import type { SqsBatchDeps } from '../../../shared/runtime/sqs-batch.js';
 
 export type LambdaContextLike = { getRemainingTimeInMillis(): number };
 export type BatchHandler = (
@@ -150,5 +157,25 @@ export function startMapping(
       stopped = true;
       await Promise.all(loops);
     },
+  };
+}
+
+/**
+ * What processWorkBatch needs to run `controller` on the keys of `queue` and nothing else: every cluster known and
+ * owned, no clients (the controller reads nothing), a logger at `logger` (default: silent below errors).
+ */
+export function workBatchDeps(
+  queue: SqsQueue,
+  controller: Controller,
+  extra: { logger?: Logger; events?: EventRecorders } = {},
+): SqsBatchDeps {
+  return {
+    registry: { get: () => ({}), owns: () => true } as unknown as ClusterRegistry,
+    clients: () => ({}) as ClusterClients,
+    controllers: new Map([[controller.kind, controller]]),
+    queue,
+    logger: extra.logger ?? new Logger('test', 'error', () => {}),
+    ...(extra.events && { events: extra.events }),
+    now: () => new Date(),
   };
 }

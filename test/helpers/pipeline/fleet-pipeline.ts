@@ -9,10 +9,10 @@ import { AppsV1Api, CoreV1Api, KubeConfig, type V1Deployment } from '@kubernetes
 import type { Redis } from 'ioredis';
 import type { ClusterState } from '../../../infra/sandbox/cluster.js';
 import { SandboxMode } from '../../../infra/sandbox/modes.js';
-import { freePort, waitFor } from '../../../infra/sandbox/process.js';
+import { waitFor } from '../../../infra/sandbox/process.js';
 import { down, up } from '../../../infra/sandbox/sandbox.js';
 import { writeRegistry } from './fleet.js';
-import { spawnTsx, type Proc } from '../processes.js';
+import { spawnServing, type Proc } from '../processes.js';
 import { kwokPodTemplate } from '../sandbox/clusters.js';
 
 export const FLEET_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -155,20 +155,16 @@ export class FleetPipeline {
 
   async start(): Promise<void> {
     const start = async (name: string, script: string, extra: NodeJS.ProcessEnv = {}) => {
-      const port = await freePort();
-      const p = spawnTsx(script, { ...this.env(port), ...extra }, name);
-      this.procs.set(name, p);
-      this.metricsPorts.set(name, port);
-      // The logs are at warn: wait for /healthz instead of the start line.
-      await waitFor(
-        async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok,
-        // tsx compiles the sources at start: minutes at a load of 20+ on 2 cores.
-        360_000,
-        250,
-        `${name} serving /healthz`,
-      ).catch((err: unknown) => {
-        throw new Error(`${String(err)}\n--- ${name} ---\n${p.lines.slice(-20).join('\n')}`);
-      });
+      // Registered as soon as spawned, so that stop() ends it even when it never serves.
+      await spawnServing(
+        name,
+        script,
+        (port) => ({ ...this.env(port), ...extra }),
+        (p, port) => {
+          this.procs.set(name, p);
+          this.metricsPorts.set(name, port);
+        },
+      );
     };
     await Promise.all([
       start('forwarder', 'functions/forwarder.ts', { FLEETQ_CHECKPOINTS: 'redis' }),

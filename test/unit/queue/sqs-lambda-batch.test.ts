@@ -8,12 +8,10 @@ import type { Controller } from '../../../shared/controllers/controller.js';
 import { ReconcileError } from '../../../shared/kube/errors.js';
 import type { ReconcileKey } from '../../../shared/kube/key.js';
 import type { EventRecorders } from '../../../shared/kube/events/recorders.js';
-import type { ClusterRegistry } from '../../../shared/kube/registry.js';
 import { SqsQueue } from '../../../shared/queue/sqs/sqs-queue.js';
 import { Logger } from '../../../shared/runtime/logger.js';
-import type { ClusterClients } from '../../../shared/runtime/reconcile-one.js';
 import { processWorkBatch } from '../../../shared/runtime/sqs-batch.js';
-import { toRecord } from '../../helpers/lambda/sqs.js';
+import { toRecord, workBatchDeps } from '../../helpers/lambda/sqs.js';
 import { SqsFifoDouble } from '../../helpers/queue/sqs-fifo-double.js';
 
 const key = (name: string): ReconcileKey => ({ cluster: 'a', kind: 'Deployment', namespace: 'default', name });
@@ -44,14 +42,7 @@ describe('Lambda SQS batch on a FIFO double that puts several messages of one gr
       },
       plan: () => ({ actions: [] }),
     };
-    const deps = {
-      registry: { get: () => ({}), owns: () => true } as unknown as ClusterRegistry,
-      clients: () => ({}) as ClusterClients,
-      controllers: new Map([['Deployment', controller]]),
-      queue,
-      logger: new Logger('test', 'error', () => {}),
-      now: () => new Date(),
-    };
+    const deps = workBatchDeps(queue, controller);
     // The event source mapping: one receive with the queue's visibility timeout, one invocation.
     const out = (await sqs.send(
       new ReceiveMessageCommand({
@@ -96,17 +87,11 @@ describe('Lambda SQS batch on a FIFO double that puts several messages of one gr
       },
     } as unknown as EventRecorders;
     const warnings: string[] = [];
-    const deps = {
-      registry: { get: () => ({}), owns: () => true } as unknown as ClusterRegistry,
-      clients: () => ({}) as ClusterClients,
-      controllers: new Map<string, Controller>([
-        ['Deployment', { kind: 'Deployment', observe: async () => null, plan: () => ({ actions: [] }) }],
-      ]),
+    const deps = workBatchDeps(
       queue,
-      events,
-      logger: new Logger('test', 'warn', (line) => warnings.push(line)),
-      now: () => new Date(),
-    };
+      { kind: 'Deployment', observe: async () => null, plan: () => ({ actions: [] }) },
+      { events, logger: new Logger('test', 'warn', (line) => warnings.push(line)) },
+    );
     const out = (await sqs.send(
       new ReceiveMessageCommand({ QueueUrl: urls.work, MaxNumberOfMessages: 10, VisibilityTimeout: 360 }),
     )) as { Messages: Message[] };

@@ -14,12 +14,9 @@ import {
 import type { Controller } from '../../../shared/controllers/controller.js';
 import { ReconcileError, TerminalError } from '../../../shared/kube/errors.js';
 import type { ReconcileKey } from '../../../shared/kube/key.js';
-import type { ClusterRegistry } from '../../../shared/kube/registry.js';
 import { SqsQueue } from '../../../shared/queue/sqs/sqs-queue.js';
-import { Logger } from '../../../shared/runtime/logger.js';
-import type { ClusterClients } from '../../../shared/runtime/reconcile-one.js';
 import { processWorkBatch } from '../../../shared/runtime/sqs-batch.js';
-import { pollOnce, undeletedIds, type BatchHandler } from '../../helpers/lambda/sqs.js';
+import { pollOnce, undeletedIds, workBatchDeps, type BatchHandler } from '../../helpers/lambda/sqs.js';
 import { SqsFifoDouble } from '../../helpers/queue/sqs-fifo-double.js';
 
 const key = (name: string): ReconcileKey => ({ cluster: 'a', kind: 'Deployment', namespace: 'default', name });
@@ -63,14 +60,7 @@ describe('Lambda SQS batch: each record deleted once', () => {
       },
       plan: () => ({ actions: [] }),
     };
-    const deps = {
-      registry: { get: () => ({}), owns: () => true } as unknown as ClusterRegistry,
-      clients: () => ({}) as ClusterClients,
-      controllers: new Map([['Deployment', controller]]),
-      queue,
-      logger: new Logger('test', 'error', () => {}),
-      now: () => new Date(),
-    };
+    const deps = workBatchDeps(queue, controller);
     const handler: BatchHandler = (event) =>
       processWorkBatch(deps, event.Records, { visibilityMs: 360_000, remainingMs: () => 600_000 });
 
