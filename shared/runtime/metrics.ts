@@ -31,7 +31,9 @@ export function runtimeMetrics(registry = new Registry(), withDefaults = true): 
   const phases = new Histogram({
     name: 'fleetq_reconcile_phase_seconds',
     help: 'Time of one reconcile by phase (reconcile-phases.ts): queued, ownWrites, observe, plan, fence, budget, request, apply, settle, release, total',
-    labelNames: ['cluster', 'kind', 'phase'],
+    // No cluster label: at 14 buckets and up to 11 phases a kind, per cluster it was ~170 series for every cluster
+    // a worker serves (a 22 MB /metrics at 1,000 clusters). fleetq_reconcile_duration_seconds stays per cluster.
+    labelNames: ['kind', 'phase'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
@@ -46,7 +48,7 @@ export function runtimeMetrics(registry = new Registry(), withDefaults = true): 
     onOutcome: ({ cluster, kind, outcome, seconds, phases: ms }) => {
       reconciles.inc({ cluster, kind, outcome });
       duration.observe({ cluster, kind }, seconds);
-      for (const [phase, v] of Object.entries(ms ?? {})) phases.observe({ cluster, kind, phase }, v / 1000);
+      for (const [phase, v] of Object.entries(ms ?? {})) phases.observe({ kind, phase }, v / 1000);
     },
     onRequest: ({ cluster, method, code }) => requests.inc({ cluster, method, code: String(code) }),
     onGauges: controllerGauges(registry),

@@ -2,21 +2,20 @@
 // fleetq_reconcile_phase_seconds): a snapshot before and after, and one line of the difference, per kind.
 import { PHASES } from '../../../shared/runtime/reconcile-phases.js';
 import type { AllInOne } from '../../../functions/all-in-one.js';
-import type { Side } from './sides.js';
 
 /** kind → phase → { sum (s), count }. */
 export type PhaseTotals = ReadonlyMap<string, ReadonlyMap<string, { sum: number; count: number }>>;
 
-export async function phaseTotals(
-  side: Pick<Side, 'state'> & { readonly fleetq?: { readonly app: AllInOne } },
-): Promise<PhaseTotals | undefined> {
+/** The bench's fleetq serves the fleetq side's cluster only, so its histogram (per kind and phase) is that side's. */
+export async function phaseTotals(side: {
+  readonly fleetq?: { readonly app: AllInOne };
+}): Promise<PhaseTotals | undefined> {
   const m = side.fleetq?.app.deps.metrics.registry.getSingleMetric('fleetq_reconcile_phase_seconds');
   if (!m) return undefined;
   const { values } = await m.get();
   const out = new Map<string, Map<string, { sum: number; count: number }>>();
   for (const v of values) {
     const name = (v as { metricName?: string }).metricName ?? '';
-    if (v.labels.cluster !== side.state.name) continue;
     const field = name.endsWith('_sum') ? 'sum' : name.endsWith('_count') ? 'count' : undefined;
     if (field === undefined) continue;
     const kind = String(v.labels.kind);
