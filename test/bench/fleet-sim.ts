@@ -248,9 +248,13 @@ function cpuByRole(fleet: SimFleet): { forwarder: number; worker: number } {
   return { forwarder, worker };
 }
 
+/** What main started, stopped on a failure (in reverse). */
+const cleanups: Array<() => Promise<void>> = [];
+
 async function main(): Promise<void> {
   const command = `npx tsx test/bench/fleet-sim.ts ${process.argv.slice(2).join(' ')}`.trim();
   const redis = await startRedis();
+  cleanups.push(() => redis.stop());
   log(`redis ${values['redis-cluster'] ? 'cluster (6 nodes)' : 'single'} at ${redis.url}; load ${load()}`);
   // Before fleetq starts: the Redis is empty, so what it holds later is fleetq's (the cache, queue, checkpoints).
   const mem0 = await usedMemory(redis);
@@ -273,6 +277,7 @@ async function main(): Promise<void> {
     },
     sim: { podScheduleMs: 20, podReadyMs: 100, podDeleteMs: 20, bookmarkMs: 30_000 },
   });
+  cleanups.push(() => fleet.stop());
   const queuePrefix = queuePrefixOf(fleet.queue, fleet.prefix);
   const leaseClient = (await redis.nodes())[0]?.client;
   const holders = async (): Promise<Map<string, string>> => {
@@ -596,8 +601,10 @@ async function main(): Promise<void> {
 
 main().then(
   () => process.exit(0),
-  (err: unknown) => {
+  async (err: unknown) => {
     console.error(err);
+    // A failed phase (a timeout) still stops fleetq's processes and the Redis nodes it started.
+    for (const stop of cleanups.reverse()) await stop().catch((e: unknown) => console.error(e));
     process.exit(1);
   },
 );
