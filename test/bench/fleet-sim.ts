@@ -413,26 +413,22 @@ async function main(): Promise<void> {
     heap.total += parseMetric(text, 'nodejs_heap_size_total_bytes')[0]?.value ?? 0;
     heap.external += parseMetric(text, 'nodejs_external_memory_bytes')[0]?.value ?? 0;
   }
+  /** A role's (forwarder-, worker-) memory at start and peak, in all and per cluster, and its CPU seconds. */
+  const roleFigures = (role: string, cpuS: number) => ({
+    rssAtStartMiB: MiB(startRss(role)),
+    rssPeakMiB: MiB(peak(role)),
+    rssGrowthKiBPerCluster: round((peak(role) - startRss(role)) / 1024 / N, 1),
+    rssPeakKiBPerCluster: round(peak(role) / 1024 / N, 1),
+    cpuS: round(cpuS, 1),
+    cpuMsPerCluster: round((cpuS * 1000) / N),
+  });
   const processes = {
-    forwarder: {
-      members: F,
-      rssAtStartMiB: MiB(startRss('forwarder-')),
-      rssPeakMiB: MiB(peak('forwarder-')),
-      rssGrowthKiBPerCluster: round((peak('forwarder-') - startRss('forwarder-')) / 1024 / N, 1),
-      rssPeakKiBPerCluster: round(peak('forwarder-') / 1024 / N, 1),
-      cpuS: round(cpuTotal.forwarder, 1),
-      cpuMsPerCluster: round((cpuTotal.forwarder * 1000) / N),
-    },
+    forwarder: { members: F, ...roleFigures('forwarder-', cpuTotal.forwarder) },
     worker: {
       processes: W,
-      rssAtStartMiB: MiB(startRss('worker-')),
-      rssPeakMiB: MiB(peak('worker-')),
-      rssGrowthKiBPerCluster: round((peak('worker-') - startRss('worker-')) / 1024 / N, 1),
-      rssPeakKiBPerCluster: round(peak('worker-') / 1024 / N, 1),
+      ...roleFigures('worker-', cpuTotal.worker),
       heapAfterRollMiB: { used: MiB(heap.used), total: MiB(heap.total), external: MiB(heap.external) },
       clusterIdleMs: values['cluster-idle-ms'] === undefined ? null : Number(values['cluster-idle-ms']),
-      cpuS: round(cpuTotal.worker, 1),
-      cpuMsPerCluster: round((cpuTotal.worker * 1000) / N),
     },
   };
   const redisReport = {
