@@ -10,7 +10,9 @@
 //
 // Indexes: by namespace (kind + namespace), by controller owner uid (kind + owner uid: the owner's
 // dependents), orphans (kind + namespace: objects with no controller reference, which a selector may adopt)
-// and by node (Pods: spec.nodeName).
+// by node (Pods: spec.nodeName) and terminating (kind + namespace: objects with metadata.deletionTimestamp, which a
+// finalizer may still hold; the Job controller removes its tracking finalizer from a terminating pod whose controller
+// reference names a Job of that name and another uid, as upstream's orphan-pod worker does).
 import type { KubernetesObject } from '../kube/api/objects.js';
 import { controllerUidOf } from '../kube/meta/controller-ref.js';
 import { withDroppedAnnotations } from '../kube/meta/dropped-annotations.js';
@@ -29,6 +31,8 @@ export type CacheEntry = {
   readonly owner: string | null;
   /** spec.nodeName of a Pod, else null. */
   readonly node: string | null;
+  /** metadata.deletionTimestamp is set. */
+  readonly terminating: boolean;
   readonly object: CachedObject;
 };
 
@@ -71,15 +75,17 @@ export function cacheEntry(kind: string, apiVersion: string, object: CachedObjec
     resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '',
     owner: controllerUidOf(object) ?? null,
     node: typeof nodeName === 'string' && nodeName !== '' ? nodeName : null,
+    terminating: typeof meta.deletionTimestamp === 'string' && meta.deletionTimestamp !== '',
     object: trimForCache(kind, apiVersion, object),
   };
 }
 
 /** Index names an entry is filed under (the stores keep one set of entry ids per index name). */
-export function indexNames(e: Pick<CacheEntry, 'kind' | 'namespace' | 'owner' | 'node'>): string[] {
-  const names = [`ns:${e.kind}/${e.namespace}`, `all:${e.kind}`];
-  names.push(e.owner === null ? `orphan:${e.kind}/${e.namespace}` : `owner:${e.kind}/${e.owner}`);
-  if (e.node !== null) names.push(`node:${e.kind}/${e.node}`);
+export function indexNames(e: Pick<CacheEntry, 'kind' | 'namespace' | 'owner' | 'node' | 'terminating'>): string[] {
+  const names = [index.namespace(e.kind, e.namespace), index.all(e.kind)];
+  names.push(e.owner === null ? index.orphans(e.kind, e.namespace) : index.owner(e.kind, e.owner));
+  if (e.node !== null) names.push(index.node(e.kind, e.node));
+  if (e.terminating) names.push(index.terminating(e.kind, e.namespace));
   return names;
 }
 
@@ -89,4 +95,5 @@ export const index = {
   owner: (kind: string, ownerUid: string) => `owner:${kind}/${ownerUid}`,
   orphans: (kind: string, namespace: string) => `orphan:${kind}/${namespace}`,
   node: (kind: string, node: string) => `node:${kind}/${node}`,
+  terminating: (kind: string, namespace: string) => `terminating:${kind}/${namespace}`,
 } as const;

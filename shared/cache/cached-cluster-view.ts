@@ -16,7 +16,7 @@
 // fleetq keeps that record per reconcile key in the cache store, so it holds across processes and Lambdas.
 import type { LiveClusterView } from '../kube/cluster-view.js';
 import type { ApiObject } from '../kube/meta/object.js';
-import type { ClusterView, ListOptions } from '../kube/view.js';
+import type { ClusterView, ControlledOrOrphanedOptions, ListOptions } from '../kube/view.js';
 import { entryId, index, type CachedObject } from './cache-entry.js';
 import { UnverifiedCacheData, type CacheStore, type WriteRecord } from './cache-store.js';
 import { compareResourceVersions } from './resource-version.js';
@@ -114,18 +114,22 @@ export class CachedClusterView implements ClusterView {
     kind: string,
     namespace: string,
     controllerUid: string,
+    options: ControlledOrOrphanedOptions = {},
   ): Promise<T[]> {
     return this.read(
       kind,
       false,
       async () => {
-        const [owned, orphans] = await Promise.all([
+        const [owned, orphans, terminating] = await Promise.all([
           this.o.store.members(index.owner(kind, controllerUid)),
           this.o.store.members(index.orphans(kind, namespace)),
+          options.terminating === true ? this.o.store.members(index.terminating(kind, namespace)) : [],
         ]);
-        return sorted([...owned.filter((o) => o.metadata?.namespace === namespace), ...orphans]) as T[];
+        const found = [...owned.filter((o) => o.metadata?.namespace === namespace), ...orphans];
+        const seen = new Set(found.map((o) => o.metadata?.name));
+        return sorted([...found, ...terminating.filter((o) => !seen.has(o.metadata?.name))]) as T[];
       },
-      () => this.o.live.listControlledOrOrphaned<T>(kind, namespace, controllerUid),
+      () => this.o.live.listControlledOrOrphaned<T>(kind, namespace, controllerUid, options),
     );
   }
 

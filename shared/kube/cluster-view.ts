@@ -8,9 +8,14 @@ import { isNotFound } from './errors.js';
 import { listPage, withKind } from './list-page.js';
 import type { KubeRest } from './rest.js';
 import { resourceOf, resourcePath } from './resources.js';
-import { controllerUidOf, isControlledByOrOrphan } from './meta/controller-ref.js';
+import { controllerUidOf } from './meta/controller-ref.js';
 import type { ApiObject } from './meta/object.js';
-import type { ClusterView, ListOptions } from './view.js';
+import {
+  isControlledOrOrphanedOr,
+  type ClusterView,
+  type ControlledOrOrphanedOptions,
+  type ListOptions,
+} from './view.js';
 
 /** client-go's pager default (and kube-controller-manager's informers' page size). */
 export const DEFAULT_PAGE_SIZE = 500;
@@ -67,8 +72,9 @@ export class LiveClusterView implements ClusterView {
     kind: string,
     namespace: string,
     controllerUid: string,
+    options: ControlledOrOrphanedOptions = {},
   ): Promise<T[]> {
-    return (await this.list<T>(kind, namespace)).filter((o) => isControlledByOrOrphan(o, controllerUid));
+    return (await this.list<T>(kind, namespace)).filter((o) => isControlledOrOrphanedOr(o, controllerUid, options));
   }
 
   /**

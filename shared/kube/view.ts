@@ -3,6 +3,7 @@ import { isControlledByOrOrphan } from './meta/controller-ref.js';
 import type { ApiObject } from './meta/object.js';
 
 export type ListOptions = { readonly labelSelector?: string; readonly fieldSelector?: string };
+export type ControlledOrOrphanedOptions = { readonly terminating?: boolean };
 
 export interface ClusterView {
   readonly cluster: string;
@@ -22,9 +23,15 @@ export interface ClusterView {
    * The objects of `namespace` whose controller reference names `controllerUid`, plus those with no controller
    * reference (orphans a selector may adopt): what claiming reads. The cache answers it from its owner and
    * orphan indexes; a live view lists the namespace and filters (so does controlledOrOrphaned() for a view
-   * without it).
+   * without it). `terminating`: also the namespace's objects being deleted, whatever controls them (the cache's
+   * terminating index), each object once.
    */
-  listControlledOrOrphaned?<T extends ApiObject>(kind: string, namespace: string, controllerUid: string): Promise<T[]>;
+  listControlledOrOrphaned?<T extends ApiObject>(
+    kind: string,
+    namespace: string,
+    controllerUid: string,
+    options?: ControlledOrOrphanedOptions,
+  ): Promise<T[]>;
   /**
    * Optional: a live count of the objects of `namespace` controlled by `controllerUid` (controller owner
    * reference) that `accept` keeps, read apart from list() for safety checks (preflight guards). Views without
@@ -40,13 +47,30 @@ export interface ClusterView {
   ): Promise<number>;
 }
 
-/** The objects of `namespace` controlled by `controllerUid` or by nothing (see listControlledOrOrphaned). */
+/**
+ * The objects of `namespace` controlled by `controllerUid` or by nothing, and with `terminating` those being deleted
+ * (see listControlledOrOrphaned).
+ */
 export async function controlledOrOrphaned<T extends ApiObject>(
   view: ClusterView,
   kind: string,
   namespace: string,
   controllerUid: string,
+  options: ControlledOrOrphanedOptions = {},
 ): Promise<T[]> {
-  if (view.listControlledOrOrphaned) return view.listControlledOrOrphaned<T>(kind, namespace, controllerUid);
-  return (await view.list<T>(kind, namespace)).filter((o) => isControlledByOrOrphan(o, controllerUid));
+  if (view.listControlledOrOrphaned) return view.listControlledOrOrphaned<T>(kind, namespace, controllerUid, options);
+  return (await view.list<T>(kind, namespace)).filter((o) => isControlledOrOrphanedOr(o, controllerUid, options));
+}
+
+/** What listControlledOrOrphaned keeps of a namespace's objects. */
+export function isControlledOrOrphanedOr(
+  o: ApiObject,
+  controllerUid: string,
+  options: ControlledOrOrphanedOptions,
+): boolean {
+  return isControlledByOrOrphan(o, controllerUid) || (options.terminating === true && isBeingDeleted(o));
+}
+
+function isBeingDeleted(o: ApiObject): boolean {
+  return typeof o.metadata?.deletionTimestamp === 'string' && o.metadata.deletionTimestamp !== '';
 }

@@ -1,6 +1,7 @@
 // The Job planner (syncJob of kube-controller-manager 1.37's job-controller), pure: what was observed and `now`
 // in, actions out. Order of a pass:
-//   gone Job → remove the tracking finalizer from pods that still name it (upstream's orphan-pod worker);
+//   gone Job → remove the tracking finalizer from pods that still name it (upstream's orphan-pod worker), and so
+//   for a Job's terminating pods that name a Job of its name under another uid (it was deleted and created again);
 //   managed by another controller → nothing; finished → remove finalizers left behind, nothing else;
 //   unknown completion mode → a Warning event; adoption/release → only that, then look again;
 //   then the sync: counts (Ignore'd failures left out), startTime, for Indexed Jobs the succeeded and (with
@@ -59,6 +60,13 @@ import {
 export function planJob(o: ObservedJob, now: Date): PlanResult {
   const job = o.job;
   if (job === null) return { actions: orphanFinalizerRemovals(o) };
+  const result = planExistingJob(o, job, now);
+  // Apart from the Job's own sync, as upstream's orphan-pod worker: a replaced Job's pods lose the finalizer.
+  const replaced = (o.replacedJobPods ?? []).map(removeFinalizerAction);
+  return replaced.length === 0 ? result : { ...result, actions: [...replaced, ...result.actions] };
+}
+
+function planExistingJob(o: ObservedJob, job: Job, now: Date): PlanResult {
   if (isManagedElsewhere(job)) return { actions: [] };
   const uid = job.metadata.uid ?? '';
   if (isJobFinished(job)) {

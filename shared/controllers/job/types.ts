@@ -40,6 +40,12 @@ export type ObservedJob = {
    * and that still carry the tracking finalizer (upstream's orphan-pod queue removes it).
    */
   readonly pods: readonly Pod[];
+  /**
+   * With a Job: the namespace's terminating pods whose controller reference names a Job of this name under another
+   * uid (a Job deleted and created again with the same name) and that still carry the tracking finalizer. Upstream's
+   * orphan-pod worker removes it: resolveControllerRef finds no Job of that uid.
+   */
+  readonly replacedJobPods?: readonly Pod[];
   /** RecheckDeletionTimestamp: the Job read again (uncached) after the pods, only when an orphan is to be adopted. */
   readonly adoptionRecheck?: Job | null;
 };

@@ -256,6 +256,22 @@ export const JOB_SCENARIOS: readonly Scenario[] = [
     ],
   ),
   jobScenario(
+    'job-deleted-created-again',
+    'the Job is deleted with pods running and created again at once under its name: the old pods lose the finalizer',
+    [
+      { do: 'create', objects: [job(NAME, { completions: 2, parallelism: 2 })] },
+      running(2),
+      { do: 'delete', kind: 'Job', name: NAME },
+      { do: 'create', objects: [job(NAME, { completions: 2, parallelism: 2 })] },
+      wait(
+        "the new Job's 2 pods running, none of the old Job's left",
+        all(jobRunning(NAME, 2), (s) => s.pods.length === 2 || `${s.pods.length} pods`),
+        60_000,
+      ),
+      compare('old pods gone, new pods running'),
+    ],
+  ),
+  jobScenario(
     'job-created-suspended',
     'created suspended: no pod, no startTime, Suspended; resumed, it runs and completes',
     [

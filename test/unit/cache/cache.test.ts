@@ -76,6 +76,11 @@ describe('cache entries', () => {
       want: ['ns:Pod/ns', 'all:Pod', 'owner:Pod/u1', 'node:Pod/n1'],
     },
     { name: 'an orphan', p: pod('b', '1'), want: ['ns:Pod/ns', 'all:Pod', 'orphan:Pod/ns'] },
+    {
+      name: 'a terminating pod',
+      p: { metadata: { ...pod('c', '1', { owner: 'u2' }).metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } },
+      want: ['ns:Pod/ns', 'all:Pod', 'owner:Pod/u2', 'terminating:Pod/ns'],
+    },
   ])('files $name under its indexes', ({ p, want }) => expect(indexNames(cacheEntry('Pod', 'v1', p))).toEqual(want));
 
   it('refuses an object without a name', () => {
@@ -247,6 +252,30 @@ describe('read-your-writes in the cached view', () => {
     });
     return { store, view, live, waits };
   }
+
+  it("with terminating, adds the namespace's terminating objects whatever controls them, each once", async () => {
+    const store = new MemoryCacheStore();
+    const deleting = (p: Pod): Pod => ({ metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } });
+    await applyEvent(store, {
+      type: 'LISTED',
+      kind: 'Pod',
+      objects: [
+        pod('mine', '1', { owner: 'u1' }),
+        deleting(pod('mine-going', '2', { owner: 'u1' })),
+        deleting(pod('other-going', '3', { owner: 'u2' })),
+        pod('other', '4', { owner: 'u2' }),
+        deleting(pod('elsewhere-going', '5', { owner: 'u2', ns: 'ns2' })),
+      ],
+      resourceVersion: '10',
+    });
+    const view = new CachedClusterView({ store, live: liveView([]).view, cachedKinds: new Set(['Pod']) });
+    expect(names(await view.listControlledOrOrphaned('Pod', 'ns', 'u1'))).toEqual(['mine', 'mine-going']);
+    expect(names(await view.listControlledOrOrphaned('Pod', 'ns', 'u1', { terminating: true }))).toEqual([
+      'mine',
+      'mine-going',
+      'other-going',
+    ]);
+  });
 
   it('a key without recorded writes reads the cache at once', async () => {
     const { view, live, waits } = await setup();

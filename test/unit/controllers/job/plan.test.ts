@@ -347,6 +347,18 @@ describe('Job planner: ownership', () => {
     expect(planJob(observed(null, [aPod('a', { phase: 'Succeeded' })]), NOW).actions).toEqual([removeFinalizer('a')]);
   });
 
+  it('a Job created again under its name: the replaced Job’s pods lose the tracking finalizer, beside the sync', () => {
+    const replaced = { ...aPod('old-0', { deleting: true }) };
+    replaced.metadata = { ...replaced.metadata, ownerReferences: [{ ...jobRef, uid: 'uid-replaced-job' }] };
+    const r = planJob(observed(aJob({ parallelism: 1, completions: 1 }), [], { replacedJobPods: [replaced] }), NOW);
+    expect(r.actions[0]).toEqual(removeFinalizer('old-0'));
+    expect(r.actions.filter((a) => a.type === 'create')).toHaveLength(1);
+    const managedElsewhere = aJob({ managedBy: 'kueue.x-k8s.io/multikueue' });
+    expect(planJob(observed(managedElsewhere, [], { replacedJobPods: [replaced] }), NOW).actions).toEqual([
+      removeFinalizer('old-0'),
+    ]);
+  });
+
   it('a Job managed by another controller is left alone', () => {
     expect(planJob(observed(aJob({ managedBy: 'kueue.x-k8s.io/multikueue' })), NOW)).toEqual({ actions: [] });
     expect(
