@@ -14,12 +14,6 @@ results="$(mktemp -d)"
 failed_steps=()
 open_handles=()
 
-step() { # step NAME CMD...
-  local name="$1"; shift
-  echo "::: $name"
-  if ! "$@"; then failed_steps+=("$name"); fi
-}
-
 # A Jest step has a ceiling (seconds): a run that hangs (a test left a handle open, and Jest, in band on a
 # 2-core machine, waits for it) fails its step with a clear line instead of eating CI's whole budget. Jest writes
 # its results file when the last test ends; a process still alive 60 s after that is held open by a handle a
@@ -85,10 +79,32 @@ if (slowest.length > 0) console.log(`run-all: ${process.argv[2]} slowest files: 
   if [ "${verdict:-$code}" -ne 0 ]; then failed_steps+=("$name"); fi
 }
 
-step typecheck npx tsc --noEmit
-step lint npx eslint .
-step format npx prettier --check .
-step codegen npm run --silent codegen -- --check
+# The static checks run at once: each is one process (tsc, eslint, prettier, codegen's Go build and check), and the
+# machine has two cores. Each one's output is kept apart and printed in this order when all have ended.
+static_dir="$(mktemp -d)"
+static_check() { # static_check NAME CMD... (in the background: output, exit code and seconds under static_dir)
+  local name="$1"; shift
+  (
+    t0=$SECONDS
+    code=0
+    "$@" >"$static_dir/$name.log" 2>&1 || code=$?
+    echo "$code $((SECONDS - t0))" >"$static_dir/$name.result"
+  ) &
+}
+static_t0=$SECONDS
+static_check typecheck npx tsc --noEmit
+static_check lint npx eslint .
+static_check format npx prettier --check .
+static_check codegen npm run --silent codegen -- --check
+wait
+for name in typecheck lint format codegen; do
+  echo "::: $name"
+  cat "$static_dir/$name.log"
+  read -r code took <"$static_dir/$name.result" || code=1
+  echo "run-all: $name took ${took:-?}s"
+  if [ "$code" -ne 0 ]; then failed_steps+=("$name"); fi
+done
+echo "run-all: the static checks took $((SECONDS - static_t0))s at once"
 
 # Two workers: Jest's default on 2 cores is one, and nothing else runs beside the unit steps.
 jest_step unit 600 node --selectProjects unit --maxWorkers=2
