@@ -221,6 +221,8 @@ export class ForwarderLease {
   readonly cluster: string;
   readonly key: string;
   private readonly scripts: ScriptRunner<keyof typeof LEASE_SCRIPTS>;
+  /** fencedSave's runner per checkpoint hash (in its own slot): a script's first run is an EVAL, not every one. */
+  private readonly saveRunners = new Map<string, ScriptRunner<keyof typeof LEASE_SCRIPTS>>();
   private readonly clock: () => number;
   private token: number | undefined;
   private deadline = -Infinity;
@@ -416,7 +418,7 @@ export class ForwarderLease {
     for (const [resource, rv] of checkpoints) fields.push(resource, rv);
     // On one Redis the writers list beside the lease records the token; with fence slots the enqueues' list does.
     const f = this.o.fenceSlots
-      ? { runner: new ScriptRunner(this.o.redis, hashKey, [], LEASE_SCRIPTS), writersKey: '' }
+      ? { runner: this.saveRunner(hashKey), writersKey: '' }
       : { runner: this.scripts, writersKey: forwarderWritersKey(this.cluster, this.o.queuePrefix) };
     const [fenceKey, value] = this.fenceArgs(`${hashKey}:`);
     const reply = Number(
@@ -426,5 +428,11 @@ export class ForwarderLease {
       this.markLost('checkpoint write refused by the fence');
       throw new ForwarderLeaseLost(this.cluster, 'checkpoint write refused by the fence');
     }
+  }
+
+  private saveRunner(hashKey: string): ScriptRunner<keyof typeof LEASE_SCRIPTS> {
+    let runner = this.saveRunners.get(hashKey);
+    if (!runner) this.saveRunners.set(hashKey, (runner = new ScriptRunner(this.o.redis, hashKey, [], LEASE_SCRIPTS)));
+    return runner;
   }
 }

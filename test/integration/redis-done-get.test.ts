@@ -17,15 +17,22 @@ const key = (cluster: string, name: string): ReconcileKey => ({ cluster, kind: '
 type Opened = { queue: RedisQueue; client: Redis; scripts: () => number };
 const opened: Opened[] = [];
 
-/** A queue on its own client whose EVALSHA calls (one per script run, i.e. one round trip) are counted. */
+/**
+ * A queue on its own client whose script runs (one round trip each: EVAL for a script's first run, EVALSHA for the
+ * others; shared/lua/script-runner.ts) are counted.
+ */
 function open(name: string, options: Partial<RedisQueueOptions> = {}): Opened {
   const client = new Redis(REDIS_URL, { enableAutoPipelining: true });
   let calls = 0;
-  const evalsha = client.evalsha.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  (client as unknown as { evalsha: (...args: unknown[]) => Promise<unknown> }).evalsha = (...args) => {
-    calls++;
-    return evalsha(...args);
-  };
+  type Run = (...args: unknown[]) => Promise<unknown>;
+  const counted = client as unknown as { eval: Run; evalsha: Run };
+  for (const command of ['eval', 'evalsha'] as const) {
+    const run = counted[command].bind(client);
+    counted[command] = (...args) => {
+      calls++;
+      return run(...args);
+    };
+  }
   const queue = new RedisQueue({ leaseMs: 10_000, ...options, name, redis: client });
   const o = { queue, client, scripts: () => calls };
   opened.push(o);
