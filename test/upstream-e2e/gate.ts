@@ -3,6 +3,7 @@
 // the day its controller lands; fleetq then owns it in the e2e-fleetq cluster and its specs must pass
 // there wherever they pass on e2e-upstream.
 import type { Kind } from '../../shared/kube/kinds.js';
+import { dealLanes, exactFocus } from './ginkgo-options.js';
 
 export type GateEntry = {
   readonly kind: Kind;
@@ -123,6 +124,30 @@ export function planPasses(
   return {
     parallel,
     serial: serialFocus.length > 0 ? { name: 'serial', focus: serialFocus, skip: serialSkip } : undefined,
+  };
+}
+
+/** A spec upstream reruns (it did not pass on fleetq), with how long it took there. */
+export type RerunSpec = { readonly name: string; readonly seconds: number };
+
+/**
+ * Upstream's passes when it reruns only what did not pass on fleetq: each spec focused by its exact name, the lanes'
+ * specs dealt longest first to at most `lanes` lanes, then the serial pass's specs in a serial pass of their own.
+ */
+export function planRerun(
+  fromLanes: readonly RerunSpec[],
+  fromSerial: readonly RerunSpec[],
+  lanes: number,
+  skip = SKIP,
+  serialSkip = SERIAL_SKIP,
+): { parallel: Pass[]; serial: Pass | undefined } {
+  const timed = (specs: readonly RerunSpec[]) => specs.map((s) => ({ focus: exactFocus(s.name), seconds: s.seconds }));
+  return {
+    parallel: dealLanes(timed(fromLanes), lanes).map((focus, i) => ({ name: `rerun${i + 1}`, focus, skip })),
+    serial:
+      fromSerial.length > 0
+        ? { name: 'serial', focus: timed(fromSerial).map((s) => s.focus), skip: serialSkip }
+        : undefined,
   };
 }
 

@@ -3,8 +3,11 @@
 // upstream mode, one in fleetq mode with `fleetq run` owning the suite's kinds), the lanes (several suite processes
 // at once per side, the specs dealt longest first), a stand-in for a manager Deployment a suite waits for, and the
 // report with the upstream gate's rule (verdict.ts): a spec that passes on upstream and not on fleetq fails the
-// run (exit 1). A runner gives its suite's specs, those it cannot run and why, and what each side needs besides.
-// Its options and lanes are ginkgo-options.ts's.
+// run (exit 1). By default fleetq's side runs first, alone; a dry run of each lane lists the specs it selects; the
+// upstream side starts once a fleetq lane ends with a spec that did not pass (failed, or missing from its report)
+// and reruns only those, each focused by its exact name. `--upstream all` runs both sides fully, at once. A runner
+// gives its suite's specs, those it cannot run and why, and what each side needs besides. Its options and lanes are
+// ginkgo-options.ts's.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,14 +20,26 @@ import { REPO_ROOT, down, up } from '../../infra/sandbox/sandbox.js';
 import { isKind } from '../../shared/kube/kinds.js';
 import {
   BEFORE_SUITE_ENDED,
+  dealLanes,
   escapeRegex,
+  junitNameFocus,
   parseSuiteOptions,
   type SuiteOptions,
   type TimedSpec,
 } from './ginkgo-options.js';
 import { parseJUnit } from './junit.js';
 import { printFleetqWarnings, spawnLogged, startFleetq, untaintNodes, type ApiBudget, type Child } from './sides.js';
-import { decide, formatOneSide, formatReport, mergeRuns, Side, type SideRun } from './verdict.js';
+import {
+  decide,
+  decideRerun,
+  formatOneSide,
+  formatReport,
+  mergeRuns,
+  Side,
+  toRerun,
+  UpstreamScope,
+  type SideRun,
+} from './verdict.js';
 
 /** Something a side started that the run stops at its end; `summary` is logged once the specs are done. */
 export type Stoppable = { readonly stop: () => Promise<void>; readonly summary?: () => string };
@@ -205,6 +220,7 @@ function runLane(
   return { done, beforeSuiteEnded };
 }
 
+/** A side's lanes (`lanes`: each lane's focus expressions); `onLane` hears of each lane as it ends. */
 async function runSide(
   config: SuiteConfig,
   o: SuiteOptions,
@@ -212,14 +228,54 @@ async function runSide(
   bin: string,
   c: ClusterState,
   log: (msg: string) => void,
-): Promise<SideRun> {
-  const lanes: Promise<SideRun>[] = [];
-  for (const [i, focus] of o.lanes.entries()) {
+  lanes: readonly (readonly string[])[] = o.lanes,
+  onLane?: (index: number, run: SideRun) => void,
+): Promise<SideRun[]> {
+  const done: Promise<SideRun>[] = [];
+  for (const [i, focus] of lanes.entries()) {
     const lane = runLane(config, o, side, i + 1, focus, bin, c, log);
-    lanes.push(lane.done);
+    done.push(
+      lane.done.then((run) => {
+        onLane?.(i, run);
+        return run;
+      }),
+    );
     if (config.oneBeforeSuiteAtATime === true) await lane.beforeSuiteEnded;
   }
-  return mergeRuns(await Promise.all(lanes));
+  return Promise.all(done);
+}
+
+/**
+ * The specs a lane selects (`-ginkgo.dry-run`, the lane's focus and skip): what its report must hold. A lane stopped
+ * by its timeout leaves the specs it did not reach out of its report, so this is how they are known.
+ */
+async function dryRun(
+  config: SuiteConfig,
+  o: SuiteOptions,
+  lane: number,
+  focus: readonly string[],
+  bin: string,
+  c: ClusterState,
+): Promise<SideRun> {
+  const dir = join(o.reports, Side.Fleetq, `lane${lane}`);
+  mkdirSync(dir, { recursive: true });
+  const junit = join(dir, 'dry-run.xml');
+  const skip = Object.keys(config.unrunnable).map(escapeRegex);
+  const args = [
+    ...focus.map((f) => `-ginkgo.focus=${f}`),
+    ...(skip.length > 0 ? [`-ginkgo.skip=${skip.join('|')}`] : []),
+    `-ginkgo.junit-report=${junit}`,
+    '-ginkgo.dry-run',
+    '-ginkgo.no-color',
+  ];
+  const code = await spawnLogged(bin, args, join(dir, 'dry-run.log'), { ...process.env, KUBECONFIG: c.kubeconfig })
+    .exited;
+  if (!existsSync(junit)) return { error: `${config.name}.test -ginkgo.dry-run exited ${code} without ${junit}` };
+  try {
+    return { report: parseJUnit(readFileSync(junit, 'utf8')) };
+  } catch (err) {
+    return { error: `${junit}: ${err instanceof Error ? err.message : String(err)}` };
+  }
 }
 
 /** Stops `fleetq run`: SIGINT, and SIGKILL when it has not exited 30 s later. */
@@ -232,16 +288,27 @@ async function stopFleetq(fleetq: Child): Promise<void> {
   if (code === 'timeout') fleetq.child.kill('SIGKILL');
 }
 
-/** The whole run: build, clusters, setup, lanes on both sides at once, report. Returns the exit code. */
-export async function runSuite(config: SuiteConfig, argv: string[]): Promise<number> {
-  const log = (msg: string): void => console.error(`${config.name}: ${msg}`);
-  const o = parseSuiteOptions(argv, config);
-  const started = Date.now();
-  rmSync(o.reports, { recursive: true, force: true });
-  mkdirSync(o.reports, { recursive: true });
-  const bin = buildSuite(config, log);
+/** What a run started, stopped at its end in this order: what the sides started, fleetq run, fleetq's admission. */
+type Started = {
+  readonly clusters: ClusterState[];
+  readonly bySide: Stoppable[];
+  fleetq?: Child;
+  admission?: Stoppable;
+};
+
+/**
+ * Starts `sides`' clusters (at once) and what each needs: its nodes untainted, the manager stand-in, the suite's own
+ * setup; on fleetq's side also fleetq's admission and `fleetq run`. Records in `st` whatever started, failed or not.
+ */
+async function startSides(
+  config: SuiteConfig,
+  o: SuiteOptions,
+  sides: readonly Side[],
+  st: Started,
+  log: (msg: string) => void,
+): Promise<void> {
   const clusters = await up({
-    clusters: o.sides.map((side) =>
+    clusters: sides.map((side) =>
       side === Side.Upstream
         ? {
             name: config.clusters[side],
@@ -254,11 +321,8 @@ export async function runSuite(config: SuiteConfig, argv: string[]): Promise<num
     ...(config.kinds && { kinds: config.kinds }),
     log,
   });
-  const clusterOf = (side: Side): ClusterState => {
-    const c = clusters.find((x) => x.name === config.clusters[side]);
-    if (!c) throw new Error(`the sandbox did not start ${config.clusters[side]}`);
-    return c;
-  };
+  st.clusters.push(...clusters);
+  const clusterOf = (side: Side): ClusterState => clusterOfSide(config, st, side);
   const contextOf = (side: Side): SideContext => ({
     side,
     cluster: clusterOf(side),
@@ -266,64 +330,128 @@ export async function runSuite(config: SuiteConfig, argv: string[]): Promise<num
     reports: o.reports,
     log,
   });
-  log(`clusters up after ${((Date.now() - started) / 1000).toFixed(0)}s`);
+  // Independent of one another: each side's nodes, stand-in and own needs; fleetq's admission; fleetq run. All
+  // settle before a failure is thrown, so that the run's end stops whatever did start.
+  const setup = await Promise.allSettled([
+    ...sides.map(async (side) => {
+      await untaintNodes(clusterOf(side));
+      if (config.managerStandIn) await ensureManagerStandIn(clusterOf(side), side, config.managerStandIn);
+      const s = await config.sideSetup?.(contextOf(side));
+      if (s) st.bySide.push(s);
+    }),
+    ...(sides.includes(Side.Fleetq)
+      ? [
+          config.fleetqAdmission?.(contextOf(Side.Fleetq)).then((a) => (st.admission = a)),
+          startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns.filter(isKind), log, config.fleetqBudget).then(
+            (f) => (st.fleetq = f),
+          ),
+        ]
+      : []),
+  ]);
+  for (const r of setup) if (r.status === 'rejected') throw r.reason;
+}
 
-  // Stopped at the end in this order: what the sides started (JobSet's pod runner), fleetq run, fleetq's admission.
-  const bySide: Stoppable[] = [];
-  let fleetq: Child | undefined;
-  let admission: Stoppable | undefined;
-  try {
-    // Independent of one another: each side's nodes, stand-in and own needs; fleetq's admission; fleetq run. All
-    // settle before a failure is thrown, so that `finally` stops whatever did start.
-    const setup = await Promise.allSettled([
-      ...o.sides.map(async (side) => {
-        await untaintNodes(clusterOf(side));
-        if (config.managerStandIn) await ensureManagerStandIn(clusterOf(side), side, config.managerStandIn);
-        const s = await config.sideSetup?.(contextOf(side));
-        if (s) bySide.push(s);
-      }),
-      ...(o.sides.includes(Side.Fleetq)
-        ? [
-            config.fleetqAdmission?.(contextOf(Side.Fleetq)).then((a) => (admission = a)),
-            startFleetq(clusterOf(Side.Fleetq), o.reports, o.owns.filter(isKind), log, config.fleetqBudget).then(
-              (f) => (fleetq = f),
-            ),
-          ]
-        : []),
-    ]);
-    for (const r of setup) if (r.status === 'rejected') throw r.reason;
-    log(`set up after ${((Date.now() - started) / 1000).toFixed(0)}s`);
-    const ready = Date.now();
-    log(`running ${o.lanes.length} lane(s) per side on ${o.sides.join(' and ')}`);
-    const runs = await Promise.all(o.sides.map((side) => runSide(config, o, side, bin, clusterOf(side), log)));
-    const summaries = bySide.flatMap((s) => (s.summary ? [s.summary()] : []));
-    log(`specs took ${((Date.now() - ready) / 1000).toFixed(0)}s${summaries.map((s) => `; ${s}`).join('')}`);
-    const result = (side: Side): SideRun => runs[o.sides.indexOf(side)] ?? { error: 'not run (--side)' };
-    const skipped = Object.entries(config.unrunnable).map(([name, why]) => `skipped on both sides: ${name}: ${why}`);
-    if (o.sides.length === 1) {
-      const run = result(o.sides[0]!);
-      const text = [formatOneSide(o.sides[0]!, run), '', ...skipped].join('\n');
-      writeFileSync(join(o.reports, 'summary.txt'), text + '\n');
-      console.log(text);
-      log(`reports in ${o.reports}; took ${((Date.now() - started) / 1000).toFixed(0)}s`);
-      return 'error' in run ||
-        run.report.suiteFailures.length > 0 ||
-        run.report.specs.some((s) => s.outcome === 'failed')
-        ? 1
-        : 0;
-    }
-    const v = decide(result(Side.Upstream), result(Side.Fleetq));
-    const text = [formatReport(v), '', ...skipped].join('\n');
+function clusterOfSide(config: SuiteConfig, st: Started, side: Side): ClusterState {
+  const c = st.clusters.find((x) => x.name === config.clusters[side]);
+  if (!c) throw new Error(`the sandbox did not start ${config.clusters[side]}`);
+  return c;
+}
+
+/** The whole run: build, clusters, setup, lanes, report. Returns the exit code. */
+export async function runSuite(config: SuiteConfig, argv: string[]): Promise<number> {
+  const log = (msg: string): void => console.error(`${config.name}: ${msg}`);
+  const o = parseSuiteOptions(argv, config);
+  const started = Date.now();
+  const since = (t: number): string => `${((Date.now() - t) / 1000).toFixed(0)}s`;
+  rmSync(o.reports, { recursive: true, force: true });
+  mkdirSync(o.reports, { recursive: true });
+  const bin = buildSuite(config, log);
+  const st: Started = { clusters: [], bySide: [] };
+  // Upstream's side when it starts only once a fleetq lane leaves something to rerun.
+  let upstreamStart: Promise<void> | undefined;
+  const skipped = Object.entries(config.unrunnable).map(([name, why]) => `skipped on both sides: ${name}: ${why}`);
+  const report = (text: string, failed: boolean, fleetqWarnings = failed): number => {
     writeFileSync(join(o.reports, 'summary.txt'), text + '\n');
     console.log(text);
-    if (v.problems.length > 0) printFleetqWarnings(join(o.reports, 'fleetq.log'));
-    log(`reports in ${o.reports}; took ${((Date.now() - started) / 1000).toFixed(0)}s`);
-    return v.problems.length > 0 ? 1 : 0;
+    if (fleetqWarnings) printFleetqWarnings(join(o.reports, 'fleetq.log'));
+    log(`reports in ${o.reports}; took ${since(started)}`);
+    return failed ? 1 : 0;
+  };
+  const summaries = (): string => st.bySide.flatMap((s) => (s.summary ? [`; ${s.summary()}`] : [])).join('');
+  try {
+    if (o.sides.length === 1 || o.upstream === UpstreamScope.All) {
+      // Every side runs every spec, all at once.
+      await startSides(config, o, o.sides, st, log);
+      log(`set up after ${since(started)}`);
+      const ready = Date.now();
+      log(`running ${o.lanes.length} lane(s) per side on ${o.sides.join(' and ')}`);
+      const runs = await Promise.all(
+        o.sides.map(async (side) =>
+          mergeRuns(await runSide(config, o, side, bin, clusterOfSide(config, st, side), log)),
+        ),
+      );
+      log(`specs took ${since(ready)}${summaries()}`);
+      const result = (side: Side): SideRun => runs[o.sides.indexOf(side)] ?? { error: 'not run (--side)' };
+      if (o.sides.length === 1) {
+        const run = result(o.sides[0]!);
+        const failed =
+          'error' in run || run.report.suiteFailures.length > 0 || run.report.specs.some((s) => s.outcome === 'failed');
+        return report([formatOneSide(o.sides[0]!, run), '', ...skipped].join('\n'), failed, false);
+      }
+      const v = decide(result(Side.Upstream), result(Side.Fleetq));
+      return report([formatReport(v), '', ...skipped].join('\n'), v.problems.length > 0);
+    }
+
+    // fleetq first, alone; then upstream reruns what did not pass on fleetq. Upstream's cluster starts once a fleetq
+    // lane ends with something to rerun (never, when every spec passes there).
+    await startSides(config, o, [Side.Fleetq], st, log);
+    log(`fleetq set up after ${since(started)}`);
+    const fleetqCluster = clusterOfSide(config, st, Side.Fleetq);
+    const startUpstream = (): Promise<void> => {
+      if (!upstreamStart) {
+        log('a fleetq lane left specs to rerun: starting the upstream side');
+        upstreamStart = startSides(config, o, [Side.Upstream], st, log);
+        upstreamStart.catch(() => undefined); // awaited, and thrown, where the rerun needs it
+      }
+      return upstreamStart;
+    };
+    const selected = Promise.all(o.lanes.map((focus, i) => dryRun(config, o, i + 1, focus, bin, fleetqCluster)));
+    const ready = Date.now();
+    log(`running ${o.lanes.length} lane(s) on fleetq; upstream then reruns what did not pass there`);
+    const fleetqRuns = await runSide(config, o, Side.Fleetq, bin, fleetqCluster, log, o.lanes, (i, run) => {
+      void selected.then((sel) => {
+        if (toRerun(run, sel[i]!).length > 0) void startUpstream();
+      });
+    });
+    log(`fleetq's specs took ${since(ready)}`);
+    const sel = await selected;
+    const asked = [...new Set(fleetqRuns.flatMap((run, i) => toRerun(run, sel[i]!)))];
+    let upstream: SideRun | undefined;
+    if (asked.length > 0) {
+      await startUpstream();
+      const rerunAt = Date.now();
+      const seconds = new Map(
+        fleetqRuns.flatMap((r) => ('report' in r ? r.report.specs : [])).map((s) => [s.name, s.seconds]),
+      );
+      const lanes = dealLanes(
+        asked.map((name) => ({ focus: junitNameFocus(name), seconds: seconds.get(name) ?? 1 })),
+        o.lanes.length,
+      );
+      log(`upstream reruns the ${asked.length} spec(s) that did not pass on fleetq, in ${lanes.length} lane(s)`);
+      upstream = mergeRuns(
+        await runSide(config, o, Side.Upstream, bin, clusterOfSide(config, st, Side.Upstream), log, lanes),
+      );
+      log(`upstream's rerun took ${since(rerunAt)}`);
+    } else log('every spec passed, or skipped itself, on fleetq: upstream runs nothing');
+    if (summaries()) log(summaries().slice(2));
+    const v = decideRerun(mergeRuns(fleetqRuns), mergeRuns(sel), asked, upstream);
+    return report([formatReport(v), '', ...skipped].join('\n'), v.problems.length > 0);
   } finally {
-    for (const s of bySide) await s.stop();
-    if (fleetq) await stopFleetq(fleetq);
-    await admission?.stop();
-    if (o.down) await down(clusters.map((c) => c.name));
+    await upstreamStart?.catch(() => undefined);
+    for (const s of st.bySide) await s.stop();
+    if (st.fleetq) await stopFleetq(st.fleetq);
+    await st.admission?.stop();
+    if (o.down) await down(o.sides.map((side) => config.clusters[side]));
   }
 }
 

@@ -1,12 +1,14 @@
-// npm run e2e:jobset [-- --focus REGEX ...] [--side both|fleetq|upstream] [--lanes N] [--timeout MIN]
-//                      [--reports DIR] [--nodes N] [--down] [--owns KIND,...]
+// npm run e2e:jobset [-- --focus REGEX ...] [--side both|fleetq|upstream] [--upstream rerun|all]
+//                    [--lanes N] [--timeout MIN] [--reports DIR] [--nodes N] [--down] [--owns KIND,...]
 //   --focus    instead of the whole suite: these Ginkgo expressions, dealt to the lanes
 //   --lanes    jobset-e2e.test processes at once per side (default 3)
 //   --timeout  minutes a lane may take (Ginkgo's --timeout; a spec's own waits are 10 minutes)
 //   --owns     what fleetq owns in jobset-e2e-fleetq (default JobSet,Job; owning less is how to see it fail)
+//   --upstream rerun (default): fleetq's side first, then upstream reruns only the specs that did not pass on
+//              fleetq; all: both sides run every spec at once (ginkgo-suite.ts)
 //
 // JobSet's own e2e specs (test/e2e of sigs.k8s.io/jobset at the pinned version, built by
-// infra/sandbox/build-jobset-e2e.sh), run side by side against two dedicated sandbox clusters:
+// infra/sandbox/build-jobset-e2e.sh), run against two dedicated sandbox clusters:
 // jobset-e2e-upstream (upstream mode: kube-controller-manager and upstream's JobSet manager with its webhooks)
 // and jobset-e2e-fleetq (fleetq mode: `fleetq run` owns JobSet and Job, and fleetq's JobSet admission
 // (shared/admission/) serves the JobSet webhooks from this process). Prints one row per spec, one column per

@@ -1,12 +1,14 @@
-// npm run e2e:lws [-- --focus REGEX ...] [--side both|fleetq|upstream] [--lanes N] [--timeout MIN]
-//                   [--reports DIR] [--nodes N] [--down] [--owns KIND,...]
+// npm run e2e:lws [-- --focus REGEX ...] [--side both|fleetq|upstream] [--upstream rerun|all]
+//                 [--lanes N] [--timeout MIN] [--reports DIR] [--nodes N] [--down] [--owns KIND,...]
 //   --focus    instead of the whole suite: these Ginkgo expressions, dealt to the lanes
 //   --lanes    lws-e2e.test processes at once per side (default 3)
 //   --timeout  minutes a lane may take (Ginkgo's --timeout; a spec's own waits are 2 minutes each)
 //   --owns     what fleetq owns in lws-e2e-fleetq (default LeaderWorkerSet,LeaderWorkerSetPod,StatefulSet)
+//   --upstream rerun (default): fleetq's side first, then upstream reruns only the specs that did not pass on
+//              fleetq; all: both sides run every spec at once (ginkgo-suite.ts)
 //
 // LeaderWorkerSet's own e2e specs (the test/e2e package of sigs.k8s.io/lws at the pinned version, built by
-// infra/sandbox/build-lws-e2e.sh), run side by side against two dedicated sandbox clusters: lws-e2e-upstream
+// infra/sandbox/build-lws-e2e.sh), run against two dedicated sandbox clusters: lws-e2e-upstream
 // (upstream mode with the lws-controller add-on: upstream's LWS manager with its webhooks, and
 // kube-controller-manager's StatefulSet controller making the pods) and lws-e2e-fleetq (fleetq mode: `fleetq run`
 // owns LeaderWorkerSet, LeaderWorkerSetPod and StatefulSet, and fleetq's LWS admission (shared/admission/lws-*.ts)

@@ -2,9 +2,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { GATE, ownedKinds, planPasses, SERIAL_SKIP, SKIP, type GateEntry } from '../../upstream-e2e/gate.js';
+import { GATE, ownedKinds, planPasses, planRerun, SERIAL_SKIP, SKIP, type GateEntry } from '../../upstream-e2e/gate.js';
 import { Outcome, parseJUnit, type JUnitReport, type SpecResult } from '../../upstream-e2e/junit.js';
-import { decide, formatReport, mergeRuns, rowVerdict, RowVerdict, type SideRun } from '../../upstream-e2e/verdict.js';
+import {
+  decide,
+  decideRerun,
+  formatReport,
+  mergeRuns,
+  rowVerdict,
+  RowVerdict,
+  toRerun,
+  type SideRun,
+} from '../../upstream-e2e/verdict.js';
 import { parseXml, XmlError } from '../../upstream-e2e/xml.js';
 
 describe('xml', () => {
@@ -235,6 +244,128 @@ describe('the gate rule', () => {
     expect(text).toContain('GATE FAILED:\n  - passes on upstream, failed on fleetq: spec one');
     expect(lines[lines.length - 1]).toBe('0 passed, 2 failed');
   });
+});
+
+// .ci/run's fleetq_specs reads the run's fleetq counts with this expression.
+const CI_FLEETQ_LINE = /^fleetq: *([0-9]*) passed, ([0-9]*) failed, ([0-9]*) skipped$/m;
+
+describe('the gate rule, upstream rerunning what did not pass on fleetq', () => {
+  const selected = (...names: string[]): SideRun => run(...names.map((n) => spec(n, 'passed')));
+  it('passes when fleetq passes every spec, with upstream not run, and says so in the table', () => {
+    const fleetq = run(spec('a', 'passed'), spec('b', 'passed'), spec('c', 'skipped', 'no StorageClass'));
+    expect(toRerun(fleetq, selected('a', 'b', 'c'))).toEqual([]);
+    const v = decideRerun(fleetq, selected('a', 'b', 'c'), [], undefined);
+    expect(v.problems).toEqual([]);
+    expect(v.rows.map((r) => [r.name, r.verdict])).toEqual([
+      ['a', 'not-rerun'],
+      ['b', 'not-rerun'],
+      ['c', 'not-rerun'],
+    ]);
+    const text = formatReport(v);
+    expect(text.split('\n').slice(0, 5)).toEqual([
+      '  test  upstream                    fleetq',
+      '  ----  --------------------------  --------',
+      '  a     not run: passed on fleetq   passed',
+      '  b     not run: passed on fleetq   passed',
+      '  c     not run: skipped on fleetq  skipped',
+    ]);
+    expect(text).toContain('\nupstream: not run (every spec passed, or skipped itself, on fleetq)\n');
+    expect(text).toContain('gate passed: every spec that did not pass on fleetq did not pass on upstream either');
+    expect(CI_FLEETQ_LINE.exec(text)?.slice(1)).toEqual(['2', '0', '1']);
+  });
+  it("excuses a spec that failed on fleetq and fails in upstream's rerun too", () => {
+    const fleetq = run(spec('a', 'passed'), spec('b', 'failed', 'no HTTP'));
+    expect(toRerun(fleetq, selected('a', 'b'))).toEqual(['b']);
+    const v = decideRerun(fleetq, selected('a', 'b'), ['b'], run(spec('b', 'failed', 'no HTTP either')));
+    expect(v.problems).toEqual([]);
+    expect(v.rows.map((r) => [r.name, r.verdict])).toEqual([
+      ['a', 'not-rerun'],
+      ['b', 'both-fail'],
+    ]);
+    const text = formatReport(v);
+    expect(text).toContain('~ b\n    upstream: failed: no HTTP either\n    fleetq: failed: no HTTP\n');
+    expect(text).toContain(
+      'upstream: 0 passed, 1 failed, 0 skipped (rerun of the 1 spec(s) that did not pass on fleetq)',
+    );
+    expect(CI_FLEETQ_LINE.exec(text)?.slice(1)).toEqual(['1', '1', '0']);
+  });
+  it("fails on a spec that failed on fleetq and passes in upstream's rerun", () => {
+    const v = decideRerun(
+      run(spec('a', 'passed'), spec('b', 'failed', 'x')),
+      selected('a', 'b'),
+      ['b'],
+      run(spec('b', 'passed')),
+    );
+    expect(v.problems).toEqual(['passes on upstream, failed on fleetq: b']);
+    expect(formatReport(v)).toMatch(/^! b +passed +FAILED$/m);
+  });
+  it("reruns a selected spec missing from fleetq's report (its lane timed out), and fails when upstream passes it", () => {
+    const fleetq = run(spec('a', 'passed'));
+    expect(toRerun(fleetq, selected('a', 'b'))).toEqual(['b']);
+    expect(toRerun({ error: 'exit 2' }, selected('a', 'b'))).toEqual(['a', 'b']);
+    expect(decideRerun(fleetq, selected('a', 'b'), ['b'], run(spec('b', 'passed'))).problems).toEqual([
+      'passes on upstream, absent on fleetq: b',
+    ]);
+  });
+  it('fails when fleetq ran no spec, when the focus selects none, and without a list of the selected specs', () => {
+    const selfSkipped = run(spec('a', 'skipped', 'gce only'));
+    expect(decideRerun(selfSkipped, selected('a'), [], undefined).problems).toEqual([
+      'fleetq ran no spec: the focus matches nothing that runs',
+    ]);
+    expect(decideRerun(run(), run(), [], undefined).problems).toEqual([
+      'the focus selects no spec (dry run)',
+      'fleetq ran no spec: the focus matches nothing that runs',
+    ]);
+    expect(decideRerun(run(spec('a', 'passed')), { error: 'exit 1' }, [], undefined).problems).toEqual([
+      'fleetq: no list of the selected specs (dry run: exit 1)',
+    ]);
+  });
+  it("fails when upstream's rerun has no result for a spec it was asked to run, or no report", () => {
+    const fleetq = run(spec('a', 'failed', 'x'), spec('b', 'failed', 'y'));
+    const v = decideRerun(fleetq, selected('a', 'b'), ['a', 'b'], run(spec('a', 'failed', 'x too')));
+    expect(v.problems).toEqual(["upstream's rerun has no result for a spec that did not pass on fleetq: b"]);
+    expect(v.rows.map((r) => [r.name, r.verdict])).toEqual([
+      ['a', 'both-fail'],
+      ['b', 'no-baseline'],
+    ]);
+    expect(formatReport(v)).toMatch(/^# b +NO RESULT +FAILED$/m);
+    expect(decideRerun(fleetq, selected('a', 'b'), ['a', 'b'], { error: 'exit 2' }).problems).toEqual([
+      'upstream: no report (exit 2)',
+    ]);
+    // A spec that did not pass on fleetq and that upstream was not asked to run has no baseline either.
+    expect(decideRerun(run(spec('a', 'failed', 'x')), selected('a'), [], undefined).problems).toEqual([
+      "upstream's rerun has no result for a spec that did not pass on fleetq: a",
+    ]);
+  });
+});
+
+describe('the rerun passes', () => {
+  it("focuses each spec by its exact name, deals the lanes' longest first, and keeps the serial pass apart", () => {
+    const name = '[sig-apps] Deployment should (not) run a.b [Conformance]';
+    const { parallel, serial } = planRerun(
+      [
+        { name, seconds: 5 },
+        { name: 'x', seconds: 300 },
+        { name: 'y', seconds: 10 },
+      ],
+      [{ name: 'ds [Serial]', seconds: 20 }],
+      2,
+    );
+    expect(parallel).toEqual([
+      { name: 'rerun1', focus: ['x$'], skip: SKIP },
+      {
+        name: 'rerun2',
+        focus: ['y$', String.raw`\[sig-apps\] Deployment should \(not\) run a\.b \[Conformance\]$`],
+        skip: SKIP,
+      },
+    ]);
+    expect(serial).toEqual({ name: 'serial', focus: [String.raw`ds \[Serial\]$`], skip: SERIAL_SKIP });
+    // Ginkgo matches "<suite description> <spec text>"; a longer name that starts with this one is not selected.
+    const focus = new RegExp(parallel[1]!.focus[1]!);
+    expect(focus.test(`Kubernetes e2e suite (fleetq gate) ${name}`)).toBe(true);
+    expect(focus.test(`Kubernetes e2e suite (fleetq gate) ${name} again`)).toBe(false);
+  });
+  it('makes no pass without specs', () => expect(planRerun([], [], 3)).toEqual({ parallel: [], serial: undefined }));
 });
 
 describe('the gate table', () => {

@@ -4,6 +4,8 @@ import { describe, expect, it } from '@jest/globals';
 import {
   BEFORE_SUITE_ENDED,
   dealLanes,
+  exactFocus,
+  junitNameFocus,
   parseSuiteOptions,
   type OptionDefaults,
 } from '../../upstream-e2e/ginkgo-options.js';
@@ -42,6 +44,7 @@ describe('parseSuiteOptions', () => {
         ['b', 'c'],
       ],
       sides: ['upstream', 'fleetq'],
+      upstream: 'rerun',
       reports: '/tmp/x-e2e-reports',
       nodes: 2,
       timeoutMinutes: 4,
@@ -53,9 +56,38 @@ describe('parseSuiteOptions', () => {
     expect(() => parseSuiteOptions([], config)).toThrow(/fleetq registers no kind NoSuchKind/);
     expect(parseSuiteOptions(['--side', 'upstream'], config).sides).toEqual(['upstream']);
   });
+  it('takes --upstream all (both sides fully, at once) and refuses another scope', () => {
+    expect(parseSuiteOptions(['--upstream', 'all'], CONFIG).upstream).toBe('all');
+    expect(() => parseSuiteOptions(['--upstream', 'some'], CONFIG)).toThrow(/--upstream must be rerun or all/);
+  });
   it('deals a focus of its own evenly', () => {
     expect(parseSuiteOptions(['--focus', 'p', '--focus', 'q', '--lanes', '3'], CONFIG).lanes).toEqual([['p'], ['q']]);
   });
+});
+
+describe('exactFocus', () => {
+  // As Ginkgo matches it: "<suite description> <container texts> <It text>".
+  const text = (name: string): string => `End To End Suite ${name}`;
+  it.each([
+    { name: 'Can perform a rolling update', other: 'Can perform a rolling update with maxSurge set' },
+    { name: "Can deploy lws with 'replicas', 'size', and 'restart policy' set", other: 'Can deploy lws' },
+    { name: 'JobSet [with] a.b (c) $x ^y *z +w ?v |u {t} \\s', other: 'JobSet [with] a.b (c)' },
+  ])('selects $name alone', ({ name, other }) => {
+    const focus = new RegExp(exactFocus(name));
+    expect(focus.test(text(name))).toBe(true);
+    expect(focus.test(text(other))).toBe(false);
+  });
+});
+
+describe('junitNameFocus', () => {
+  it('selects a spec whose report name carries its labels, by its text', () => {
+    const focus = new RegExp(junitNameFocus('lws gang scheduling creates a PodGroup [volcano]'));
+    expect(focus.test('End To End Suite lws gang scheduling creates a PodGroup')).toBe(true);
+    expect(focus.test('End To End Suite lws gang scheduling creates a PodGroup [volcano]')).toBe(true);
+    expect(focus.test('End To End Suite lws gang scheduling creates a PodGroup twice')).toBe(false);
+  });
+  it('is exactFocus for a name without a bracketed end', () =>
+    expect(junitNameFocus('Can perform a rolling update')).toBe(exactFocus('Can perform a rolling update')));
 });
 
 describe('BEFORE_SUITE_ENDED', () => {
