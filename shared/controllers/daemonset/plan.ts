@@ -25,7 +25,7 @@ import { manage } from './manage.js';
 import { nodesToDaemonPods } from './node-pods.js';
 import { newDaemonPod } from './pod-template.js';
 import { rollingUpdate } from './rolling.js';
-import { availabilityRequeueMs, collisionAction, countStatus, statusAction } from './status.js';
+import { availabilityRequeueMs, collisionAction, countStatus, readyPodRequeueMs, statusAction } from './status.js';
 import { pinEventType, withPinCondition } from '../common/fleet-pin-condition.js';
 import { pinOf } from '../../rollouts/pin.js';
 import { dsEvent } from './events.js';
@@ -114,6 +114,7 @@ export function planDaemonSet(o: ObservedDaemonSet, now: Date): PlanResult {
     more || backoffWrite !== null ? 0 : undefined,
     core.backoffRequeueMs,
     availabilityRequeueMs(ds, counts),
+    readyPodRequeueMs(ds, pods.claimed, now),
     healthRequeueMs,
   ].filter((v): v is number => v !== undefined);
   return requeue.length === 0 ? { actions } : { actions, requeueAfter: Math.min(...requeue) };

@@ -3,7 +3,7 @@
 // whose ready pods are not all available yet is looked at again after minReadySeconds.
 import type { DaemonSet, DaemonSetCondition, DaemonSetStatus, Node, Pod } from '../../kube/api/objects.js';
 import type { Action } from '../../kube/actions.js';
-import { isPodAvailable, isPodReady } from '../pod-utils/pod-state.js';
+import { isPodAvailable, isPodReady, soonestAvailabilityMs } from '../pod-utils/pod-state.js';
 import type { DeferredReport } from './deferred-report.js';
 import { nodeShouldRunDaemonPod, type Placement } from './eligibility.js';
 import { sortDaemonPods } from './node-pods.js';
@@ -117,6 +117,18 @@ export function collisionAction(ds: DaemonSet): Action {
   const status = { ...ds.status, collisionCount: n(ds.status?.collisionCount) + 1 } as DaemonSetStatus;
   const object: DaemonSet = { ...ds, apiVersion: 'apps/v1', kind: 'DaemonSet', status };
   return { type: 'updateStatus', object };
+}
+
+/**
+ * updatePod's enqueueDaemonSetAfter(minReadySeconds + 1 s) when a pod turns ready, kept without state: the soonest
+ * moment one of its ready pods becomes available, and that second. The counts (and availabilityRequeueMs) see only
+ * each node's oldest pod, so without it a surge pod turning ready beside an old one was not looked at again, and the
+ * old pod stayed until some other event (the e2e spec "should surge pods onto nodes": over a minute).
+ */
+export function readyPodRequeueMs(ds: DaemonSet, pods: readonly Pod[], now: Date): number | undefined {
+  const live = pods.filter((p) => p.metadata?.deletionTimestamp === undefined);
+  const soonest = soonestAvailabilityMs(live, ds.spec?.minReadySeconds ?? 0, now);
+  return soonest === undefined ? undefined : soonest + 1000;
 }
 
 /** enqueueDaemonSetAfter(minReadySeconds) while some ready pods are not yet available. */

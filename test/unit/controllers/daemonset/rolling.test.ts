@@ -136,6 +136,18 @@ describe('rolling update, maxSurge > 0', () => {
     expect(podWrites(ds, pods)).toEqual([]);
   });
 
+  it('a new pod turned ready beside the old: looked at again when it becomes available (minReadySeconds + 1 s)', () => {
+    const slow = settled({ strategy: { maxUnavailable: 0, maxSurge: 1 }, minReadySeconds: 10 });
+    const pods = [
+      aPod(slow, 'n1', { hash: OLD, readyFor: 60, age: 200 }),
+      aPod(slow, 'n1', { hash: templateHash(slow), readyFor: 3, age: 5 }),
+      ...['n2', 'n3', 'n4'].map((n) => aPod(slow, n, { hash: OLD, readyFor: 60 })),
+    ];
+    const plan = planDaemonSet(observed(slow, nodes, pods, [currentRevision(slow)]), NOW);
+    expect(plan.actions.filter((a) => a.type === 'create' || a.type === 'delete')).toEqual([]);
+    expect(plan.requeueAfter).toBe(8000);
+  });
+
   it('new pod beside the old is available: the core loop deletes the old one', () => {
     const old = aPod(ds, 'n1', { hash: OLD, readyFor: 60, age: 200 });
     const pods = [

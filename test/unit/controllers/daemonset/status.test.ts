@@ -25,11 +25,13 @@ describe('DaemonSet status', () => {
       requeueAfter: undefined,
     },
     {
-      name: 'minReadySeconds: ready for less is not available; looked at again after minReadySeconds',
+      // looked at again when the pod becomes available and a second (updatePod's minReadySeconds + 1 s after it
+      // turned ready, 10 s ago), before the status rule's minReadySeconds
+      name: 'minReadySeconds: ready for less is not available; looked at again when it becomes available',
       ds: aDaemonSet({ minReadySeconds: 30 }),
       pods: (ds: ReturnType<typeof aDaemonSet>) => [aPod(ds, 'n1', { readyFor: 60 }), aPod(ds, 'n2', { readyFor: 10 })],
       want: { desired: 2, current: 2, ready: 2, updated: 2, available: 1 },
-      requeueAfter: 30_000,
+      requeueAfter: 21_000,
     },
     {
       name: 'exactly minReadySeconds ready is not yet available (strictly longer)',
