@@ -130,13 +130,7 @@ async function runPass(
   mkdirSync(dir, { recursive: true });
   const budgetMs = Math.max(60_000, deadline - Date.now());
   const args = [
-    `--kubeconfig=${c.kubeconfig}`,
-    `--kubectl-path=${kubectl}`,
-    `--report-dir=${dir}`,
-    `--e2e-output-dir=${dir}`,
-    '--provider=skeleton',
-    ...pass.focus.map((f) => `--ginkgo.focus=${f}`),
-    `--ginkgo.skip=${pass.skip}`,
+    ...passArgs(pass, c, kubectl, dir),
     `--ginkgo.seed=${seed}`,
     `--ginkgo.timeout=${Math.max(1, Math.floor(budgetMs / 60_000) - 2)}m`,
     '--ginkgo.no-color',
@@ -151,8 +145,26 @@ async function runPass(
   log(
     `${side}/${pass.name}: e2e.test exited ${code} after ${((Date.now() - started) / 1000).toFixed(0)}s (log ${join(dir, 'e2e.log')})`,
   );
+  return readReport(dir, `e2e.test exited ${code}`, `; see ${join(dir, 'e2e.log')}`);
+}
+
+/** What every e2e.test run of a pass is given: the cluster, the report directory, the pass's focus and skip. */
+function passArgs(pass: Pass, c: ClusterState, kubectl: string, dir: string): string[] {
+  return [
+    `--kubeconfig=${c.kubeconfig}`,
+    `--kubectl-path=${kubectl}`,
+    `--report-dir=${dir}`,
+    `--e2e-output-dir=${dir}`,
+    '--provider=skeleton',
+    ...pass.focus.map((f) => `--ginkgo.focus=${f}`),
+    `--ginkgo.skip=${pass.skip}`,
+  ];
+}
+
+/** The JUnit report an e2e.test run wrote into `dir`, or why there is none (`exited`: how the run ended). */
+function readReport(dir: string, exited: string, hint = ''): SideRun {
   const junit = join(dir, 'junit_01.xml');
-  if (!existsSync(junit)) return { error: `e2e.test exited ${code} without ${junit}; see ${join(dir, 'e2e.log')}` };
+  if (!existsSync(junit)) return { error: `${exited} without ${junit}${hint}` };
   try {
     return { report: parseJUnit(readFileSync(junit, 'utf8')) };
   } catch (err) {
@@ -189,26 +201,10 @@ async function runSide(
 async function dryRun(pass: Pass, e2eTest: string, c: ClusterState, kubectl: string, o: Options): Promise<SideRun> {
   const dir = join(o.reports, Side.Fleetq, pass.name, 'dry-run');
   mkdirSync(dir, { recursive: true });
-  const args = [
-    `--kubeconfig=${c.kubeconfig}`,
-    `--kubectl-path=${kubectl}`,
-    `--report-dir=${dir}`,
-    `--e2e-output-dir=${dir}`,
-    '--provider=skeleton',
-    ...pass.focus.map((f) => `--ginkgo.focus=${f}`),
-    `--ginkgo.skip=${pass.skip}`,
-    '--ginkgo.dry-run',
-    '--ginkgo.no-color',
-  ];
+  const args = [...passArgs(pass, c, kubectl, dir), '--ginkgo.dry-run', '--ginkgo.no-color'];
   const code = await spawnLogged(e2eTest, args, join(dir, 'e2e.log'), { ...process.env, KUBECONFIG: c.kubeconfig })
     .exited;
-  const junit = join(dir, 'junit_01.xml');
-  if (!existsSync(junit)) return { error: `e2e.test --ginkgo.dry-run exited ${code} without ${junit}` };
-  try {
-    return { report: parseJUnit(readFileSync(junit, 'utf8')) };
-  } catch (err) {
-    return { error: `${junit}: ${err instanceof Error ? err.message : String(err)}` };
-  }
+  return readReport(dir, `e2e.test --ginkgo.dry-run exited ${code}`);
 }
 
 async function main(argv: string[]): Promise<number> {
