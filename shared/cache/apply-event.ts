@@ -2,7 +2,7 @@
 // sees; replay's shadow mode runs the same function over the event log, so live and replayed state cannot
 // drift apart.
 import { resourceOf } from '../kube/resources.js';
-import { cacheEntry, entryId, type CachedObject } from './cache-entry.js';
+import { cacheEntry, entryId, keepsDeletedState, type CachedObject } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
 
 export type CacheEvent =
@@ -25,7 +25,13 @@ export async function applyEvent(store: CacheStore, event: CacheEvent): Promise<
     case 'DELETED': {
       const meta = event.object.metadata ?? {};
       const id = entryId(event.kind, meta.namespace ?? '', meta.name ?? '');
-      return store.remove(event.kind, id, meta.resourceVersion ?? '');
+      const last = meta.name ? cacheEntry(event.kind, resourceOf(event.kind).apiVersion, event.object) : undefined;
+      return store.remove(
+        event.kind,
+        id,
+        meta.resourceVersion ?? '',
+        last && keepsDeletedState(last) ? last : undefined,
+      );
     }
     case 'BOOKMARK':
       return store.advance(event.kind, event.resourceVersion);

@@ -13,6 +13,13 @@
 // by node (Pods: spec.nodeName) and terminating (kind + namespace: objects with metadata.deletionTimestamp, which a
 // finalizer may still hold; the Job controller removes its tracking finalizer from a terminating pod whose controller
 // reference names a Job of that name and another uid, as upstream's orphan-pod worker does).
+//
+// Deleted states: a pod of a LeaderWorkerSet (its set-name label) deleted while it was being deleted (the DELETED
+// event's object has a deletionTimestamp) is kept a while after as its id's deleted state (keepsDeletedState). The
+// LWS restart policy recreates a group when one of its pods is being deleted; upstream sees that state in its
+// informer before the pod is gone, but a pod whose deletion completes at once (a kubelet's short grace period, or
+// kwok's) can be gone from the cache before a queued key is read. Only these pods: every other kind reads current
+// state alone, and a kept state costs memory for its TTL.
 import type { KubernetesObject } from '../kube/api/objects.js';
 import { controllerUidOf } from '../kube/meta/controller-ref.js';
 import { withDroppedAnnotations } from '../kube/meta/dropped-annotations.js';
@@ -78,6 +85,15 @@ export function cacheEntry(kind: string, apiVersion: string, object: CachedObjec
     terminating: typeof meta.deletionTimestamp === 'string' && meta.deletionTimestamp !== '',
     object: trimForCache(kind, apiVersion, object),
   };
+}
+
+const LWS_SET_NAME_LABEL = 'leaderworkerset.sigs.k8s.io/name';
+
+/** The entry of a DELETED event's object is kept as its id's deleted state (see the header). */
+export function keepsDeletedState(e: Pick<CacheEntry, 'kind' | 'terminating' | 'object'>): boolean {
+  if (e.kind !== 'Pod' || !e.terminating) return false;
+  const labels = e.object.metadata?.labels;
+  return typeof labels === 'object' && labels !== null && LWS_SET_NAME_LABEL in labels;
 }
 
 /** Index names an entry is filed under (the stores keep one set of entry ids per index name). */

@@ -95,6 +95,16 @@ export class CachedClusterView implements ClusterView {
     );
   }
 
+  /** From the cache when it may answer; otherwise null (a live read knows no deleted states). */
+  async deletedState<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null> {
+    return this.read(
+      kind,
+      false,
+      async () => (await this.o.store.deletedState(entryId(kind, namespace, name))) as T | null,
+      async () => null,
+    );
+  }
+
   async list<T extends ApiObject>(
     kind: string,
     namespace: string | undefined,

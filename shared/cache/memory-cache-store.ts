@@ -2,16 +2,27 @@
 // runs synchronously inside its promise, so one change is one atomic step for every reader. Time only goes
 // forward as in the Redis store (cache-store.ts); no MACs and no fence: nothing outside the process writes here.
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
-import type { CacheStore, WriteRecord } from './cache-store.js';
+import { DELETED_STATE_TTL_MS, type CacheStore, type WriteRecord } from './cache-store.js';
 import { compareResourceVersions, isComparableResourceVersion, maxResourceVersion } from './resource-version.js';
 
+export type MemoryCacheStoreOptions = {
+  /** Clock of the deleted states' expiry (tests); default Date.now. */
+  readonly now?: () => number;
+  /** How long a deleted state is kept; default DELETED_STATE_TTL_MS. */
+  readonly deletedStateTtlMs?: number;
+};
+
 export class MemoryCacheStore implements CacheStore {
+  /** Deleted states by id, oldest first (each one's expiry is its time of writing plus one TTL). */
+  private readonly deleted = new Map<string, { readonly object: CachedObject; readonly until: number }>();
   private readonly entries = new Map<string, CacheEntry>();
   private readonly indexes = new Map<string, Set<string>>();
   private readonly watermarks = new Map<string, string>();
   /** Kinds being relisted page by page: no watermark for readers until the relist ends. */
   private readonly relisting = new Set<string>();
   private readonly writes = new Map<string, WriteRecord>();
+
+  constructor(private readonly o: MemoryCacheStoreOptions = {}) {}
 
   /** Objects held (for the cache-size gauge and tests). */
   get size(): number {
@@ -24,8 +35,11 @@ export class MemoryCacheStore implements CacheStore {
     this.advanceNow(entry.kind, resourceVersion);
   }
 
-  async remove(kind: string, id: string, resourceVersion: string): Promise<void> {
-    if (!this.isOlderThanHeld(id, resourceVersion)) this.removeNow(id);
+  async remove(kind: string, id: string, resourceVersion: string, deleted?: CacheEntry): Promise<void> {
+    if (!this.isOlderThanHeld(id, resourceVersion)) {
+      this.removeNow(id);
+      if (deleted !== undefined) this.keepDeleted(id, deleted.object);
+    }
     this.advanceNow(kind, resourceVersion);
   }
 
@@ -65,10 +79,16 @@ export class MemoryCacheStore implements CacheStore {
     this.indexes.clear();
     this.watermarks.clear();
     this.relisting.clear();
+    this.deleted.clear();
   }
 
   async get(id: string): Promise<CachedObject | null> {
     return this.entries.get(id)?.object ?? null;
+  }
+
+  async deletedState(id: string): Promise<CachedObject | null> {
+    const kept = this.deleted.get(id);
+    return kept !== undefined && kept.until > this.now() ? kept.object : null;
   }
 
   async members(indexName: string): Promise<CachedObject[]> {
@@ -138,6 +158,21 @@ export class MemoryCacheStore implements CacheStore {
       set?.delete(id);
       if (set?.size === 0) this.indexes.delete(name);
     }
+  }
+
+  /** Keeps a deleted state (replacing the id's earlier one) and drops those expired, oldest first. */
+  private keepDeleted(id: string, object: CachedObject): void {
+    const now = this.now();
+    this.deleted.delete(id);
+    this.deleted.set(id, { object, until: now + (this.o.deletedStateTtlMs ?? DELETED_STATE_TTL_MS) });
+    for (const [oldId, kept] of this.deleted) {
+      if (kept.until > now) break;
+      this.deleted.delete(oldId);
+    }
+  }
+
+  private now(): number {
+    return (this.o.now ?? Date.now)();
   }
 
   private advanceNow(kind: string, resourceVersion: string): void {

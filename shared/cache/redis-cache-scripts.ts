@@ -5,7 +5,8 @@
 //
 // Layout (P = prefix): P..'e' HASH id → stored entry (with a signing secret: 64 hex of MAC, then the JSON
 // {o: object, rv, ix: [index names]}); P..'i:'..name SET of ids; P..'wm' HASH kind → watermark (`rv`, or
-// `rv:mac`); P..'rl' HASH kind → 1 while the kind is relisted; P..'w:'..keyId STRING write record (with a TTL).
+// `rv:mac`); P..'rl' HASH kind → 1 while the kind is relisted; P..'w:'..keyId STRING write record (with a TTL);
+// P..'d:'..id STRING deleted state (with a TTL; cache-entry.ts keepsDeletedState).
 //
 // Time only goes forward: an entry never replaces one with a newer resourceVersion; an object not held whose
 // resourceVersion is not past the watermark was deleted since (the cache is complete at its watermark), so a

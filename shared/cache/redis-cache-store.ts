@@ -15,7 +15,7 @@ import { ScriptRunner, type Reply } from '../lua/script-runner.js';
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
 import type { CacheFence, FenceableCacheStore } from './cache-fence.js';
 import { CacheMac, MAC_HEX_LENGTH, type MacPurpose } from './cache-mac.js';
-import { UnverifiedCacheData, type WriteRecord } from './cache-store.js';
+import { DELETED_STATE_TTL_MS, UnverifiedCacheData, type WriteRecord } from './cache-store.js';
 import { CACHE_SCRIPTS, type CacheScriptName } from './redis-cache-scripts.js';
 
 /** Why a value read back from Redis was not used. */
@@ -36,6 +36,8 @@ export type RedisCacheStoreOptions = {
   readonly prefix?: string;
   /** How long a write record is kept when no run reads it; default 600 000 (10 min). */
   readonly writeRecordTtlMs?: number;
+  /** How long a deleted state is kept (cache-entry.ts keepsDeletedState); default DELETED_STATE_TTL_MS. */
+  readonly deletedStateTtlMs?: number;
   /** Close the client on close(); default false. */
   readonly ownsClient?: boolean;
   /**
@@ -92,9 +94,11 @@ export class RedisCacheStore implements FenceableCacheStore {
     );
   }
 
-  async remove(kind: string, id: string, resourceVersion: string): Promise<void> {
+  async remove(kind: string, id: string, resourceVersion: string, deleted?: CacheEntry): Promise<void> {
     const wm = this.watermarkValue(kind, resourceVersion);
-    await this.untilNotForged(kind, id, wm, () => this.write('remove', kind, id, resourceVersion, wm));
+    const state = deleted === undefined ? '' : this.signed('deleted', id, JSON.stringify({ o: deleted.object }));
+    const ttl = Math.max(1, Math.floor(this.o.deletedStateTtlMs ?? DELETED_STATE_TTL_MS));
+    await this.untilNotForged(kind, id, wm, () => this.write('remove', kind, id, resourceVersion, wm, state, ttl));
   }
 
   async advance(kind: string, resourceVersion: string): Promise<void> {
@@ -143,20 +147,34 @@ export class RedisCacheStore implements FenceableCacheStore {
     await this.untilNotForged(kind, '', wm, () => this.write('endReplace', kind, resourceVersion, wm));
   }
 
-  /** Drops every object, index and watermark of this cluster's cache: the next list starts over. */
+  /** Drops every object, index, deleted state and watermark of this cluster's cache: the next list starts over. */
   async reset(): Promise<void> {
     await this.write('reset');
-    const pattern = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}i:*`;
+    const prefix = this.prefix.replace(/[*?[\]\\]/g, '\\$&');
     // On a Redis Cluster every primary is scanned; the keys share this cache's hash tag, so one node holds them.
-    await scanAllNodes(this.redis, pattern, async (keys, node) => {
-      this.o.fence?.assertHeld();
-      await node.unlink(...keys);
-    });
+    for (const pattern of [`${prefix}i:*`, `${prefix}d:*`]) {
+      await scanAllNodes(this.redis, pattern, async (keys, node) => {
+        this.o.fence?.assertHeld();
+        await node.unlink(...keys);
+      });
+    }
   }
 
   async get(id: string): Promise<CachedObject | null> {
     const value = await this.redis.hget(`${this.prefix}e`, id);
     return value === null ? null : this.objectOf(id, value);
+  }
+
+  async deletedState(id: string): Promise<CachedObject | null> {
+    const value = await this.redis.get(`${this.prefix}d:${id}`);
+    if (value === null) return null;
+    const json = this.verified('deleted', id, value);
+    const kept = json === undefined ? undefined : (parseJson(json) as { o?: unknown } | undefined);
+    if (typeof kept?.o !== 'object' || kept.o === null) {
+      if (json !== undefined) this.reject('deleted', id, 'malformed');
+      return null;
+    }
+    return kept.o as CachedObject;
   }
 
   async members(indexName: string): Promise<CachedObject[]> {

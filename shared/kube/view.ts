@@ -33,6 +33,13 @@ export interface ClusterView {
     options?: ControlledOrOrphanedOptions,
   ): Promise<T[]>;
   /**
+   * Optional: the state an object of this name was deleted in, kept a while by a view over a cache for the few
+   * objects whose deletion a controller must not miss (cache/cache-entry.ts keepsDeletedState); null when none is
+   * kept, and always from a view without it (a live view keeps nothing). The object now held under the name, if
+   * any, is another one (another uid).
+   */
+  deletedState?<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null>;
+  /**
    * Optional: a live count of the objects of `namespace` controlled by `controllerUid` (controller owner
    * reference) that `accept` keeps, read apart from list() for safety checks (preflight guards). Views without
    * it are counted through list(). `labelSelector` narrows the read on the server (a ReplicaSet's selector: a

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { applyEvent, type CacheEvent } from '../../shared/cache/apply-event.js';
 import { index } from '../../shared/cache/cache-entry.js';
-import type { CacheStore } from '../../shared/cache/cache-store.js';
+import { DELETED_STATE_TTL_MS, type CacheStore } from '../../shared/cache/cache-store.js';
 import { MemoryCacheStore } from '../../shared/cache/memory-cache-store.js';
 import { RedisCacheStore } from '../../shared/cache/redis-cache-store.js';
 import { fencedCacheStore } from '../../shared/cache/cache-fence.js';
@@ -159,6 +159,53 @@ describe.each(stores)('CacheStore contract: $name', ({ make, shared }) => {
   });
 });
 
+/** A LeaderWorkerSet's pod (its set-name label), being deleted when `deleting`. */
+const lwsPod = (name: string, rv: string, deleting: boolean, uid = `uid-${name}`): KubernetesObject =>
+  ({
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid,
+      resourceVersion: rv,
+      labels: { 'leaderworkerset.sigs.k8s.io/name': 'lws' },
+      ...(deleting && { deletionTimestamp: '2026-01-01T00:00:30Z' }),
+    },
+  }) as KubernetesObject;
+
+describe.each(stores)('CacheStore contract, deleted states: $name', ({ make }) => {
+  it("keeps a LeaderWorkerSet pod deleted while being deleted as its id's deleted state, and nothing else", async () => {
+    const s = await make();
+    await applyEvent(s, listed([lwsPod('w', '5', false), lwsPod('x', '6', false), pod('plain', '7')], '10'));
+    await applyEvent(s, ev('MODIFIED', lwsPod('w', '11', true)));
+    await applyEvent(s, ev('DELETED', lwsPod('w', '12', true)));
+    // Deleted at once (no deletionTimestamp ever stored), and a pod of no LeaderWorkerSet: nothing kept.
+    await applyEvent(s, ev('DELETED', lwsPod('x', '13', false)));
+    await applyEvent(
+      s,
+      ev('DELETED', {
+        ...pod('plain', '14'),
+        metadata: { ...pod('plain', '14').metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
+      } as KubernetesObject),
+    );
+    expect(await s.get('Pod/ns/w')).toBeNull();
+    expect(await s.deletedState('Pod/ns/w')).toMatchObject({
+      kind: 'Pod',
+      metadata: { name: 'w', uid: 'uid-w', resourceVersion: '12', deletionTimestamp: '2026-01-01T00:00:30Z' },
+    });
+    expect(await s.deletedState('Pod/ns/x')).toBeNull();
+    expect(await s.deletedState('Pod/ns/plain')).toBeNull();
+    // Its StatefulSet's replacement under the same name leaves the deleted state as it was.
+    await applyEvent(s, ev('ADDED', lwsPod('w', '15', false, 'uid-w2')));
+    expect(await s.get('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w2' } });
+    expect(await s.deletedState('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w' } });
+    // A delete older than the object held is refused, and keeps nothing.
+    await applyEvent(s, ev('DELETED', lwsPod('w', '14', true, 'uid-w2')));
+    expect(await s.deletedState('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w' } });
+    await s.reset();
+    expect(await s.deletedState('Pod/ns/w')).toBeNull();
+  });
+});
+
 describe.each(stores)('CacheStore contract, time only goes forward: $name', ({ make }) => {
   it('an older resourceVersion never replaces a newer one; a stale relist brings back nothing deleted since', async () => {
     const s = await make();
@@ -258,6 +305,31 @@ describe('RedisCacheStore: authenticated entries and a fenced forwarder', () => 
       new Set(['Pod/ns/b:bad-mac', 'Pod/ns/a:index']),
     );
     expect(two.rejected).toMatchObject([{ cluster: 'c2', id: 'Pod/ns/a', reason: 'bad-mac' }]);
+  });
+
+  it('a deleted state is signed and kept with a TTL; one forged, tampered with or moved reads as none', async () => {
+    const { store, rejected } = signed();
+    await store.heartbeat(60_000);
+    await applyEvent(store, listed([lwsPod('w', '5', true), lwsPod('v', '6', true)], '10'));
+    await applyEvent(store, ev('DELETED', lwsPod('w', '11', true)));
+    await applyEvent(store, ev('DELETED', lwsPod('v', '12', true)));
+    const key = (id: string) => `${store.prefix}d:${id}`;
+    const ttl = await redis.pttl(key('Pod/ns/w'));
+    expect(ttl).toBeGreaterThan(DELETED_STATE_TTL_MS - 60_000);
+    expect(ttl).toBeLessThanOrEqual(DELETED_STATE_TTL_MS);
+    expect(await store.deletedState('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w' } });
+    const genuine = (await redis.get(key('Pod/ns/w'))) as string;
+    await redis.set(key('Pod/ns/w'), genuine.replace('"uid-w"', '"uid-z"'));
+    await redis.set(key('Pod/ns/v'), genuine); // w's, under v's id
+    await redis.set(key('Pod/ns/u'), JSON.stringify({ o: lwsPod('u', '1', true) }));
+    expect(await store.deletedState('Pod/ns/w')).toBeNull();
+    expect(await store.deletedState('Pod/ns/v')).toBeNull();
+    expect(await store.deletedState('Pod/ns/u')).toBeNull();
+    expect(rejected).toEqual([
+      { cluster: 'c1', what: 'deleted', id: 'Pod/ns/w', reason: 'bad-mac' },
+      { cluster: 'c1', what: 'deleted', id: 'Pod/ns/v', reason: 'bad-mac' },
+      { cluster: 'c1', what: 'deleted', id: 'Pod/ns/u', reason: 'missing-mac' },
+    ]);
   });
 
   it('a forged watermark reads as absent and does not hold the real one back; a forged write record is refused', async () => {

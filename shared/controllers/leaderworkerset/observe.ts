@@ -12,6 +12,9 @@
 //  +1  last, when there is no leader StatefulSet (the pass creates it): the LeaderWorkerSet again, fresh from the
 //      apiserver, so that nothing is created for a set deleted a moment ago that the cache still shows
 // A LeaderWorkerSetPod key (PodReconciler.Reconcile):
+//   1  the pod's deleted state (a view over a cache keeps one a while: cache-entry.ts keepsDeletedState), when it is
+//      another uid than the pod now there; when upstream, reconciling that state, would recreate its group (its
+//      LeaderWorkerSet, group and leader read as below), the pass is that state's (observeDeletedPod)
 //   1  GET the pod; gone, or without the name or worker-index label: nothing more
 //   1  GET its LeaderWorkerSet (the name label); gone: nothing more
 //  +n  when the restart policy recreates groups and the pod restarted or is being deleted (handleRestartPolicy):
@@ -27,7 +30,7 @@ import type { ClusterView } from '../../kube/view.js';
 import { hasContainerRestarted, isLeaderPod, isPodDeleted } from './group-state.js';
 import type { ObservedLwsPod, PodReconcileWorld } from './pod-reconcile.js';
 import type { ObservedLeaderWorkerSet } from './reconcile.js';
-import { groupPodsOf, leaderNameOf, recreatesGroups } from './restart-policy.js';
+import { groupAsDeleted, groupPodsOf, leaderNameOf, recreatesGroups, restartDecision } from './restart-policy.js';
 import { revisionKeyOf } from './revision.js';
 import { hasNoWorkers, isSubdomainShared } from './spec-values.js';
 import { planLeaderPod } from './worker-statefulset.js';
@@ -136,8 +139,34 @@ async function leaderWorld(view: ClusterView, lws: LeaderWorkerSet, pod: Pod): P
   return { groupServiceExists, revisions, workerStatefulSetExists, leaderNodeLabels: node?.metadata?.labels ?? null };
 }
 
+/**
+ * The key's pod as it was deleted, when reconciling that state recreates its group; else null. Upstream's reconciler
+ * sees a pod being deleted in its informer before the pod is gone; a pod whose deletion completes at once (a short
+ * grace period, or kwok's) may be gone, or replaced by its StatefulSet under the same name, before a queued key is
+ * read. Its group is judged as it was then (groupAsDeleted), its LeaderWorkerSet and leader as they are now: a leader
+ * already replaced, or being deleted, makes no second recreation (restart-policy.ts).
+ */
+async function observeDeletedPod(
+  view: ClusterView,
+  key: ReconcileKey,
+  current: Pod | null,
+): Promise<ObservedLwsPod | null> {
+  const deleted = view.deletedState ? await view.deletedState<Pod>(POD, key.namespace, key.name) : null;
+  if (deleted === null || (current !== null && deleted.metadata?.uid === current.metadata?.uid)) return null;
+  const labels = deleted.metadata?.labels ?? {};
+  const lwsName = labels[SET_NAME_LABEL] ?? '';
+  if (lwsName === '' || !(WORKER_INDEX_LABEL in labels)) return null;
+  const lws = await view.get<LeaderWorkerSet>(LWS_KIND, key.namespace, lwsName);
+  if (lws === null) return null;
+  const read = await groupWorld(view, lws, deleted);
+  const world = { ...NO_WORLD, ...read, groupPods: groupAsDeleted(deleted, read.groupPods ?? []) };
+  return restartDecision(lws, deleted, world).kind === 'deleteLeader' ? { pod: deleted, lws, world } : null;
+}
+
 export async function observeLwsPod(view: ClusterView, key: ReconcileKey): Promise<ObservedLwsPod> {
   const pod = await view.get<Pod>(POD, key.namespace, key.name);
+  const deleted = await observeDeletedPod(view, key, pod);
+  if (deleted !== null) return deleted;
   if (pod === null) return { pod: null, lws: null, world: NO_WORLD };
   const labels = pod.metadata?.labels ?? {};
   const lwsName = labels[SET_NAME_LABEL] ?? '';

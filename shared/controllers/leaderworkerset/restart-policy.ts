@@ -71,6 +71,15 @@ export function groupPodsOf(pod: Pod, pods: readonly Pod[]): Pod[] {
 }
 
 /**
+ * The group a pod deleted a moment ago was in, as far as the pods now there tell: `groupPods` with the deleted pod in
+ * place of any pod of its name (its replacement, made since).
+ */
+export function groupAsDeleted(deleted: Pod, groupPods: readonly Pod[]): Pod[] {
+  const name = deleted.metadata?.name;
+  return [...groupPods.filter((p) => p.metadata?.name !== name), deleted];
+}
+
+/**
  * workerPodBelongsToLeader: the worker pod is controlled by the leader pod itself, or by a StatefulSet (the one read
  * by name has the controller reference's uid) that the leader pod controls.
  */

@@ -180,9 +180,10 @@ const restartContainer = (pod: string, v = 1): Step => {
 };
 
 /**
- * kwok deletes a pod the moment it is marked for deletion (its pod-delete stage), before a controller that reads it
- * from a cache fed by a queue has looked: a finalizer of the test's own holds the pod Terminating until
- * `releasePod`, as a kubelet's grace period would.
+ * kwok deletes a pod the moment it is marked for deletion (its pod-delete stage). A finalizer of the test's own holds
+ * the pod Terminating until `releasePod`, as a kubelet's grace period would, so a reconcile sees the pod being deleted
+ * (lws-restart-worker-deleted); without it (lws-restart-worker-deleted-at-once) fleetq acts on the pod's deleted
+ * state its cache kept (cache-entry.ts keepsDeletedState).
  */
 const HOLD_FINALIZER = 'conformance.fleetq.dev/hold';
 const holdPod = (pod: string): Step => ({
@@ -311,6 +312,16 @@ export const LWS_SCENARIOS: readonly Scenario[] = [
         releasePod(`${NAME}-0-1`),
       ]),
       compare('group 0 recreated after a worker was deleted'),
+    ],
+  ),
+  scenario(
+    'lws-restart-worker-deleted-at-once',
+    'RecreateGroupOnPodRestart: a worker pod deleted and gone at once (kwok removes it the moment it is marked, as a short grace period would) → the group recreated',
+    [
+      create(),
+      settled(2, 3),
+      ...groupRestart(1, 3, 2, deletePod(`${NAME}-1-2`)),
+      compare('group 1 recreated after a worker was deleted at once'),
     ],
   ),
   scenario(

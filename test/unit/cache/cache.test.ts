@@ -153,6 +153,31 @@ describe('applyEvent on the in-process store', () => {
     expect(names(await store.members(index.orphans('Pod', 'ns')))).toEqual(want.orphans);
   });
 
+  it('keeps a deleted state for its TTL, the oldest dropped first once expired', async () => {
+    let now = 1_000;
+    const store = new MemoryCacheStore({ now: () => now, deletedStateTtlMs: 100 });
+    const deleting = (name: string, rv: string): Pod => ({
+      metadata: {
+        name,
+        namespace: 'ns',
+        uid: `uid-${name}`,
+        resourceVersion: rv,
+        labels: { 'leaderworkerset.sigs.k8s.io/name': 'lws' },
+        deletionTimestamp: '2026-01-01T00:00:00Z',
+      },
+    });
+    await applyEvent(store, listed([deleting('a', '1'), deleting('b', '2')], '5'));
+    await applyEvent(store, { type: 'DELETED', kind: 'Pod', object: deleting('a', '6') });
+    now += 60;
+    await applyEvent(store, { type: 'DELETED', kind: 'Pod', object: deleting('b', '7') });
+    expect(await store.deletedState('Pod/ns/a')).toMatchObject({ metadata: { name: 'a', resourceVersion: '6' } });
+    now += 50; // a's 100 ms are up, b's are not
+    expect(await store.deletedState('Pod/ns/a')).toBeNull();
+    expect(await store.deletedState('Pod/ns/b')).toMatchObject({ metadata: { name: 'b' } });
+    now += 60;
+    expect(await store.deletedState('Pod/ns/b')).toBeNull();
+  });
+
   it('indexes pods by node and by namespace', async () => {
     const store = new MemoryCacheStore();
     await applyEvent(

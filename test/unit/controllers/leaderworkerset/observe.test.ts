@@ -5,6 +5,7 @@ import type { ApiObject } from '../../../../shared/kube/meta/object.js';
 import { observeLeaderWorkerSet, observeLwsPod } from '../../../../shared/controllers/leaderworkerset/observe.js';
 import { leaderStatefulSet } from '../../../../shared/controllers/leaderworkerset/leader-statefulset.js';
 import { newRevision } from '../../../../shared/controllers/leaderworkerset/revision.js';
+import { planLwsPodActions } from '../../../../shared/controllers/leaderworkerset/pod-plan.js';
 import type { Pod } from '../../../../shared/controllers/leaderworkerset/types.js';
 import { FakeCluster } from './fake-cluster.js';
 import { anLws, aPod, aWorkerSts, LWS, NS } from './builders.js';
@@ -176,5 +177,128 @@ describe('observeLwsPod', () => {
     const b = new FakeCluster([withKind(aPod(0, 0))]);
     expect((await observeLwsPod(b, podKey(`${LWS}-0`))).lws).toBeNull();
     expect(b.requests).toEqual([`GET Pod ${LWS}-0`, `GET LeaderWorkerSet ${LWS}`]);
+  });
+});
+
+/** A FakeCluster over a cache that kept some pods' deleted states (cache-entry.ts keepsDeletedState). */
+class ClusterWithDeleted extends FakeCluster {
+  constructor(
+    objects: ApiObject[],
+    private readonly deleted: Pod[],
+  ) {
+    super(objects);
+  }
+
+  async deletedState<T extends ApiObject>(kind: string, _namespace: string, name: string): Promise<T | null> {
+    this.requests.push(`DELETED ${kind} ${name}`);
+    const found = this.deleted.find((p) => p.metadata?.name === name);
+    return (kind === 'Pod' && found !== undefined ? JSON.parse(JSON.stringify(found)) : null) as T | null;
+  }
+}
+
+describe('observeLwsPod: a pod deleted before its key was read', () => {
+  // Group 0 of a set of size 3: its leader, the leader's worker StatefulSet, and worker 1 whose deletion the cache
+  // saw complete (kwok removes a pod the moment it is marked) before the key was read.
+  const lws = anLws({ size: 3 });
+  const leader = withKind(aPod(0, 0, { revision: 'k' }));
+  const stsOf = (leaderPod: Pod, uid: string): ApiObject => ({
+    ...kinded(aWorkerSts(0, { replicas: 2 }), 'StatefulSet'),
+    metadata: {
+      ...aWorkerSts(0).metadata,
+      uid,
+      ownerReferences: [
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          name: leaderPod.metadata!.name!,
+          uid: leaderPod.metadata!.uid!,
+          controller: true,
+        },
+      ],
+    },
+  });
+  const workerOf = (n: number, o: { uid?: string; deleting?: boolean; sts?: string; phase?: string } = {}) =>
+    withKind(
+      aPod(0, n, {
+        revision: 'k',
+        ...(o.uid !== undefined && { uid: o.uid }),
+        ...(o.phase !== undefined && { phase: o.phase }),
+        deleting: o.deleting ?? false,
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'StatefulSet', name: `${LWS}-0`, uid: o.sts ?? 'sts-a', controller: true },
+        ],
+      }),
+    );
+  const deletedWorker = workerOf(1, { deleting: true });
+  const key = podKey(`${LWS}-0-1`);
+
+  it('gone from the cache: the pass is its deleted state’s, which recreates the group (upstream, had it seen it)', async () => {
+    const cluster = new ClusterWithDeleted([lws, leader, stsOf(leader, 'sts-a'), workerOf(2)], [deletedWorker]);
+    const observed = await observeLwsPod(cluster, key);
+    expect(observed.pod).toEqual(deletedWorker);
+    expect(planLwsPodActions(observed).actions).toEqual([
+      expect.objectContaining({
+        type: 'delete',
+        target: { kind: 'Pod', namespace: NS, name: `${LWS}-0` },
+        uid: leader.metadata!.uid,
+        propagationPolicy: 'Foreground',
+      }),
+    ]);
+    expect(cluster.requests).toEqual([
+      `GET Pod ${LWS}-0-1`,
+      `DELETED Pod ${LWS}-0-1`,
+      `GET LeaderWorkerSet ${LWS}`,
+      'LIST Pod',
+      `GET Pod ${LWS}-0`,
+      `GET StatefulSet ${LWS}-0`,
+    ]);
+  });
+
+  it('already replaced by its StatefulSet (same name, another uid, Pending): judged in its group as it was', async () => {
+    const replacement = workerOf(1, { uid: 'new', phase: 'Pending' });
+    const cluster = new ClusterWithDeleted(
+      [lws, leader, stsOf(leader, 'sts-a'), workerOf(2), replacement],
+      [deletedWorker],
+    );
+    const observed = await observeLwsPod(cluster, key);
+    expect(observed.pod).toEqual(deletedWorker);
+    expect(observed.world.groupPods.map((p) => p.metadata?.uid).sort()).toEqual(
+      [leader, workerOf(2), deletedWorker].map((p) => p.metadata?.uid).sort(),
+    );
+    expect(planLwsPodActions(observed).actions).toHaveLength(1);
+  });
+
+  it('the group already recreated (its worker StatefulSet another uid): nothing from the deleted state', async () => {
+    const newLeader = withKind(aPod(0, 0, { revision: 'k', uid: 'leader-2' }));
+    const replacement = workerOf(1, { uid: 'new', sts: 'sts-b' });
+    const cluster = new ClusterWithDeleted(
+      [lws, newLeader, stsOf(newLeader, 'sts-b'), workerOf(2, { sts: 'sts-b' }), replacement],
+      [deletedWorker],
+    );
+    const observed = await observeLwsPod(cluster, key);
+    expect(observed.pod).toEqual(replacement);
+    expect(planLwsPodActions(observed).actions).toEqual([]);
+  });
+
+  it('the leader being deleted already (the group is being recreated): nothing from the deleted state', async () => {
+    const deletingLeader = withKind(aPod(0, 0, { revision: 'k', deleting: true }));
+    const cluster = new ClusterWithDeleted([lws, deletingLeader, stsOf(leader, 'sts-a')], [deletedWorker]);
+    const observed = await observeLwsPod(cluster, key);
+    expect(observed.pod).toBeNull();
+    expect(planLwsPodActions(observed).actions).toEqual([]);
+  });
+
+  it('restartPolicy None: a deleted worker is its StatefulSet’s to replace', async () => {
+    const none = anLws({ size: 3 });
+    none.spec.leaderWorkerTemplate.restartPolicy = 'None';
+    const cluster = new ClusterWithDeleted([none, leader, stsOf(leader, 'sts-a'), workerOf(2)], [deletedWorker]);
+    expect(planLwsPodActions(await observeLwsPod(cluster, key)).actions).toEqual([]);
+  });
+
+  it('a deleted state of the pod now held (same uid) is not looked at again', async () => {
+    const cluster = new ClusterWithDeleted([lws, leader, stsOf(leader, 'sts-a'), deletedWorker], [workerOf(1)]);
+    const observed = await observeLwsPod(cluster, key);
+    expect(observed.pod).toEqual(deletedWorker);
+    expect(cluster.requests.filter((r) => r.startsWith('GET LeaderWorkerSet'))).toHaveLength(1);
   });
 });
