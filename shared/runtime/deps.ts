@@ -23,8 +23,8 @@ import {
 } from './clients.js';
 import { verifyingSecrets } from '../queue/message-signing.js';
 import { readsMode, signingOptions, type FleetqConfig } from './config.js';
-import { Logger } from './logger.js';
-import { runtimeMetrics, type RuntimeMetrics } from './metrics.js';
+import { errorFields, Logger } from './logger.js';
+import { forgetClusterSeries, runtimeMetrics, type RuntimeMetrics } from './metrics.js';
 import type { ClusterClients, ReconcileDeps } from './reconcile-one.js';
 import { RegistryWatch } from './registry-watch.js';
 
@@ -123,6 +123,14 @@ export async function makeDeps(
         ).start()
       : undefined;
   const lookup = watch ?? registry;
+  // A cluster removed from the registry keeps no series on this process's /metrics.
+  watch?.onChange((change) => {
+    for (const cluster of change.removed) {
+      forgetClusterSeries(metrics.registry, cluster).catch((err: unknown) =>
+        logger.warn('Dropping a removed cluster’s metric series failed', { cluster, ...errorFields(err) }),
+      );
+    }
+  });
   const queue = o.queue ?? (await createQueue(queueConfig(config, metrics, logger, registry)));
   const apiBudget =
     apiBudgetMode(config) === 'redis'

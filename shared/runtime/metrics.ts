@@ -78,6 +78,32 @@ function controllerGauges(registry: Registry): (samples: readonly GaugeSample[])
   };
 }
 
+/**
+ * Drops every series of `registry` whose `cluster` label is `cluster` (a cluster removed from the registry: the
+ * process serves it no more, and its series would stay on /metrics until a restart). Returns how many went.
+ */
+export async function forgetClusterSeries(registry: Registry, cluster: string): Promise<number> {
+  let dropped = 0;
+  for (const { name } of registry.getMetricsAsArray()) {
+    const metric = registry.getSingleMetric(name);
+    const labelNames = (metric as { labelNames?: readonly string[] } | undefined)?.labelNames ?? [];
+    if (metric === undefined || !labelNames.includes('cluster')) continue;
+    const { values } = await metric.get();
+    const seen = new Set<string>();
+    for (const { labels } of values) {
+      if (labels.cluster !== cluster) continue;
+      // A histogram's values carry `le` (and its _sum/_count no more): the series is its own label names' values.
+      const own = Object.fromEntries(labelNames.map((n) => [n, String(labels[n] ?? '')]));
+      const id = JSON.stringify(own);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      metric.remove(own);
+      dropped++;
+    }
+  }
+  return dropped;
+}
+
 /** Serves GET /metrics (Prometheus text) and GET /healthz on 127.0.0.1:port unless host is given. */
 export async function serveMetrics(registry: Registry, port: number, host = '127.0.0.1'): Promise<Server> {
   const server = createServer((req, res) => {

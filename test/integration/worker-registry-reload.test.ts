@@ -1,6 +1,7 @@
 // A worker re-reads its registry while it runs (shared/runtime/registry-watch.ts): a key of a cluster added to
 // the registry file after the worker started is reconciled without a restart, and waits (retried with backoff)
-// instead of being dead-lettered meanwhile; past FLEETQ_UNKNOWN_CLUSTER_WAIT_MS it is dead-lettered with a
+// instead of being dead-lettered meanwhile, and a cluster removed from it leaves no series on the worker's /metrics;
+// past FLEETQ_UNKNOWN_CLUSTER_WAIT_MS it is dead-lettered with a
 // message that says what to do. The worker is the real runtime (makeDeps + WorkerLoop, the Redis driver), the
 // cluster is the sandbox's fleetq-2 (no workload controllers of its own).
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -66,7 +67,9 @@ describe('worker registry reload', () => {
     const ns = await testNamespace(two.kc);
     cleanups.push(() => ns.remove());
     const head = 'defaults:\n  owns: [ReplicaSet]\nclusters:\n';
-    const { queue, prefix, path } = await startWorker({ REGISTRY: head + entry('fleetq-1', one.state.kubeconfig) });
+    const { deps, queue, prefix, path } = await startWorker({
+      REGISTRY: head + entry('fleetq-1', one.state.kubeconfig),
+    });
 
     const labels = { app: 'reg-reload' };
     await two.kc.makeApiClient(AppsV1Api).createNamespacedReplicaSet({
@@ -98,6 +101,17 @@ describe('worker registry reload', () => {
       'the pod of the ReplicaSet in the added cluster',
     );
     expect(await queue.deadLetters()).toEqual([]);
+
+    // fleetq-2 leaves the registry file: the worker's /metrics keeps none of its series.
+    const scrape = () => deps.metrics.registry.metrics();
+    await waitFor(async () => (await scrape()).includes('cluster="fleetq-2"'), 10_000, 100, "fleetq-2's series");
+    await writeFile(path, head + entry('fleetq-1', one.state.kubeconfig));
+    await waitFor(
+      async () => !(await scrape()).includes('cluster="fleetq-2"'),
+      10_000,
+      100,
+      "fleetq-2's series dropped from the worker's /metrics",
+    );
   }, 60_000);
 
   it('dead-letters a key whose cluster stays unknown past the wait, saying what to do', async () => {

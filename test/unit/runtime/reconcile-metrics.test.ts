@@ -3,7 +3,7 @@
 // cluster: 150,000 at 1,000 clusters, a 22 MB scrape; docs/benchmarks.md).
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import { runtimeMetrics } from '../../../shared/runtime/metrics.js';
+import { forgetClusterSeries, runtimeMetrics } from '../../../shared/runtime/metrics.js';
 
 async function seriesOf(registry: Registry, name: string): Promise<string[]> {
   const text = await registry.metrics();
@@ -43,5 +43,22 @@ describe('reconcile metrics', () => {
       expect(text).toContain(`fleetq_reconcile_total{cluster="c-${i}",kind="Deployment",outcome="done"} 1`);
       expect(text).toContain(`fleetq_reconcile_duration_seconds_count{cluster="c-${i}",kind="Deployment"} 1`);
     }
+  });
+
+  it("forgets a removed cluster's series (counters, histograms, API requests), and only its", async () => {
+    const metrics = runtimeMetrics(new Registry(), false);
+    for (const c of ['c-0', 'c-1']) {
+      run(metrics, c);
+      metrics.onRequest({ cluster: c, method: 'GET', code: 200, ms: 3 });
+    }
+    const withCluster = async (c: string) =>
+      (await metrics.registry.metrics()).split('\n').filter((l) => l.includes(`cluster="${c}"`));
+    expect((await withCluster('c-0')).length).toBeGreaterThan(3);
+    const kept = await withCluster('c-1');
+    // The reconcile counter, the duration histogram, the request counter.
+    expect(await forgetClusterSeries(metrics.registry, 'c-0')).toBe(3);
+    expect(await withCluster('c-0')).toEqual([]);
+    expect(await withCluster('c-1')).toEqual(kept);
+    expect(await forgetClusterSeries(metrics.registry, 'c-0')).toBe(0);
   });
 });
