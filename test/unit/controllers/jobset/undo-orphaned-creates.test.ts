@@ -1,5 +1,5 @@
-// After a pass created Jobs, the JobSet is read again: gone (or another object of its name), and the Jobs the pass
-// created for it are deleted at once; still there (even marked for deletion), nothing is undone.
+// After a pass created Jobs, the JobSet is read again: gone (or another object of its name), or marked for deletion in
+// the foreground, and the Jobs the pass created for it are deleted at once; still there otherwise, nothing is undone.
 import { describe, expect, it } from '@jest/globals';
 import { undoCreatesForGoneJobSet } from '../../../../shared/controllers/jobset/undo-orphaned-creates.js';
 import { planJobSet } from '../../../../shared/controllers/jobset/plan.js';
@@ -65,11 +65,27 @@ describe('undoCreatesForGoneJobSet', () => {
     expect(undo.map((a) => (a.type === 'delete' ? a.uid : ''))).toEqual(['job-uid-0']);
   });
 
-  it('the JobSet still there, even marked for deletion: nothing undone (the garbage collector finishes it)', async () => {
-    const deleting = aJobSet({}, {}, { deletionTimestamp: NOW.toISOString() });
+  it('the JobSet marked for deletion in the foreground: its new Jobs deleted in the foreground, as the collector would', async () => {
+    const deleting = aJobSet({}, {}, { deletionTimestamp: NOW.toISOString(), finalizers: ['foregroundDeletion'] });
     const view = new FreshView([deleting, ...createdJobs]);
-    expect(await undoCreatesForGoneJobSet(view, key, seen, pass)).toEqual([]);
-    expect(view.requests).toEqual([`GET JobSet ${JS} (fresh)`]);
+    expect(await undoCreatesForGoneJobSet(view, key, seen, pass)).toEqual(
+      createdJobs.map((j) => ({
+        type: 'delete',
+        target: { kind: 'Job', namespace: NS, name: j.metadata.name },
+        uid: j.metadata.uid,
+        reason: 'OwnerJobSetGone',
+        propagationPolicy: 'Foreground',
+      })),
+    );
+  });
+
+  it('the JobSet still there, marked for deletion behind another finalizer or orphaning: nothing undone', async () => {
+    for (const finalizers of [['example.com/hold'], ['orphan'], undefined]) {
+      const deleting = aJobSet({}, {}, { deletionTimestamp: NOW.toISOString(), ...(finalizers && { finalizers }) });
+      const view = new FreshView([deleting, ...createdJobs]);
+      expect(await undoCreatesForGoneJobSet(view, key, seen, pass)).toEqual([]);
+      expect(view.requests).toEqual([`GET JobSet ${JS} (fresh)`]);
+    }
   });
 
   it('a pass that created nothing reads nothing', async () => {
