@@ -25,13 +25,11 @@ export async function applyEvent(store: CacheStore, event: CacheEvent): Promise<
     case 'DELETED': {
       const meta = event.object.metadata ?? {};
       const id = entryId(event.kind, meta.namespace ?? '', meta.name ?? '');
-      const last = meta.name ? cacheEntry(event.kind, resourceOf(event.kind).apiVersion, event.object) : undefined;
-      return store.remove(
-        event.kind,
-        id,
-        meta.resourceVersion ?? '',
-        last && keepsDeletedState(last) ? last : undefined,
-      );
+      const deleted =
+        meta.name && keepsDeletedState(event.kind, event.object)
+          ? cacheEntry(event.kind, resourceOf(event.kind).apiVersion, event.object)
+          : undefined;
+      return store.remove(event.kind, id, meta.resourceVersion ?? '', deleted);
     }
     case 'BOOKMARK':
       return store.advance(event.kind, event.resourceVersion);

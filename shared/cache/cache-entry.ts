@@ -89,10 +89,11 @@ export function cacheEntry(kind: string, apiVersion: string, object: CachedObjec
 
 const LWS_SET_NAME_LABEL = 'leaderworkerset.sigs.k8s.io/name';
 
-/** The entry of a DELETED event's object is kept as its id's deleted state (see the header). */
-export function keepsDeletedState(e: Pick<CacheEntry, 'kind' | 'terminating' | 'object'>): boolean {
-  if (e.kind !== 'Pod' || !e.terminating) return false;
-  const labels = e.object.metadata?.labels;
+/** A DELETED event's object of `kind` is kept as its id's deleted state (see the header). */
+export function keepsDeletedState(kind: string, object: CachedObject): boolean {
+  const meta = object.metadata;
+  if (kind !== 'Pod' || typeof meta?.deletionTimestamp !== 'string' || meta.deletionTimestamp === '') return false;
+  const labels = meta.labels;
   return typeof labels === 'object' && labels !== null && LWS_SET_NAME_LABEL in labels;
 }
 
