@@ -12,10 +12,11 @@
 //  +1  last, when there is no leader StatefulSet (the pass creates it): the LeaderWorkerSet again, fresh from the
 //      apiserver, so that nothing is created for a set deleted a moment ago that the cache still shows
 // A LeaderWorkerSetPod key (PodReconciler.Reconcile):
+//   1  GET the pod
 //   1  the pod's deleted state (a view over a cache keeps one a while: cache-entry.ts keepsDeletedState), when it is
 //      another uid than the pod now there; when upstream, reconciling that state, would recreate its group (its
 //      LeaderWorkerSet, group and leader read as below), the pass is that state's (observeDeletedPod)
-//   1  GET the pod; gone, or without the name or worker-index label: nothing more
+//      the pod gone, or without the name or worker-index label: nothing more
 //   1  GET its LeaderWorkerSet (the name label); gone: nothing more
 //  +n  when the restart policy recreates groups and the pod restarted or is being deleted (handleRestartPolicy):
 //      LIST pods (its group: name and group-index labels); for a worker, GET its leader pod (`<lws>-<group>`) and,
