@@ -2,7 +2,7 @@
 // sees; replay's shadow mode runs the same function over the event log, so live and replayed state cannot
 // drift apart.
 import { resourceOf } from '../kube/resources.js';
-import { cacheEntry, entryId, keepsDeletedState, type CachedObject } from './cache-entry.js';
+import { cacheEntry, entryId, keepsState, type CachedObject } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
 
 export type CacheEvent =
@@ -20,16 +20,16 @@ export async function applyEvent(store: CacheStore, event: CacheEvent): Promise<
     case 'ADDED':
     case 'MODIFIED': {
       const entry = cacheEntry(event.kind, resourceOf(event.kind).apiVersion, event.object);
-      return store.put(entry, entry.resourceVersion);
+      return store.put(entry, entry.resourceVersion, keepsState(event.type, event.kind, event.object));
     }
     case 'DELETED': {
       const meta = event.object.metadata ?? {};
       const id = entryId(event.kind, meta.namespace ?? '', meta.name ?? '');
-      const deleted =
-        meta.name && keepsDeletedState(event.kind, event.object)
+      const kept =
+        meta.name && keepsState(event.type, event.kind, event.object)
           ? cacheEntry(event.kind, resourceOf(event.kind).apiVersion, event.object)
           : undefined;
-      return store.remove(event.kind, id, meta.resourceVersion ?? '', deleted);
+      return store.remove(event.kind, id, meta.resourceVersion ?? '', kept);
     }
     case 'BOOKMARK':
       return store.advance(event.kind, event.resourceVersion);

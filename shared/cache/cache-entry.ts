@@ -14,12 +14,18 @@
 // finalizer may still hold; the Job controller removes its tracking finalizer from a terminating pod whose controller
 // reference names a Job of that name and another uid, as upstream's orphan-pod worker does).
 //
-// Deleted states: a pod of a LeaderWorkerSet (its set-name label) deleted while it was being deleted (the DELETED
-// event's object has a deletionTimestamp) is kept a while after as its id's deleted state (keepsDeletedState). The
-// LWS restart policy recreates a group when one of its pods is being deleted; upstream sees that state in its
-// informer before the pod is gone, but a pod whose deletion completes at once (a kubelet's short grace period, or
-// kwok's) can be gone from the cache before a queued key is read. Only these pods: every other kind reads current
-// state alone, and a kept state costs memory for its TTL.
+// Kept states: a few states that a controller must act on even when a later event has replaced them before its
+// key is read are kept a while after, as the id's kept state (keepsState). Upstream sees each state in its informer
+// within microseconds of the event; a queued key is read later, from a cache that holds only the newest state.
+//  - A pod of a LeaderWorkerSet (its set-name label) deleted while it was being deleted (the DELETED event's object
+//    has a deletionTimestamp): the LWS restart policy recreates a group when one of its pods is being deleted, and a
+//    pod whose deletion completes at once (a kubelet's short grace period, or kwok's) can be gone from the cache
+//    first.
+//  - A JobSet with spec.suspend true (an ADDED or MODIFIED event): a suspend followed at once by a resume (what Kueue
+//    does to move a JobSet to other nodes: suspend, change the pod template, resume) must still suspend the running
+//    Jobs, or they would never take the new template. The JobSet's pass drops the kept state once it has seen its
+//    effect (jobset/observe.ts).
+// Only these: every other kind reads current state alone, and a kept state costs memory for its TTL.
 import type { KubernetesObject } from '../kube/api/objects.js';
 import { controllerUidOf } from '../kube/meta/controller-ref.js';
 import { withDroppedAnnotations } from '../kube/meta/dropped-annotations.js';
@@ -89,12 +95,15 @@ export function cacheEntry(kind: string, apiVersion: string, object: CachedObjec
 
 const LWS_SET_NAME_LABEL = 'leaderworkerset.sigs.k8s.io/name';
 
-/** A DELETED event's object of `kind` is kept as its id's deleted state (see the header). */
-export function keepsDeletedState(kind: string, object: CachedObject): boolean {
+/** An event's object of `kind` is kept as its id's kept state (see the header). */
+export function keepsState(type: 'ADDED' | 'MODIFIED' | 'DELETED', kind: string, object: CachedObject): boolean {
   const meta = object.metadata;
-  if (kind !== 'Pod' || typeof meta?.deletionTimestamp !== 'string' || meta.deletionTimestamp === '') return false;
-  const labels = meta.labels;
-  return typeof labels === 'object' && labels !== null && LWS_SET_NAME_LABEL in labels;
+  if (type === 'DELETED') {
+    if (kind !== 'Pod' || typeof meta?.deletionTimestamp !== 'string' || meta.deletionTimestamp === '') return false;
+    const labels = meta.labels;
+    return typeof labels === 'object' && labels !== null && LWS_SET_NAME_LABEL in labels;
+  }
+  return kind === 'JobSet' && (object.spec as { suspend?: unknown } | undefined)?.suspend === true;
 }
 
 /** Index names an entry is filed under (the stores keep one set of entry ids per index name). */

@@ -1,12 +1,12 @@
 // Message authentication of what a shared cache keeps in Redis (redis-cache-store.ts): entries, watermarks, write
-// records and deleted states are read back by handlers that act on them, and Redis is outside the trust boundary (DESIGN.md).
+// records and kept states are read back by handlers that act on them, and Redis is outside the trust boundary (DESIGN.md).
 // HMAC-SHA256 under a key derived from the queue's signing secret (FLEETQ_SIGNING_SECRET), so a cache MAC is
 // never a valid key signature or the other way round. The MAC covers what the value is for (entry, watermark or
 // write record), the cluster, the value's id within it (entry id, kind, reconcile key) and its exact bytes: a
 // value moved to another id or cluster does not verify. The first secret signs; every one verifies (rotation).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type MacPurpose = 'entry' | 'watermark' | 'record' | 'alive' | 'deleted';
+export type MacPurpose = 'entry' | 'watermark' | 'record' | 'alive' | 'kept';
 
 /** 64 lowercase hex characters. */
 export const MAC_HEX_LENGTH = 64;

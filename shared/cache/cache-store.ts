@@ -26,22 +26,26 @@ export type WriteRecord = {
   }>;
 };
 
-/** A value read back from a shared store that does not verify (a write record): the run that wanted it reads live. */
-/** How long a deleted state is kept (cache-entry.ts keepsDeletedState): longer than a queued key waits. */
-export const DELETED_STATE_TTL_MS = 300_000;
+/** How long a kept state is kept (cache-entry.ts keepsState): longer than a queued key waits. */
+export const KEPT_STATE_TTL_MS = 300_000;
 
+/** A value read back from a shared store that does not verify (a write record): the run that wanted it reads live. */
 export class UnverifiedCacheData extends Error {
   override name = 'UnverifiedCacheData';
 }
 
 export interface CacheStore {
-  /** Adds or replaces one object (its indexes follow) and advances its kind's watermark to resourceVersion. */
-  put(entry: CacheEntry, resourceVersion: string): Promise<void>;
   /**
-   * Removes one object and advances its kind's watermark. `deleted`: the object as the delete event left it, kept
-   * as the id's deleted state for a while (cache-entry.ts keepsDeletedState), unless the removal is held back.
+   * Adds or replaces one object (its indexes follow) and advances its kind's watermark to resourceVersion. `keep`:
+   * the object is also kept as the id's kept state for a while (cache-entry.ts keepsState), unless the put is held
+   * back.
    */
-  remove(kind: string, id: string, resourceVersion: string, deleted?: CacheEntry): Promise<void>;
+  put(entry: CacheEntry, resourceVersion: string, keep?: boolean): Promise<void>;
+  /**
+   * Removes one object and advances its kind's watermark. `kept`: the object as the delete event left it, kept as
+   * the id's kept state for a while (cache-entry.ts keepsState), unless the removal is held back.
+   */
+  remove(kind: string, id: string, resourceVersion: string, kept?: CacheEntry): Promise<void>;
   /** Advances a kind's watermark (a bookmark, or an event already applied). Never moves it back. */
   advance(kind: string, resourceVersion: string): Promise<void>;
   /**
@@ -62,8 +66,13 @@ export interface CacheStore {
   endReplace(kind: string, seenIds: ReadonlySet<string>, resourceVersion: string): Promise<void>;
 
   get(id: string): Promise<CachedObject | null>;
-  /** The id's deleted state while it is kept (see remove), else null; the object held under the id may be newer. */
-  deletedState(id: string): Promise<CachedObject | null>;
+  /** The id's kept state while it is kept (see put and remove), else null; the object held under the id may be newer. */
+  keptState(id: string): Promise<CachedObject | null>;
+  /**
+   * Forgets the id's kept state once a pass has acted on it: only one whose resourceVersion is not past
+   * `resourceVersion` (the one the pass read), so a newer state kept meanwhile stays.
+   */
+  dropKeptState(id: string, resourceVersion: string): Promise<void>;
   /** The objects filed under one index name (cache-entry.ts `index`). */
   members(indexName: string): Promise<CachedObject[]>;
   /**

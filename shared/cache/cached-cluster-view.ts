@@ -95,14 +95,19 @@ export class CachedClusterView implements ClusterView {
     );
   }
 
-  /** From the cache when it may answer; otherwise null (a live read knows no deleted states). */
-  async deletedState<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null> {
+  /** From the cache when it may answer; otherwise null (a live read knows no kept states). */
+  async keptState<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null> {
     return this.read(
       kind,
       false,
-      async () => (await this.o.store.deletedState(entryId(kind, namespace, name))) as T | null,
+      async () => (await this.o.store.keptState(entryId(kind, namespace, name))) as T | null,
       async () => null,
     );
+  }
+
+  /** A failure throws: the pass fails and runs again, and the state is still kept for it. */
+  async dropKeptState(kind: string, namespace: string, name: string, resourceVersion: string): Promise<void> {
+    await this.o.store.dropKeptState(entryId(kind, namespace, name), resourceVersion);
   }
 
   async list<T extends ApiObject>(

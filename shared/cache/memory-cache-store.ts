@@ -2,19 +2,19 @@
 // runs synchronously inside its promise, so one change is one atomic step for every reader. Time only goes
 // forward as in the Redis store (cache-store.ts); no MACs and no fence: nothing outside the process writes here.
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
-import { DELETED_STATE_TTL_MS, type CacheStore, type WriteRecord } from './cache-store.js';
+import { KEPT_STATE_TTL_MS, type CacheStore, type WriteRecord } from './cache-store.js';
 import { compareResourceVersions, isComparableResourceVersion, maxResourceVersion } from './resource-version.js';
 
 export type MemoryCacheStoreOptions = {
-  /** Clock of the deleted states' expiry (tests); default Date.now. */
+  /** Clock of the kept states' expiry (tests); default Date.now. */
   readonly now?: () => number;
-  /** How long a deleted state is kept; default DELETED_STATE_TTL_MS. */
-  readonly deletedStateTtlMs?: number;
+  /** How long a kept state is kept; default KEPT_STATE_TTL_MS. */
+  readonly keptStateTtlMs?: number;
 };
 
 export class MemoryCacheStore implements CacheStore {
-  /** Deleted states by id, oldest first (each one's expiry is its time of writing plus one TTL). */
-  private readonly deleted = new Map<string, { readonly object: CachedObject; readonly until: number }>();
+  /** Kept states by id, oldest first (each one's expiry is its time of writing plus one TTL). */
+  private readonly kept = new Map<string, { readonly object: CachedObject; readonly until: number }>();
   private readonly entries = new Map<string, CacheEntry>();
   private readonly indexes = new Map<string, Set<string>>();
   private readonly watermarks = new Map<string, string>();
@@ -30,15 +30,18 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   /** An event older than the object held (a watch replayed from a checkpoint after a warm list) changes nothing. */
-  async put(entry: CacheEntry, resourceVersion: string): Promise<void> {
-    if (this.mayFile(entry)) this.putNow(entry);
+  async put(entry: CacheEntry, resourceVersion: string, keep = false): Promise<void> {
+    if (this.mayFile(entry)) {
+      this.putNow(entry);
+      if (keep) this.keepState(entry.id, entry.object);
+    }
     this.advanceNow(entry.kind, resourceVersion);
   }
 
-  async remove(kind: string, id: string, resourceVersion: string, deleted?: CacheEntry): Promise<void> {
+  async remove(kind: string, id: string, resourceVersion: string, kept?: CacheEntry): Promise<void> {
     if (!this.isOlderThanHeld(id, resourceVersion)) {
       this.removeNow(id);
-      if (deleted !== undefined) this.keepDeleted(id, deleted.object);
+      if (kept !== undefined) this.keepState(id, kept.object);
     }
     this.advanceNow(kind, resourceVersion);
   }
@@ -79,16 +82,23 @@ export class MemoryCacheStore implements CacheStore {
     this.indexes.clear();
     this.watermarks.clear();
     this.relisting.clear();
-    this.deleted.clear();
+    this.kept.clear();
   }
 
   async get(id: string): Promise<CachedObject | null> {
     return this.entries.get(id)?.object ?? null;
   }
 
-  async deletedState(id: string): Promise<CachedObject | null> {
-    const kept = this.deleted.get(id);
+  async keptState(id: string): Promise<CachedObject | null> {
+    const kept = this.kept.get(id);
     return kept !== undefined && kept.until > this.now() ? kept.object : null;
+  }
+
+  async dropKeptState(id: string, resourceVersion: string): Promise<void> {
+    const kept = this.kept.get(id);
+    if (kept === undefined) return;
+    const rv = kept.object.metadata?.resourceVersion;
+    if (rv === resourceVersion || compareResourceVersions(rv, resourceVersion) === -1) this.kept.delete(id);
   }
 
   async members(indexName: string): Promise<CachedObject[]> {
@@ -160,14 +170,14 @@ export class MemoryCacheStore implements CacheStore {
     }
   }
 
-  /** Keeps a deleted state (replacing the id's earlier one) and drops those expired, oldest first. */
-  private keepDeleted(id: string, object: CachedObject): void {
+  /** Keeps a state (replacing the id's earlier one) and drops those expired, oldest first. */
+  private keepState(id: string, object: CachedObject): void {
     const now = this.now();
-    this.deleted.delete(id);
-    this.deleted.set(id, { object, until: now + (this.o.deletedStateTtlMs ?? DELETED_STATE_TTL_MS) });
-    for (const [oldId, kept] of this.deleted) {
+    this.kept.delete(id);
+    this.kept.set(id, { object, until: now + (this.o.keptStateTtlMs ?? KEPT_STATE_TTL_MS) });
+    for (const [oldId, kept] of this.kept) {
       if (kept.until > now) break;
-      this.deleted.delete(oldId);
+      this.kept.delete(oldId);
     }
   }
 

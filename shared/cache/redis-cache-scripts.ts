@@ -6,7 +6,7 @@
 // Layout (P = prefix): P..'e' HASH id → stored entry (with a signing secret: 64 hex of MAC, then the JSON
 // {o: object, rv, ix: [index names]}); P..'i:'..name SET of ids; P..'wm' HASH kind → watermark (`rv`, or
 // `rv:mac`); P..'rl' HASH kind → 1 while the kind is relisted; P..'w:'..keyId STRING write record (with a TTL);
-// P..'d:'..id STRING deleted state (with a TTL; cache-entry.ts keepsDeletedState).
+// P..'k:'..id STRING kept state (with a TTL; cache-entry.ts keepsState).
 //
 // Time only goes forward: an entry never replaces one with a newer resourceVersion; an object not held whose
 // resourceVersion is not past the watermark was deleted since (the cache is complete at its watermark), so a
@@ -32,6 +32,7 @@ const NAMES = [
   'endReplace',
   'repair',
   'reset',
+  'dropKept',
 ] as const;
 
 export type CacheScriptName = (typeof NAMES)[number];

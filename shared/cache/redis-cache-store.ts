@@ -15,7 +15,7 @@ import { ScriptRunner, type Reply } from '../lua/script-runner.js';
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
 import type { CacheFence, FenceableCacheStore } from './cache-fence.js';
 import { CacheMac, MAC_HEX_LENGTH, type MacPurpose } from './cache-mac.js';
-import { DELETED_STATE_TTL_MS, UnverifiedCacheData, type WriteRecord } from './cache-store.js';
+import { KEPT_STATE_TTL_MS, UnverifiedCacheData, type WriteRecord } from './cache-store.js';
 import { CACHE_SCRIPTS, type CacheScriptName } from './redis-cache-scripts.js';
 
 /** Why a value read back from Redis was not used. */
@@ -36,8 +36,8 @@ export type RedisCacheStoreOptions = {
   readonly prefix?: string;
   /** How long a write record is kept when no run reads it; default 600 000 (10 min). */
   readonly writeRecordTtlMs?: number;
-  /** How long a deleted state is kept (cache-entry.ts keepsDeletedState); default DELETED_STATE_TTL_MS. */
-  readonly deletedStateTtlMs?: number;
+  /** How long a kept state is kept (cache-entry.ts keepsState); default KEPT_STATE_TTL_MS. */
+  readonly keptStateTtlMs?: number;
   /** Close the client on close(); default false. */
   readonly ownsClient?: boolean;
   /**
@@ -86,19 +86,21 @@ export class RedisCacheStore implements FenceableCacheStore {
     return new RedisCacheStore({ ...this.o, fence, ownsClient: false });
   }
 
-  async put(entry: CacheEntry, resourceVersion: string): Promise<void> {
+  async put(entry: CacheEntry, resourceVersion: string, keep = false): Promise<void> {
     const stored = this.stored(entry);
     const wm = this.watermarkValue(entry.kind, resourceVersion);
+    const kept = keep ? this.keptValue(entry) : '';
     await this.untilNotForged(entry.kind, entry.id, wm, () =>
-      this.write('put', entry.kind, entry.id, stored, entry.resourceVersion, resourceVersion, wm),
+      this.write('put', entry.kind, entry.id, stored, entry.resourceVersion, resourceVersion, wm, kept, this.keptTtl()),
     );
   }
 
-  async remove(kind: string, id: string, resourceVersion: string, deleted?: CacheEntry): Promise<void> {
+  async remove(kind: string, id: string, resourceVersion: string, kept?: CacheEntry): Promise<void> {
     const wm = this.watermarkValue(kind, resourceVersion);
-    const state = deleted === undefined ? '' : this.signed('deleted', id, JSON.stringify({ o: deleted.object }));
-    const ttl = Math.max(1, Math.floor(this.o.deletedStateTtlMs ?? DELETED_STATE_TTL_MS));
-    await this.untilNotForged(kind, id, wm, () => this.write('remove', kind, id, resourceVersion, wm, state, ttl));
+    const state = kept === undefined ? '' : this.keptValue(kept);
+    await this.untilNotForged(kind, id, wm, () =>
+      this.write('remove', kind, id, resourceVersion, wm, state, this.keptTtl()),
+    );
   }
 
   async advance(kind: string, resourceVersion: string): Promise<void> {
@@ -147,12 +149,12 @@ export class RedisCacheStore implements FenceableCacheStore {
     await this.untilNotForged(kind, '', wm, () => this.write('endReplace', kind, resourceVersion, wm));
   }
 
-  /** Drops every object, index, deleted state and watermark of this cluster's cache: the next list starts over. */
+  /** Drops every object, index, kept state and watermark of this cluster's cache: the next list starts over. */
   async reset(): Promise<void> {
     await this.write('reset');
     const prefix = this.prefix.replace(/[*?[\]\\]/g, '\\$&');
     // On a Redis Cluster every primary is scanned; the keys share this cache's hash tag, so one node holds them.
-    for (const pattern of [`${prefix}i:*`, `${prefix}d:*`]) {
+    for (const pattern of [`${prefix}i:*`, `${prefix}k:*`]) {
       await scanAllNodes(this.redis, pattern, async (keys, node) => {
         this.o.fence?.assertHeld();
         await node.unlink(...keys);
@@ -165,16 +167,20 @@ export class RedisCacheStore implements FenceableCacheStore {
     return value === null ? null : this.objectOf(id, value);
   }
 
-  async deletedState(id: string): Promise<CachedObject | null> {
-    const value = await this.redis.get(`${this.prefix}d:${id}`);
+  async keptState(id: string): Promise<CachedObject | null> {
+    const value = await this.redis.get(`${this.prefix}k:${id}`);
     if (value === null) return null;
-    const json = this.verified('deleted', id, value);
+    const json = this.verified('kept', id, value);
     const kept = json === undefined ? undefined : (parseJson(json) as { o?: unknown } | undefined);
     if (typeof kept?.o !== 'object' || kept.o === null) {
-      if (json !== undefined) this.reject('deleted', id, 'malformed');
+      if (json !== undefined) this.reject('kept', id, 'malformed');
       return null;
     }
     return kept.o as CachedObject;
+  }
+
+  async dropKeptState(id: string, resourceVersion: string): Promise<void> {
+    await this.write('dropKept', id, resourceVersion);
   }
 
   async members(indexName: string): Promise<CachedObject[]> {
@@ -283,6 +289,15 @@ export class RedisCacheStore implements FenceableCacheStore {
 
   private stored(e: CacheEntry): string {
     return this.signed('entry', e.id, JSON.stringify({ o: e.object, rv: e.resourceVersion, ix: indexNames(e) }));
+  }
+
+  /** A kept state as stored: its resourceVersion beside it, for dropKeptState's comparison in Lua. */
+  private keptValue(e: CacheEntry): string {
+    return this.signed('kept', e.id, JSON.stringify({ o: e.object, rv: e.resourceVersion }));
+  }
+
+  private keptTtl(): number {
+    return Math.max(1, Math.floor(this.o.keptStateTtlMs ?? KEPT_STATE_TTL_MS));
   }
 
   private watermarkValue(kind: string, rv: string): string {

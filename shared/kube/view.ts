@@ -33,12 +33,17 @@ export interface ClusterView {
     options?: ControlledOrOrphanedOptions,
   ): Promise<T[]>;
   /**
-   * Optional: the state an object of this name was deleted in, kept a while by a view over a cache for the few
-   * objects whose deletion a controller must not miss (cache/cache-entry.ts keepsDeletedState); null when none is
-   * kept, and always from a view without it (a live view keeps nothing). The object now held under the name, if
-   * any, is another one (another uid).
+   * Optional: a state of the object of this name that a controller must act on even when a later event replaced it
+   * (a pod's state when it was deleted, a suspended JobSet's), kept a while by a view over a cache
+   * (cache/cache-entry.ts keepsState); null when none is kept, and always from a view without it (a live view keeps
+   * nothing). The object now held under the name, if any, may be newer or another one (another uid).
    */
-  deletedState?<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null>;
+  keptState?<T extends ApiObject>(kind: string, namespace: string, name: string): Promise<T | null>;
+  /**
+   * Optional, with keptState: forgets the kept state of resourceVersion `resourceVersion` once the pass has seen its
+   * effect; a newer one kept meanwhile stays.
+   */
+  dropKeptState?(kind: string, namespace: string, name: string, resourceVersion: string): Promise<void>;
   /**
    * Optional: a live count of the objects of `namespace` controlled by `controllerUid` (controller owner
    * reference) that `accept` keeps, read apart from list() for safety checks (preflight guards). Views without

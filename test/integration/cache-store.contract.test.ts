@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { applyEvent, type CacheEvent } from '../../shared/cache/apply-event.js';
 import { index } from '../../shared/cache/cache-entry.js';
-import { DELETED_STATE_TTL_MS, type CacheStore } from '../../shared/cache/cache-store.js';
+import { KEPT_STATE_TTL_MS, type CacheStore } from '../../shared/cache/cache-store.js';
 import { MemoryCacheStore } from '../../shared/cache/memory-cache-store.js';
 import { RedisCacheStore } from '../../shared/cache/redis-cache-store.js';
 import { fencedCacheStore } from '../../shared/cache/cache-fence.js';
@@ -85,15 +85,16 @@ function pod(
     ...(o.node && { spec: { nodeName: o.node } }),
   } as KubernetesObject;
 }
+// Pods unless the objects say another kind.
 const listed = (objects: KubernetesObject[], rv: string): CacheEvent => ({
   type: 'LISTED',
-  kind: 'Pod',
+  kind: objects[0]?.kind ?? 'Pod',
   objects,
   resourceVersion: rv,
 });
 const ev = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubernetesObject): CacheEvent => ({
   type,
-  kind: 'Pod',
+  kind: object.kind ?? 'Pod',
   object,
 });
 const names = (objects: KubernetesObject[]) => objects.map((o) => o.metadata?.name).sort();
@@ -172,7 +173,15 @@ const lwsPod = (name: string, rv: string, deleting: boolean, uid = `uid-${name}`
     },
   }) as KubernetesObject;
 
-describe.each(stores)('CacheStore contract, deleted states: $name', ({ make }) => {
+const jobSet = (name: string, rv: string, suspend: boolean): KubernetesObject =>
+  ({
+    apiVersion: 'jobset.x-k8s.io/v1alpha2',
+    kind: 'JobSet',
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: rv },
+    spec: { suspend, replicatedJobs: [] },
+  }) as KubernetesObject;
+
+describe.each(stores)('CacheStore contract, kept states: $name', ({ make }) => {
   it("keeps a LeaderWorkerSet pod deleted while being deleted as its id's deleted state, and nothing else", async () => {
     const s = await make();
     await applyEvent(s, listed([lwsPod('w', '5', false), lwsPod('x', '6', false), pod('plain', '7')], '10'));
@@ -188,21 +197,50 @@ describe.each(stores)('CacheStore contract, deleted states: $name', ({ make }) =
       } as KubernetesObject),
     );
     expect(await s.get('Pod/ns/w')).toBeNull();
-    expect(await s.deletedState('Pod/ns/w')).toMatchObject({
+    expect(await s.keptState('Pod/ns/w')).toMatchObject({
       kind: 'Pod',
       metadata: { name: 'w', uid: 'uid-w', resourceVersion: '12', deletionTimestamp: '2026-01-01T00:00:30Z' },
     });
-    expect(await s.deletedState('Pod/ns/x')).toBeNull();
-    expect(await s.deletedState('Pod/ns/plain')).toBeNull();
+    expect(await s.keptState('Pod/ns/x')).toBeNull();
+    expect(await s.keptState('Pod/ns/plain')).toBeNull();
     // Its StatefulSet's replacement under the same name leaves the deleted state as it was.
     await applyEvent(s, ev('ADDED', lwsPod('w', '15', false, 'uid-w2')));
     expect(await s.get('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w2' } });
-    expect(await s.deletedState('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w' } });
+    expect(await s.keptState('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w' } });
     // A delete older than the object held is refused, and keeps nothing.
     await applyEvent(s, ev('DELETED', lwsPod('w', '14', true, 'uid-w2')));
-    expect(await s.deletedState('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w' } });
+    expect(await s.keptState('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w' } });
     await s.reset();
-    expect(await s.deletedState('Pod/ns/w')).toBeNull();
+    expect(await s.keptState('Pod/ns/w')).toBeNull();
+  });
+
+  it('keeps a suspended JobSet as its kept state; a drop forgets that one, not a newer one kept since', async () => {
+    const s = await make();
+    await applyEvent(s, listed([jobSet('js', '5', false)], '10'));
+    expect(await s.keptState('JobSet/ns/js')).toBeNull(); // listed: nothing kept
+    await applyEvent(s, ev('MODIFIED', jobSet('js', '11', true)));
+    await applyEvent(s, ev('MODIFIED', jobSet('js', '12', false)));
+    // The suspend folded away by the resume: the cache holds the resumed JobSet, the suspended one is kept.
+    expect(await s.get('JobSet/ns/js')).toMatchObject({ spec: { suspend: false } });
+    expect(await s.keptState('JobSet/ns/js')).toMatchObject({
+      kind: 'JobSet',
+      spec: { suspend: true },
+      metadata: { resourceVersion: '11' },
+    });
+    // A suspend older than the JobSet held is refused and keeps nothing.
+    await applyEvent(s, ev('MODIFIED', jobSet('other', '13', false)));
+    await applyEvent(s, ev('MODIFIED', jobSet('other', '9', true)));
+    expect(await s.keptState('JobSet/ns/other')).toBeNull();
+    // Suspended again meanwhile (13): a pass that read 11 drops nothing; one that read 13 drops it.
+    await applyEvent(s, ev('MODIFIED', jobSet('js', '14', true)));
+    await s.dropKeptState('JobSet/ns/js', '11');
+    expect(await s.keptState('JobSet/ns/js')).toMatchObject({ metadata: { resourceVersion: '14' } });
+    await s.dropKeptState('JobSet/ns/js', '14');
+    expect(await s.keptState('JobSet/ns/js')).toBeNull();
+    await s.dropKeptState('JobSet/ns/js', '14'); // none kept: nothing happens
+    await applyEvent(s, ev('MODIFIED', jobSet('js', '15', true)));
+    await s.reset();
+    expect(await s.keptState('JobSet/ns/js')).toBeNull();
   });
 });
 
@@ -307,29 +345,42 @@ describe('RedisCacheStore: authenticated entries and a fenced forwarder', () => 
     expect(two.rejected).toMatchObject([{ cluster: 'c2', id: 'Pod/ns/a', reason: 'bad-mac' }]);
   });
 
-  it('a deleted state is signed and kept with a TTL; one forged, tampered with or moved reads as none', async () => {
+  it('a kept state is signed and kept with a TTL; one forged, tampered with or moved reads as none', async () => {
     const { store, rejected } = signed();
     await store.heartbeat(60_000);
     await applyEvent(store, listed([lwsPod('w', '5', true), lwsPod('v', '6', true)], '10'));
     await applyEvent(store, ev('DELETED', lwsPod('w', '11', true)));
     await applyEvent(store, ev('DELETED', lwsPod('v', '12', true)));
-    const key = (id: string) => `${store.prefix}d:${id}`;
+    const key = (id: string) => `${store.prefix}k:${id}`;
     const ttl = await redis.pttl(key('Pod/ns/w'));
-    expect(ttl).toBeGreaterThan(DELETED_STATE_TTL_MS - 60_000);
-    expect(ttl).toBeLessThanOrEqual(DELETED_STATE_TTL_MS);
-    expect(await store.deletedState('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w' } });
+    expect(ttl).toBeGreaterThan(KEPT_STATE_TTL_MS - 60_000);
+    expect(ttl).toBeLessThanOrEqual(KEPT_STATE_TTL_MS);
+    expect(await store.keptState('Pod/ns/w')).toMatchObject({ metadata: { uid: 'uid-w' } });
     const genuine = (await redis.get(key('Pod/ns/w'))) as string;
     await redis.set(key('Pod/ns/w'), genuine.replace('"uid-w"', '"uid-z"'));
     await redis.set(key('Pod/ns/v'), genuine); // w's, under v's id
     await redis.set(key('Pod/ns/u'), JSON.stringify({ o: lwsPod('u', '1', true) }));
-    expect(await store.deletedState('Pod/ns/w')).toBeNull();
-    expect(await store.deletedState('Pod/ns/v')).toBeNull();
-    expect(await store.deletedState('Pod/ns/u')).toBeNull();
+    expect(await store.keptState('Pod/ns/w')).toBeNull();
+    expect(await store.keptState('Pod/ns/v')).toBeNull();
+    expect(await store.keptState('Pod/ns/u')).toBeNull();
     expect(rejected).toEqual([
-      { cluster: 'c1', what: 'deleted', id: 'Pod/ns/w', reason: 'bad-mac' },
-      { cluster: 'c1', what: 'deleted', id: 'Pod/ns/v', reason: 'bad-mac' },
-      { cluster: 'c1', what: 'deleted', id: 'Pod/ns/u', reason: 'missing-mac' },
+      { cluster: 'c1', what: 'kept', id: 'Pod/ns/w', reason: 'bad-mac' },
+      { cluster: 'c1', what: 'kept', id: 'Pod/ns/v', reason: 'bad-mac' },
+      { cluster: 'c1', what: 'kept', id: 'Pod/ns/u', reason: 'missing-mac' },
     ]);
+  });
+
+  it('a signed kept state is dropped by the resourceVersion inside it, not by a newer one', async () => {
+    const { store, rejected } = signed();
+    await store.heartbeat(60_000);
+    await applyEvent(store, listed([jobSet('js', '5', false)], '10'));
+    await applyEvent(store, ev('MODIFIED', jobSet('js', '11', true)));
+    await applyEvent(store, ev('MODIFIED', jobSet('js', '12', false)));
+    await store.dropKeptState('JobSet/ns/js', '10');
+    expect(await store.keptState('JobSet/ns/js')).toMatchObject({ metadata: { resourceVersion: '11' } });
+    await store.dropKeptState('JobSet/ns/js', '11');
+    expect(await store.keptState('JobSet/ns/js')).toBeNull();
+    expect(rejected).toEqual([]);
   });
 
   it('a forged watermark reads as absent and does not hold the real one back; a forged write record is refused', async () => {

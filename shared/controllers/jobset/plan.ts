@@ -24,6 +24,9 @@
 //    resourceVersion, so upstream's status write after it is refused with a conflict, and the next pass skips a
 //    JobSet being deleted.
 //  - A started Job to resume gets its startTime cleared in one pass and its update in the next (suspend.ts).
+//  - A suspend and a resume that came before one pass read the JobSet (the cache keeps the suspended state:
+//    observe.ts suspensionMissed) are both acted on: this pass suspends the running Jobs as the suspended state's
+//    pass would have (Suspended True), the next resumes them with the pod template the JobSet has now.
 // Beyond upstream, opt-in per JobSet (early-failure.ts): with fleetq.dev/jobset-restart-on-failure-target, a child
 // Job's FailureTarget condition counts as its failure in step 1, so a restart need not wait for its pods to end.
 // Not implemented (left as upstream leaves them with their feature gates off): the ElasticJobSet gate (scaling
@@ -113,7 +116,7 @@ export function planJobSet(o: ObservedJobSet, now: Date, options: PlanOptions = 
   }
 
   deleteJobs(pass, owned.previous, DELETE_REASON.OldAttempt);
-  const suspended = isJobSetSuspended(pass.js);
+  const suspended = isJobSetSuspended(pass.js) || o.missedSuspension === true;
   if (!suspended && allJobsReady(pass.js, statuses)) {
     setRestartingConditionFalse(pass, Reason.RestartingJobsReady, Message.RestartingJobsReady);
   }

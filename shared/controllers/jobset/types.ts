@@ -152,6 +152,11 @@ export type ObservedJobSet = {
    * has volumeClaimPolicies.
    */
   readonly claims?: Readonly<Record<string, PersistentVolumeClaim | null>>;
+  /**
+   * True when the JobSet was suspended and resumed again before this pass read it, while Jobs of it still run
+   * unsuspended (observe.ts suspensionMissed): the pass suspends them as the suspended state's pass would have.
+   */
+  readonly missedSuspension?: boolean;
 };
 
 /** Feature gates of pkg/features that change what the controller does (all alpha, off by default upstream). */

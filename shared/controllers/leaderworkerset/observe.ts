@@ -13,7 +13,7 @@
 //      apiserver, so that nothing is created for a set deleted a moment ago that the cache still shows
 // A LeaderWorkerSetPod key (PodReconciler.Reconcile):
 //   1  GET the pod
-//   1  the pod's deleted state (a view over a cache keeps one a while: cache-entry.ts keepsDeletedState), when it is
+//   1  the pod's deleted state (a view over a cache keeps one a while: cache-entry.ts keepsState), when it is
 //      another uid than the pod now there; when upstream, reconciling that state, would recreate its group (its
 //      LeaderWorkerSet, group and leader read as below), the pass is that state's (observeDeletedPod)
 //      the pod gone, or without the name or worker-index label: nothing more
@@ -152,7 +152,7 @@ async function observeDeletedPod(
   key: ReconcileKey,
   current: Pod | null,
 ): Promise<ObservedLwsPod | null> {
-  const deleted = view.deletedState ? await view.deletedState<Pod>(POD, key.namespace, key.name) : null;
+  const deleted = view.keptState ? await view.keptState<Pod>(POD, key.namespace, key.name) : null;
   if (deleted === null || (current !== null && deleted.metadata?.uid === current.metadata?.uid)) return null;
   const labels = deleted.metadata?.labels ?? {};
   const lwsName = labels[SET_NAME_LABEL] ?? '';

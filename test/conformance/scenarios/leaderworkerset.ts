@@ -183,7 +183,7 @@ const restartContainer = (pod: string, v = 1): Step => {
  * kwok deletes a pod the moment it is marked for deletion (its pod-delete stage). A finalizer of the test's own holds
  * the pod Terminating until `releasePod`, as a kubelet's grace period would, so a reconcile sees the pod being deleted
  * (lws-restart-worker-deleted); without it (lws-restart-worker-deleted-at-once) fleetq acts on the pod's deleted
- * state its cache kept (cache-entry.ts keepsDeletedState).
+ * state its cache kept (cache-entry.ts keepsState).
  */
 const HOLD_FINALIZER = 'conformance.fleetq.dev/hold';
 const holdPod = (pod: string): Step => ({

@@ -153,9 +153,9 @@ describe('applyEvent on the in-process store', () => {
     expect(names(await store.members(index.orphans('Pod', 'ns')))).toEqual(want.orphans);
   });
 
-  it('keeps a deleted state for its TTL, the oldest dropped first once expired', async () => {
+  it('keeps a kept state for its TTL, the oldest dropped first once expired', async () => {
     let now = 1_000;
-    const store = new MemoryCacheStore({ now: () => now, deletedStateTtlMs: 100 });
+    const store = new MemoryCacheStore({ now: () => now, keptStateTtlMs: 100 });
     const deleting = (name: string, rv: string): Pod => ({
       metadata: {
         name,
@@ -170,12 +170,12 @@ describe('applyEvent on the in-process store', () => {
     await applyEvent(store, { type: 'DELETED', kind: 'Pod', object: deleting('a', '6') });
     now += 60;
     await applyEvent(store, { type: 'DELETED', kind: 'Pod', object: deleting('b', '7') });
-    expect(await store.deletedState('Pod/ns/a')).toMatchObject({ metadata: { name: 'a', resourceVersion: '6' } });
+    expect(await store.keptState('Pod/ns/a')).toMatchObject({ metadata: { name: 'a', resourceVersion: '6' } });
     now += 50; // a's 100 ms are up, b's are not
-    expect(await store.deletedState('Pod/ns/a')).toBeNull();
-    expect(await store.deletedState('Pod/ns/b')).toMatchObject({ metadata: { name: 'b' } });
+    expect(await store.keptState('Pod/ns/a')).toBeNull();
+    expect(await store.keptState('Pod/ns/b')).toMatchObject({ metadata: { name: 'b' } });
     now += 60;
-    expect(await store.deletedState('Pod/ns/b')).toBeNull();
+    expect(await store.keptState('Pod/ns/b')).toBeNull();
   });
 
   it('indexes pods by node and by namespace', async () => {

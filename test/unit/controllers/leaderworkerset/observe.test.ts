@@ -180,7 +180,7 @@ describe('observeLwsPod', () => {
   });
 });
 
-/** A FakeCluster over a cache that kept some pods' deleted states (cache-entry.ts keepsDeletedState). */
+/** A FakeCluster over a cache that kept some pods' deleted states (cache-entry.ts keepsState). */
 class ClusterWithDeleted extends FakeCluster {
   constructor(
     objects: ApiObject[],
@@ -189,7 +189,7 @@ class ClusterWithDeleted extends FakeCluster {
     super(objects);
   }
 
-  async deletedState<T extends ApiObject>(kind: string, _namespace: string, name: string): Promise<T | null> {
+  async keptState<T extends ApiObject>(kind: string, _namespace: string, name: string): Promise<T | null> {
     this.requests.push(`DELETED ${kind} ${name}`);
     const found = this.deleted.find((p) => p.metadata?.name === name);
     return (kind === 'Pod' && found !== undefined ? JSON.parse(JSON.stringify(found)) : null) as T | null;
