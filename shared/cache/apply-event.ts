@@ -3,7 +3,7 @@
 // drift apart.
 import { resourceOf } from '../kube/resources.js';
 import { cacheEntry, entryId, keepsState, type CachedObject } from './cache-entry.js';
-import type { CacheStore } from './cache-store.js';
+import type { CacheChange, CacheStore } from './cache-store.js';
 
 export type CacheEvent =
   | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly kind: string; readonly object: CachedObject }
@@ -18,19 +18,9 @@ export type CacheEvent =
 export async function applyEvent(store: CacheStore, event: CacheEvent): Promise<void> {
   switch (event.type) {
     case 'ADDED':
-    case 'MODIFIED': {
-      const entry = cacheEntry(event.kind, resourceOf(event.kind).apiVersion, event.object);
-      return store.put(entry, entry.resourceVersion, keepsState(event.type, event.kind, event.object));
-    }
-    case 'DELETED': {
-      const meta = event.object.metadata ?? {};
-      const id = entryId(event.kind, meta.namespace ?? '', meta.name ?? '');
-      const kept =
-        meta.name && keepsState(event.type, event.kind, event.object)
-          ? cacheEntry(event.kind, resourceOf(event.kind).apiVersion, event.object)
-          : undefined;
-      return store.remove(event.kind, id, meta.resourceVersion ?? '', kept);
-    }
+    case 'MODIFIED':
+    case 'DELETED':
+      return store.applyMany(event.kind, [changeOf(event)]);
     case 'BOOKMARK':
       return store.advance(event.kind, event.resourceVersion);
     case 'LISTED': {
@@ -41,6 +31,39 @@ export async function applyEvent(store: CacheStore, event: CacheEvent): Promise<
     default:
       return assertNever(event);
   }
+}
+
+export type WatchEvent = Extract<CacheEvent, { type: 'ADDED' | 'MODIFIED' | 'DELETED' }>;
+
+/**
+ * A batch of one kind's watch events, in one step of the store that keeps their order (CacheStore.applyMany): the
+ * forwarder's way to apply what one watch read delivered.
+ */
+export async function applyEvents(store: CacheStore, kind: string, events: readonly WatchEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await store.applyMany(
+    kind,
+    events.map((e) => changeOf(e)),
+  );
+}
+
+function changeOf(event: WatchEvent): CacheChange {
+  if (event.type !== 'DELETED') {
+    const entry = cacheEntry(event.kind, resourceOf(event.kind).apiVersion, event.object);
+    return {
+      type: 'put',
+      entry,
+      resourceVersion: entry.resourceVersion,
+      keep: keepsState(event.type, event.kind, event.object),
+    };
+  }
+  const meta = event.object.metadata ?? {};
+  const id = entryId(event.kind, meta.namespace ?? '', meta.name ?? '');
+  const kept =
+    meta.name && keepsState(event.type, event.kind, event.object)
+      ? cacheEntry(event.kind, resourceOf(event.kind).apiVersion, event.object)
+      : undefined;
+  return { type: 'remove', kind: event.kind, id, resourceVersion: meta.resourceVersion ?? '', ...(kept && { kept }) };
 }
 
 function assertNever(x: never): never {

@@ -34,6 +34,17 @@ export class UnverifiedCacheData extends Error {
   override name = 'UnverifiedCacheData';
 }
 
+/** One change of a batch of watch events (applyMany): a put or a remove, with what put and remove take. */
+export type CacheChange =
+  | { readonly type: 'put'; readonly entry: CacheEntry; readonly resourceVersion: string; readonly keep?: boolean }
+  | {
+      readonly type: 'remove';
+      readonly kind: string;
+      readonly id: string;
+      readonly resourceVersion: string;
+      readonly kept?: CacheEntry;
+    };
+
 export interface CacheStore {
   /**
    * Adds or replaces one object (its indexes follow) and advances its kind's watermark to resourceVersion. `keep`:
@@ -46,6 +57,12 @@ export interface CacheStore {
    * the id's kept state for a while (cache-entry.ts keepsState), unless the removal is held back.
    */
   remove(kind: string, id: string, resourceVersion: string, kept?: CacheEntry): Promise<void>;
+  /**
+   * A batch of one kind's watch events, each as put or remove would apply it, taking effect in the order given:
+   * a later change's watermark never gets ahead of an earlier change not yet filed (the Redis store sends a batch
+   * as one script call).
+   */
+  applyMany(kind: string, changes: readonly CacheChange[]): Promise<void>;
   /** Advances a kind's watermark (a bookmark, or an event already applied). Never moves it back. */
   advance(kind: string, resourceVersion: string): Promise<void>;
   /**

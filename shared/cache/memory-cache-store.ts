@@ -2,7 +2,7 @@
 // runs synchronously inside its promise, so one change is one atomic step for every reader. Time only goes
 // forward as in the Redis store (cache-store.ts); no MACs and no fence: nothing outside the process writes here.
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
-import { KEPT_STATE_TTL_MS, type CacheStore, type WriteRecord } from './cache-store.js';
+import { KEPT_STATE_TTL_MS, type CacheChange, type CacheStore, type WriteRecord } from './cache-store.js';
 import { compareResourceVersions, isComparableResourceVersion, maxResourceVersion } from './resource-version.js';
 
 export type MemoryCacheStoreOptions = {
@@ -44,6 +44,13 @@ export class MemoryCacheStore implements CacheStore {
       if (kept !== undefined) this.keepState(id, kept.object);
     }
     this.advanceNow(kind, resourceVersion);
+  }
+
+  async applyMany(_kind: string, changes: readonly CacheChange[]): Promise<void> {
+    for (const c of changes) {
+      if (c.type === 'put') await this.put(c.entry, c.resourceVersion, c.keep);
+      else await this.remove(c.kind, c.id, c.resourceVersion, c.kept);
+    }
   }
 
   async advance(kind: string, resourceVersion: string): Promise<void> {

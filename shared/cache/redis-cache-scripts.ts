@@ -23,8 +23,7 @@ import { loadLuaScripts } from '../lua/lua-loader.js';
 export const CACHE_LUA_DIR = 'shared/cache/lua';
 
 const NAMES = [
-  'put',
-  'remove',
+  'applyMany',
   'advance',
   'beginReplace',
   'fileMany',

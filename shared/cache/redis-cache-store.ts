@@ -15,7 +15,7 @@ import { ScriptRunner, type Reply } from '../lua/script-runner.js';
 import { indexNames, type CacheEntry, type CachedObject } from './cache-entry.js';
 import type { CacheFence, FenceableCacheStore } from './cache-fence.js';
 import { CacheMac, MAC_HEX_LENGTH, type MacPurpose } from './cache-mac.js';
-import { KEPT_STATE_TTL_MS, UnverifiedCacheData, type WriteRecord } from './cache-store.js';
+import { KEPT_STATE_TTL_MS, UnverifiedCacheData, type CacheChange, type WriteRecord } from './cache-store.js';
 import { CACHE_SCRIPTS, type CacheScriptName } from './redis-cache-scripts.js';
 
 /** Why a value read back from Redis was not used. */
@@ -87,20 +87,67 @@ export class RedisCacheStore implements FenceableCacheStore {
   }
 
   async put(entry: CacheEntry, resourceVersion: string, keep = false): Promise<void> {
-    const stored = this.stored(entry);
-    const wm = this.watermarkValue(entry.kind, resourceVersion);
-    const kept = keep ? this.keptValue(entry) : '';
-    await this.untilNotForged(entry.kind, entry.id, wm, () =>
-      this.write('put', entry.kind, entry.id, stored, entry.resourceVersion, resourceVersion, wm, kept, this.keptTtl()),
-    );
+    await this.applyMany(entry.kind, [{ type: 'put', entry, resourceVersion, keep }]);
   }
 
   async remove(kind: string, id: string, resourceVersion: string, kept?: CacheEntry): Promise<void> {
-    const wm = this.watermarkValue(kind, resourceVersion);
-    const state = kept === undefined ? '' : this.keptValue(kept);
-    await this.untilNotForged(kind, id, wm, () =>
-      this.write('remove', kind, id, resourceVersion, wm, state, this.keptTtl()),
-    );
+    await this.applyMany(kind, [{ type: 'remove', kind, id, resourceVersion, ...(kept !== undefined && { kept }) }]);
+  }
+
+  /**
+   * One script call per BATCH changes, the chunks one after another. A change held back by a value that does not
+   * verify has it removed and is applied again (with the others so held back, in their order); real ones hold it
+   * back as they should.
+   */
+  async applyMany(kind: string, changes: readonly CacheChange[]): Promise<void> {
+    for (let i = 0; i < changes.length; i += BATCH) {
+      let pending = changes.slice(i, i + BATCH);
+      for (let attempt = 0; attempt < WRITE_ATTEMPTS && pending.length > 0; attempt++) {
+        const args = pending.flatMap((c) => this.changeArgs(c));
+        const forged: Array<{ change: CacheChange; blocked: Blocked }> = [];
+        for (const held of triples(await this.write('applyMany', kind, ...args))) {
+          const change = pending[Number(held.id) - 1];
+          if (change === undefined) continue;
+          const blocked: Blocked = {
+            id: change.type === 'put' ? change.entry.id : change.id,
+            type: held.type,
+            value: held.value,
+          };
+          if (this.isForged(blocked, kind)) forged.push({ change, blocked });
+        }
+        if (forged.length === 0) break;
+        await this.write(
+          'repair',
+          kind,
+          ...forged.flatMap(({ change, blocked }) =>
+            blocked.type === 'e'
+              ? ['e', blocked.id, blocked.value]
+              : ['w', this.watermarkValue(kind, change.resourceVersion), blocked.value],
+          ),
+        );
+        pending = forged.map((f) => f.change);
+      }
+    }
+  }
+
+  /** The 8 arguments of one change (apply-many.lua). */
+  private changeArgs(c: CacheChange): (string | number)[] {
+    const wm = this.watermarkValue(c.type === 'put' ? c.entry.kind : c.kind, c.resourceVersion);
+    if (c.type === 'put') {
+      const kept = c.keep === true ? this.keptValue(c.entry) : '';
+      return [
+        'p',
+        c.entry.id,
+        this.stored(c.entry),
+        c.entry.resourceVersion,
+        c.resourceVersion,
+        wm,
+        kept,
+        this.keptTtl(),
+      ];
+    }
+    const kept = c.kept === undefined ? '' : this.keptValue(c.kept);
+    return ['r', c.id, '', c.resourceVersion, c.resourceVersion, wm, kept, this.keptTtl()];
   }
 
   async advance(kind: string, resourceVersion: string): Promise<void> {

@@ -10,7 +10,7 @@ import { resourceOf } from '../kube/resources.js';
 import { trimObject, type EventLog, type LoggedEvent, type LoggedEventType } from '../queue/history/event-log.js';
 import type { WorkQueue } from '../queue/work-queue.js';
 import type { Logger } from '../runtime/logger.js';
-import { applyEvent } from '../cache/apply-event.js';
+import { applyEvent, applyEvents } from '../cache/apply-event.js';
 import { cacheEntry } from '../cache/cache-entry.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { eventKeys, type EventKeys, type InvalidKey, type KeyContext } from './event-keys.js';
@@ -126,10 +126,14 @@ export class EventPipeline {
     }
     const cache = this.o.cache;
     if (cache) {
-      // Issued together: one connection sends them in order, and the store applies each atomically.
+      // One step of the store: the batch's changes take effect in their order (one script call on Redis).
       const kind = kindOfResource(resource);
       const held = events.filter((e) => !e.oversized || e.type === 'DELETED');
-      await Promise.all(held.map(({ type, object }) => applyEvent(cache, { type, kind, object })));
+      await applyEvents(
+        cache,
+        kind,
+        held.map(({ type, object }) => ({ type, kind, object })),
+      );
     }
     // The log and the queue together: a worker needs the cache to hold the events before it runs their keys
     // (above), not the log. A failure of either fails the batch (its checkpoint stays; it is handled again, and

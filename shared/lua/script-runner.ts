@@ -2,10 +2,10 @@
 // serving the runner's keys, and every later call as EVALSHA. Calls made together then take effect in the order
 // they were made: an EVALSHA sent before any EVAL of its script could come back NOSCRIPT while the call made just
 // after it ran (another client loaded the script between them at the server), and its EVAL would run after that
-// call. The cache's writes depend on that order: an ADDED event filed after a later event's watermark reads as
-// deleted since and is dropped (docs/benchmarks.md, the two Deployments never reconciled). On NOSCRIPT (the script
-// cache emptied by a restart, a failover or SCRIPT FLUSH) the call is sent again as EVAL; a restart or a failover
-// is a data loss the forwarders detect, and they refill the cache and resync. The one runner for every Redis store
+// call. On NOSCRIPT (the script cache emptied by a restart, a failover or SCRIPT FLUSH) the call is sent again as
+// EVAL, after the calls sent behind it: a store whose writes depend on their order sends them as one call (the
+// cache's watch events: one applyMany per batch; an ADDED event filed after a later event's watermark reads as
+// deleted since and is dropped, docs/benchmarks.md, the two Deployments never reconciled). The one runner for every Redis store
 // (the queue, the object cache, the API token bucket, the forwarder's lease and pool): each passes its own scripts
 // (lua-loader.ts reads them from their .lua files).
 import { createHash } from 'node:crypto';

@@ -7,10 +7,12 @@
 // events anyone sent to the nodes) were never reconciled (docs/benchmarks.md). Here the other client's load is
 // made to fall between them: a BLPOP on the forwarder's connection holds it between the two writes until the
 // other client has loaded the script. A redis-server of the test's own, so no script is loaded at the start.
+// The forwarder now sends a batch's events as one call (applyEvents: one applyMany script call), so a NOSCRIPT at
+// any time, a script cache emptied by SCRIPT FLUSH or a failover included, re-sends the batch whole.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { applyEvent } from '../../shared/cache/apply-event.js';
+import { applyEvent, applyEvents } from '../../shared/cache/apply-event.js';
 import { entryId } from '../../shared/cache/cache-entry.js';
 import { RedisCacheStore } from '../../shared/cache/redis-cache-store.js';
 import { CACHE_SCRIPTS } from '../../shared/cache/redis-cache-scripts.js';
@@ -37,7 +39,7 @@ it('two ADDED events sent together are both filed when another client loads the 
     await store.heartbeat(60_000);
     // The cluster's first list: no Deployment yet.
     await applyEvent(store, { type: 'LISTED', kind: 'Deployment', objects: [], resourceVersion: '100' });
-    expect(await other.script('EXISTS', sha1Of('put'))).toEqual([0]);
+    expect(await other.script('EXISTS', sha1Of('applyMany'))).toEqual([0]);
 
     // One batch: app-0 (rv 101), then app-1 (rv 102), sent together; the BLPOP between them on the same
     // connection holds the second until the other client has loaded the script.
@@ -45,13 +47,40 @@ it('two ADDED events sent together are both filed when another client loads the 
     const gate = forwarder.blpop('gate', 0);
     const second = applyEvent(store, { type: 'ADDED', kind: 'Deployment', object: deployment('app-1', '102') });
     await waitUntilBlocked(other);
-    await other.script('LOAD', CACHE_SCRIPTS.put);
+    await other.script('LOAD', CACHE_SCRIPTS.applyMany);
     await other.lpush('gate', 'open');
     await Promise.all([first, second, gate]);
 
     expect(await store.get(entryId('Deployment', 'default', 'app-1'))).not.toBeNull();
     expect(await store.get(entryId('Deployment', 'default', 'app-0'))).not.toBeNull();
     expect(await store.watermark('Deployment')).toBe('102');
+  } finally {
+    forwarder.disconnect();
+    other.disconnect();
+  }
+});
+
+it("a batch sent after the node's script cache was emptied (SCRIPT FLUSH, a failover) is filed whole, in order", async () => {
+  const forwarder = new Redis(own.url, { maxRetriesPerRequest: 1 });
+  const other = new Redis(own.url, { maxRetriesPerRequest: 1 });
+  try {
+    const store = new RedisCacheStore({ redis: forwarder, cluster: 'sim-111' });
+    await store.heartbeat(60_000);
+    await applyEvent(store, { type: 'LISTED', kind: 'Deployment', objects: [], resourceVersion: '100' });
+    await applyEvent(store, { type: 'ADDED', kind: 'Deployment', object: deployment('app-0', '101') });
+    // The runner has sent the script: its next call goes as EVALSHA and comes back NOSCRIPT.
+    await other.script('FLUSH');
+    const batch = applyEvents(store, 'Deployment', [
+      { type: 'ADDED', kind: 'Deployment', object: deployment('app-1', '102') },
+      { type: 'ADDED', kind: 'Deployment', object: deployment('app-2', '103') },
+      { type: 'DELETED', kind: 'Deployment', object: deployment('app-0', '104') },
+    ]);
+    await other.script('LOAD', CACHE_SCRIPTS.applyMany);
+    await batch;
+    expect(await store.get(entryId('Deployment', 'default', 'app-1'))).not.toBeNull();
+    expect(await store.get(entryId('Deployment', 'default', 'app-2'))).not.toBeNull();
+    expect(await store.get(entryId('Deployment', 'default', 'app-0'))).toBeNull();
+    expect(await store.watermark('Deployment')).toBe('104');
   } finally {
     forwarder.disconnect();
     other.disconnect();

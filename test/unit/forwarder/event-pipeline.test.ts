@@ -14,6 +14,8 @@ import type { Kind } from '../../../shared/kube/kinds.js';
 import { MemoryQueue } from '../../../shared/queue/memory/memory-queue.js';
 import type { WorkQueue } from '../../../shared/queue/work-queue.js';
 import { Logger } from '../../../shared/runtime/logger.js';
+import type { CacheChange, CacheStore } from '../../../shared/cache/cache-store.js';
+import { MemoryCacheStore } from '../../../shared/cache/memory-cache-store.js';
 
 const NS = 'ns';
 const JOB = 'c1/Job/ns/train';
@@ -36,7 +38,7 @@ class Recorder implements Queue {
   async parkInvalid(): Promise<void> {}
 }
 
-function pipeline(queue: Queue, owns: readonly Kind[] = ['Job', 'ReplicaSet']): EventPipeline {
+function pipeline(queue: Queue, owns: readonly Kind[] = ['Job', 'ReplicaSet'], cache?: CacheStore): EventPipeline {
   const stats: PipelineStats = {
     events: 0,
     keysAdded: 0,
@@ -58,6 +60,7 @@ function pipeline(queue: Queue, owns: readonly Kind[] = ['Job', 'ReplicaSet']): 
     now: () => 0,
     countError: () => {},
     listsAcrossRuns: () => false,
+    ...(cache !== undefined && { cache }),
   });
 }
 
@@ -186,5 +189,26 @@ describe('event pipeline on a MemoryQueue with a fixed clock: a pod change runs 
     expect(second?.id).toBe(JOB);
     expect(second?.token).not.toBe(first?.token);
     await memory.close();
+  });
+});
+
+describe('the cache writes of a batch', () => {
+  it("are one applyMany of the batch's events in their order (on Redis one script call: no write overtakes another)", async () => {
+    const store = new MemoryCacheStore();
+    const calls: Array<{ kind: string; changes: string[] }> = [];
+    const applyMany = store.applyMany.bind(store);
+    store.applyMany = async (kind: string, changes: readonly CacheChange[]) => {
+      calls.push({ kind, changes: changes.map((c) => (c.type === 'put' ? `put ${c.entry.name}` : `remove ${c.id}`)) });
+      await applyMany(kind, changes);
+    };
+    await pipeline(new Recorder(), ['Job', 'ReplicaSet'], store).onEvents('pods', [
+      ev('ADDED', jobPod('train-0')),
+      ev('ADDED', jobPod('train-1')),
+      ev('DELETED', jobPod('train-0')),
+      ev('ADDED', jobPod('train-2')),
+    ]);
+    expect(calls).toEqual([
+      { kind: 'Pod', changes: ['put train-0', 'put train-1', 'remove Pod/ns/train-0', 'put train-2'] },
+    ]);
   });
 });

@@ -4,7 +4,7 @@
 -- this cache's slot). A write whose fence fails writes nothing and returns -1.
 -- Layout: P..'e' HASH id → stored entry (with a signing secret: 64 hex of MAC, then the JSON {o: object, rv,
 -- ix: [index names]}); P..'i:'..name SET of ids; P..'wm' HASH kind → watermark (`rv`, or `rv:mac`); P..'rl'
--- HASH kind → 1 while the kind is relisted; P..'k:'..id STRING a kept state (put.lua, remove.lua).
+-- HASH kind → 1 while the kind is relisted; P..'k:'..id STRING a kept state (apply-many.lua).
 -- @include lease-fence
 local P = ARGV[1]
 local function fenced()
