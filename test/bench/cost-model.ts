@@ -109,30 +109,32 @@ type FleetSimReport = {
 };
 /**
  * The --sim document: as given, or mapped from a fleet-sim.ts report. Of a report's figures, two replace the
- * benches': Redis commands per reconcile (counted at 100-500 clusters, where the per-cluster rotation and budgets
- * show; the largest run's, an upper bound like the bench's) and a worker's RSS growth per cluster served (the fleet
- * bench's 5-20 clusters were within a heap's noise; the run over the most clusters). The others stay the sandbox's,
- * which are closer to this fleet's shape: worker CPU per reconcile (sim: 1-replica Deployments at load 23-38; bench:
- * 10 replicas, quiet), cache bytes per object (sim: Redis bytes per Deployment, all keys), forwarder memory (sim:
- * clusters of a few dozen objects; bench: heap and relist per object at 6,622).
+ * benches', both from the run nearest this fleet's shape (the most Deployments in all: 1,000 clusters × 50 once it
+ * has run): Redis commands per reconcile (queue, cache, API budget and forwarder writes, idle polling included: a
+ * run of few reconciles spreads its polling over fewer of them) and a worker's RSS growth per cluster served (the
+ * fleet bench's 5-20 clusters were within a heap's noise). The others stay the sandbox's, which are closer to this
+ * fleet's shape: worker CPU per reconcile (sim: 1-replica Deployments; bench: 10 replicas), cache bytes per object
+ * (sim: Redis bytes per Deployment, all keys), forwarder memory (sim: clusters of a few dozen to 150 objects; bench:
+ * heap and relist per object at 6,622), reconciles and API requests per rollout (sim: 1 replica, not 20).
  */
 function simDocument(path: string): Sim {
   const doc = readJson<Sim & Partial<FleetSimReport>>(path);
   if (doc.runs === undefined) return doc;
   const runs = doc.runs;
   if (runs.length === 0) throw new Error(`--sim ${path}: no runs`);
-  const most = runs.reduce((x, y) => (y.size.clusters > x.size.clusters ? y : x));
+  const deployments = (r: (typeof runs)[number]) => r.size.clusters * r.size.deploymentsPerCluster;
+  const nearest = runs.reduce((x, y) => (deployments(y) > deployments(x) ? y : x));
   const sizes = runs.map((r) => `${r.size.clusters} × ${r.size.deploymentsPerCluster}`).join(' and ');
   return {
     ...doc,
     unit: {
-      redisCommandsPerReconcile: Math.max(...runs.map((r) => r.costModel.redisCallsPerReconcile)),
-      workerRssKiBPerCluster: most.costModel.workerRssGrowthKiBPerCluster,
+      redisCommandsPerReconcile: nearest.costModel.redisCallsPerReconcile,
+      workerRssKiBPerCluster: nearest.costModel.workerRssGrowthKiBPerCluster,
       ...doc.unit,
     },
     source:
       doc.source ??
-      `${path} (fleet-sim.ts on simulated clusters, ${sizes} clusters × Deployments; ${runs.map((r) => r.recorded?.split(',').slice(0, 2).join(',') ?? '').join('; ')})`,
+      `${path} (fleet-sim.ts on simulated clusters, ${sizes} clusters × Deployments, figures of the ${nearest.size.clusters} × ${nearest.size.deploymentsPerCluster} run; ${nearest.recorded ?? ''})`,
   };
 }
 const simReport =
@@ -375,7 +377,7 @@ table(
               simReport.map((r) => r.forwarderRssGrowthKiBPerCluster),
               0,
             )} KiB`,
-            `--sim ${simSource}: 1-replica Deployments of a few dozen objects a cluster; the sandbox's rows above are kept`,
+            `--sim ${simSource}: 1-replica Deployments, a few dozen to 150 objects a cluster; the sandbox's rows above are kept`,
           ],
         ]),
   ],
