@@ -3,7 +3,7 @@
 // registered kinds' CRDs are applied once the apiserver is ready, and on an upstream-mode cluster each add-on
 // upstream controller (kind-options.ts) runs next to kube-controller-manager: the cluster is ready once each
 // answers its readiness URL and the apiserver admits through its webhooks (configurations applied here).
-import { mkdirSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { serverSideApply } from './apply.js';
@@ -12,7 +12,7 @@ import { installCrds } from './crds.js';
 import { addOnsFor, type AddOnCommand, type SandboxKindOption } from './kind-options.js';
 import { controllersFlag, type SandboxMode } from './modes.js';
 import type { Pki } from './pki.js';
-import { freePort, spawnDetached, stopProcess, waitFor } from './process.js';
+import { freePort, spawnDetached, startListening, stopProcess, waitFor } from './process.js';
 import { httpsGet } from './probe.js';
 
 export type ClusterState = {
@@ -88,79 +88,95 @@ export async function startCluster(o: StartOptions): Promise<ClusterState> {
   const dir = join(o.root, 'clusters', o.name);
   const logs = join(dir, 'logs');
   mkdirSync(logs, { recursive: true });
-  const ports = { etcd: await freePort(), etcdPeer: await freePort(), apiserver: await freePort() };
+  const ports = { etcd: 0, etcdPeer: 0, apiserver: 0 };
   const bin = (c: string): string => join(o.binDir, c);
   const logOf = (c: Component): string => join(logs, `${c}.log`);
   const pids: Partial<Record<Component, number>> = {};
   const addOns: Record<string, number> = {};
-  const server = `https://127.0.0.1:${ports.apiserver}`;
+  let server = '';
   const kubeconfig = join(dir, 'kubeconfig.yaml');
   // The Go runtime of every component keeps its heap small; the sandbox runs several clusters on 2 cores.
   const env = { ...process.env, GOMAXPROCS: '2', GOGC: '50' };
 
   try {
-    const etcdUrl = `http://127.0.0.1:${ports.etcd}`;
-    const peerUrl = `http://127.0.0.1:${ports.etcdPeer}`;
-    pids.etcd = spawnDetached(
-      bin('etcd'),
-      [
-        '--name=sandbox',
-        `--data-dir=${join(dir, 'etcd')}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=${peerUrl}`,
-        `--initial-advertise-peer-urls=${peerUrl}`,
-        `--initial-cluster=sandbox=${peerUrl}`,
-        '--unsafe-no-fsync=true',
-        '--quota-backend-bytes=4294967296',
-        '--log-level=warn',
-      ],
-      logOf('etcd'),
-      env,
-    );
-    await waitFor(
-      async () => (await fetch(`${etcdUrl}/health`)).ok,
-      30_000,
-      100,
-      `etcd of ${o.name} (log ${logOf('etcd')})`,
-    );
+    let etcdUrl = '';
+    await startListening({
+      what: `etcd of ${o.name}`,
+      log: logOf('etcd'),
+      timeoutMs: 30_000,
+      pickPorts: async () => {
+        ports.etcd = await freePort();
+        ports.etcdPeer = await freePort();
+        etcdUrl = `http://127.0.0.1:${ports.etcd}`;
+        rmSync(join(dir, 'etcd'), { recursive: true, force: true }); // nothing of a try that could not listen
+      },
+      spawn: () => {
+        const peerUrl = `http://127.0.0.1:${ports.etcdPeer}`;
+        pids.etcd = spawnDetached(
+          bin('etcd'),
+          [
+            '--name=sandbox',
+            `--data-dir=${join(dir, 'etcd')}`,
+            `--listen-client-urls=${etcdUrl}`,
+            `--advertise-client-urls=${etcdUrl}`,
+            `--listen-peer-urls=${peerUrl}`,
+            `--initial-advertise-peer-urls=${peerUrl}`,
+            `--initial-cluster=sandbox=${peerUrl}`,
+            '--unsafe-no-fsync=true',
+            '--quota-backend-bytes=4294967296',
+            '--log-level=warn',
+          ],
+          logOf('etcd'),
+          env,
+        );
+        return pids.etcd;
+      },
+      ready: async () => (await fetch(`${etcdUrl}/health`)).ok,
+    });
 
-    pids['kube-apiserver'] = spawnDetached(
-      bin('kube-apiserver'),
-      [
-        `--etcd-servers=${etcdUrl}`,
-        `--etcd-prefix=/registry`,
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
-        `--secure-port=${ports.apiserver}`,
-        `--cert-dir=${join(dir, 'apiserver-certs')}`,
-        `--tls-cert-file=${o.pki.serverCert}`,
-        `--tls-private-key-file=${o.pki.serverKey}`,
-        `--client-ca-file=${o.pki.caCert}`,
-        `--token-auth-file=${o.pki.tokenFile}`,
-        '--authorization-mode=RBAC',
-        '--service-account-issuer=https://kubernetes.default.svc',
-        `--service-account-key-file=${o.pki.saPub}`,
-        `--service-account-signing-key-file=${o.pki.saKey}`,
-        '--service-cluster-ip-range=10.0.0.0/24',
-        '--allow-privileged=true',
-        '--enable-priority-and-fairness=false',
-        '--max-requests-inflight=0',
-        '--max-mutating-requests-inflight=0',
-        '--endpoint-reconciler-type=none',
-        '--profiling=false',
-        '--v=0',
-        ...(o.audit ? auditFlags(dir) : []),
-      ],
-      logOf('kube-apiserver'),
-      env,
-    );
-    await waitFor(
-      async () => (await httpsGet(`${server}/readyz`, o.pki)).status === 200,
-      90_000,
-      250,
-      `kube-apiserver of ${o.name} to be ready (log ${logOf('kube-apiserver')})`,
-    );
+    await startListening({
+      what: `kube-apiserver of ${o.name} to be ready`,
+      log: logOf('kube-apiserver'),
+      timeoutMs: 90_000,
+      pickPorts: async () => {
+        ports.apiserver = await freePort();
+        server = `https://127.0.0.1:${ports.apiserver}`;
+      },
+      spawn: () => {
+        pids['kube-apiserver'] = spawnDetached(
+          bin('kube-apiserver'),
+          [
+            `--etcd-servers=${etcdUrl}`,
+            `--etcd-prefix=/registry`,
+            '--bind-address=127.0.0.1',
+            '--advertise-address=127.0.0.1',
+            `--secure-port=${ports.apiserver}`,
+            `--cert-dir=${join(dir, 'apiserver-certs')}`,
+            `--tls-cert-file=${o.pki.serverCert}`,
+            `--tls-private-key-file=${o.pki.serverKey}`,
+            `--client-ca-file=${o.pki.caCert}`,
+            `--token-auth-file=${o.pki.tokenFile}`,
+            '--authorization-mode=RBAC',
+            '--service-account-issuer=https://kubernetes.default.svc',
+            `--service-account-key-file=${o.pki.saPub}`,
+            `--service-account-signing-key-file=${o.pki.saKey}`,
+            '--service-cluster-ip-range=10.0.0.0/24',
+            '--allow-privileged=true',
+            '--enable-priority-and-fairness=false',
+            '--max-requests-inflight=0',
+            '--max-mutating-requests-inflight=0',
+            '--endpoint-reconciler-type=none',
+            '--profiling=false',
+            '--v=0',
+            ...(o.audit ? auditFlags(dir) : []),
+          ],
+          logOf('kube-apiserver'),
+          env,
+        );
+        return pids['kube-apiserver'];
+      },
+      ready: async () => (await httpsGet(`${server}/readyz`, o.pki)).status === 200,
+    });
     writeFileSync(kubeconfig, kubeconfigYaml(o.name, server, o.pki.caCert, o.pki.adminToken), { mode: 0o600 });
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
