@@ -3,8 +3,8 @@
 //   1  GET the JobSet
 //   1  its Jobs: those in its namespace whose controller reference names its uid (upstream's field index on
 //      .metadata.controller)
-//   1  the JobSet's kept suspended state (a view over a cache keeps one a while: cache-entry.ts keepsState), then
-//      one write: it is dropped, unless the pass must still act on it (`missedSuspension`, below)
+//   1  the JobSet's kept suspended state (a view over a cache keeps one a while: cache-entry.ts keepsState); when one
+//      is kept, one write: it is dropped, unless the pass must still act on it (`missedSuspension`, below)
 //  +1  with network.enableDNSHostnames, GET the Service named by its subdomain (does the headless Service exist?)
 //  +n  with volumeClaimPolicies, GET each claim they name (`<template>-<jobset>`): which are missing
 //  +1  last, when it has fewer Jobs than its replicatedJobs ask for and has not finished (the pass may create Jobs): the
