@@ -41,10 +41,7 @@ export type WatchEvent = Extract<CacheEvent, { type: 'ADDED' | 'MODIFIED' | 'DEL
  */
 export async function applyEvents(store: CacheStore, kind: string, events: readonly WatchEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await store.applyMany(
-    kind,
-    events.map((e) => changeOf(e)),
-  );
+  await store.applyMany(kind, events.map(changeOf));
 }
 
 function changeOf(event: WatchEvent): CacheChange {

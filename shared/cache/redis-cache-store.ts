@@ -103,7 +103,7 @@ export class RedisCacheStore implements FenceableCacheStore {
     for (let i = 0; i < changes.length; i += BATCH) {
       let pending = changes.slice(i, i + BATCH);
       for (let attempt = 0; attempt < WRITE_ATTEMPTS && pending.length > 0; attempt++) {
-        const args = pending.flatMap((c) => this.changeArgs(c));
+        const args = pending.flatMap((c) => this.changeArgs(kind, c));
         const forged: Array<{ change: CacheChange; blocked: Blocked }> = [];
         for (const held of triples(await this.write('applyMany', kind, ...args))) {
           const change = pending[Number(held.id) - 1];
@@ -130,9 +130,9 @@ export class RedisCacheStore implements FenceableCacheStore {
     }
   }
 
-  /** The 8 arguments of one change (apply-many.lua). */
-  private changeArgs(c: CacheChange): (string | number)[] {
-    const wm = this.watermarkValue(c.type === 'put' ? c.entry.kind : c.kind, c.resourceVersion);
+  /** The 8 arguments of one change of a batch of `kind` (apply-many.lua). */
+  private changeArgs(kind: string, c: CacheChange): (string | number)[] {
+    const wm = this.watermarkValue(kind, c.resourceVersion);
     if (c.type === 'put') {
       const kept = c.keep === true ? this.keptValue(c.entry) : '';
       return [
