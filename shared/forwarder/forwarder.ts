@@ -72,6 +72,9 @@ export class Forwarder {
   private resyncTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private resyncing: Promise<number> | undefined;
+  /** The resync after a data loss running (resyncAfterLoss), and the one due after it. */
+  private lossResync: Promise<number> | undefined;
+  private lossResyncNext: Promise<number> | undefined;
   /** The kinds this forwarder watches and maps for: owned, and handed over one by one. */
   private readonly served: readonly Kind[];
   private state: 'new' | 'running' | 'stopped' = 'new';
@@ -344,7 +347,32 @@ export class Forwarder {
    * a fresh list, then clears the record. A periodic resync already running is let finish first (its earlier pages
    * may have been enqueued before the loss), then a new one runs.
    */
-  async resyncAfterLoss(): Promise<number> {
+  resyncAfterLoss(): Promise<number> {
+    // Two never run at once: one's cache reset would land in the middle of the other's refill, whose end would then
+    // mark the kinds current without what it filed before the reset, and its keys would be run from a cache that
+    // lacks their objects (they plan nothing, and nothing runs them again). A loss met while one runs gets one
+    // more after it (its earlier pages may have gone to the data lost); requests made meanwhile share that one.
+    if (this.lossResync) {
+      this.lossResyncNext ??= this.lossResync
+        .catch(() => undefined)
+        .then(() => {
+          this.lossResyncNext = undefined;
+          return this.startLossResync();
+        });
+      return this.lossResyncNext;
+    }
+    return this.startLossResync();
+  }
+
+  private startLossResync(): Promise<number> {
+    const run = this.runLossResync().finally(() => {
+      if (this.lossResync === run) this.lossResync = undefined;
+    });
+    this.lossResync = run;
+    return run;
+  }
+
+  private async runLossResync(): Promise<number> {
     await this.saveLossResyncDue(String(this.now()));
     await this.refillCache();
     if (this.resyncing) await this.resyncing.catch(() => undefined);

@@ -145,6 +145,81 @@ describe('a resync owed after a data loss', () => {
     }
   });
 
+  it('two losses met at once (the queue marker and the primaries watch see one failover): their resyncs run one after the other', async () => {
+    // Run together, the second's cache reset lands in the first's refill, between a kind's beginReplace and its
+    // endReplace: the end marks the kind current without the objects filed before the reset, and the first's keys
+    // run from a cache without them. The cache below holds a second reset back until a page was filed after the
+    // first (what the race needs), and records each step once done.
+    const store = new RedisCacheStore({ redis, cluster: CLUSTER, prefix: `test-${randomUUID().slice(0, 8)}` });
+    const steps: string[] = [];
+    let pageSinceReset = true;
+    let held: { release: () => void; done: Promise<void> } | undefined;
+    const cache = new Proxy(store, {
+      get: (target, prop, receiver): unknown => {
+        if (prop === 'reset')
+          return async (): Promise<void> => {
+            const hold = !pageSinceReset;
+            pageSinceReset = false;
+            if (hold) {
+              let release = (): void => undefined;
+              const gate = new Promise<void>((resolve) => (release = resolve));
+              let finished = (): void => undefined;
+              held = { release, done: new Promise<void>((resolve) => (finished = resolve)) };
+              const deadline = setTimeout(release, 10_000);
+              await gate;
+              clearTimeout(deadline);
+              await target.reset().finally(finished);
+            } else await target.reset();
+            steps.push('reset');
+          };
+        if (prop === 'beginReplace' || prop === 'endReplace')
+          return async (kind: string, ...rest: unknown[]): Promise<void> => {
+            await (target[prop] as (...a: unknown[]) => Promise<void>).call(target, kind, ...rest);
+            steps.push(`${prop}:${kind}`);
+          };
+        if (prop === 'putListed')
+          return async (entries: Parameters<RedisCacheStore['putListed']>[0]): Promise<void> => {
+            await target.putListed(entries);
+            pageSinceReset = true;
+            if (held) {
+              const { release, done } = held;
+              held = undefined;
+              release();
+              await done;
+            }
+          };
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    try {
+      const { f, q } = forwarder({ cache });
+      await f.start();
+      await f.synced();
+      const from = steps.length;
+      const added = q.added.length;
+      const counts = await Promise.all([f.resyncAfterLoss(), f.resyncAfterLoss()]);
+      expect(counts.every((n) => n > 0)).toBe(true);
+      // No reset while a kind was being relisted.
+      const open = new Set<string>();
+      const resetsMidRelist: string[] = [];
+      for (const step of steps.slice(from)) {
+        const [what, kind] = step.split(':') as [string, string | undefined];
+        if (what === 'beginReplace') open.add(kind as string);
+        else if (what === 'endReplace') open.delete(kind as string);
+        else if (open.size > 0) resetsMidRelist.push(`reset while relisting ${[...open].join(', ')}`);
+      }
+      expect(resetsMidRelist).toEqual([]);
+      expect(steps.slice(from).filter((s) => s === 'reset')).toHaveLength(2);
+      expect(q.added.slice(added).filter((k) => k === key('idle'))).toHaveLength(2);
+      expect((await store.get(entryId('Deployment', ns.name, 'idle')))?.metadata?.name).toBe('idle');
+      expect(await store.watermark('Deployment')).toBeDefined();
+      expect(await owed()).toBeUndefined();
+    } finally {
+      held?.release();
+      await store.reset();
+    }
+  });
+
   it('a forwarder starting on checkpoints that owe a resync resumes its watches and runs it', async () => {
     await listedAndStopped();
     // What a forwarder that died mid-resync leaves: the record resyncAfterLoss wrote before it began.

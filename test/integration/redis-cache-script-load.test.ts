@@ -31,14 +31,29 @@ const deployment = (name: string, resourceVersion: string) => ({
   spec: { replicas: 1 },
 });
 
-it('two ADDED events sent together are both filed when another client loads the put script between them', async () => {
+/**
+ * Runs `test` with a cache store on a forwarder's connection, after the cluster's first list (no Deployment yet, at
+ * resourceVersion 100), and another client of the same server.
+ */
+async function afterFirstList(
+  cluster: string,
+  test: (store: RedisCacheStore, forwarder: Redis, other: Redis) => Promise<void>,
+): Promise<void> {
   const forwarder = new Redis(own.url, { maxRetriesPerRequest: 1 });
   const other = new Redis(own.url, { maxRetriesPerRequest: 1 });
   try {
-    const store = new RedisCacheStore({ redis: forwarder, cluster: 'sim-55' });
+    const store = new RedisCacheStore({ redis: forwarder, cluster });
     await store.heartbeat(60_000);
-    // The cluster's first list: no Deployment yet.
     await applyEvent(store, { type: 'LISTED', kind: 'Deployment', objects: [], resourceVersion: '100' });
+    await test(store, forwarder, other);
+  } finally {
+    forwarder.disconnect();
+    other.disconnect();
+  }
+}
+
+it('two ADDED events sent together are both filed when another client loads the put script between them', () =>
+  afterFirstList('sim-55', async (store, forwarder, other) => {
     expect(await other.script('EXISTS', sha1Of('applyMany'))).toEqual([0]);
 
     // One batch: app-0 (rv 101), then app-1 (rv 102), sent together; the BLPOP between them on the same
@@ -54,19 +69,10 @@ it('two ADDED events sent together are both filed when another client loads the 
     expect(await store.get(entryId('Deployment', 'default', 'app-1'))).not.toBeNull();
     expect(await store.get(entryId('Deployment', 'default', 'app-0'))).not.toBeNull();
     expect(await store.watermark('Deployment')).toBe('102');
-  } finally {
-    forwarder.disconnect();
-    other.disconnect();
-  }
-});
+  }));
 
-it("a batch sent after the node's script cache was emptied (SCRIPT FLUSH, a failover) is filed whole, in order", async () => {
-  const forwarder = new Redis(own.url, { maxRetriesPerRequest: 1 });
-  const other = new Redis(own.url, { maxRetriesPerRequest: 1 });
-  try {
-    const store = new RedisCacheStore({ redis: forwarder, cluster: 'sim-111' });
-    await store.heartbeat(60_000);
-    await applyEvent(store, { type: 'LISTED', kind: 'Deployment', objects: [], resourceVersion: '100' });
+it("a batch sent after the node's script cache was emptied (SCRIPT FLUSH, a failover) is filed whole, in order", () =>
+  afterFirstList('sim-111', async (store, _forwarder, other) => {
     await applyEvent(store, { type: 'ADDED', kind: 'Deployment', object: deployment('app-0', '101') });
     // The runner has sent the script: its next call goes as EVALSHA and comes back NOSCRIPT.
     await other.script('FLUSH');
@@ -81,11 +87,7 @@ it("a batch sent after the node's script cache was emptied (SCRIPT FLUSH, a fail
     expect(await store.get(entryId('Deployment', 'default', 'app-2'))).not.toBeNull();
     expect(await store.get(entryId('Deployment', 'default', 'app-0'))).toBeNull();
     expect(await store.watermark('Deployment')).toBe('104');
-  } finally {
-    forwarder.disconnect();
-    other.disconnect();
-  }
-});
+  }));
 
 /** The SHA1 the server knows the cache's `name` script by. */
 function sha1Of(name: keyof typeof CACHE_SCRIPTS): string {
