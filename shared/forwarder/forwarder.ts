@@ -349,9 +349,10 @@ export class Forwarder {
    */
   resyncAfterLoss(): Promise<number> {
     // Two never run at once: one's cache reset would land in the middle of the other's refill, whose end would then
-    // mark the kinds current without what it filed before the reset, and its keys would be run from a cache that
-    // lacks their objects (they plan nothing, and nothing runs them again). A loss met while one runs gets one
-    // more after it (its earlier pages may have gone to the data lost); requests made meanwhile share that one.
+    // mark the kind current without the objects it filed before the reset, and no relist brings them back (below
+    // the watermark, an object not held reads as deleted since): their keys plan nothing until they change. A loss
+    // met while one runs gets one more after it (its earlier pages may have gone to the data lost); requests made
+    // meanwhile share that one.
     if (this.lossResync) {
       this.lossResyncNext ??= this.lossResync
         .catch(() => undefined)

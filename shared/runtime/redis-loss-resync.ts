@@ -145,7 +145,8 @@ export async function resyncOnRedisLoss(
   );
   const onError = (err: unknown): void => logger.warn('Redis data-loss check failed', { error: errorFields(err) });
   // The marker watchers see their own slots' primaries; the object cache, checkpoints and event log can be on any
-  // other. A failover of a primary that holds both is then seen twice: one more resync, never correctness.
+  // other. A failover of a primary that holds both is then seen twice: one more resync, never correctness (a
+  // forwarder runs its resyncs after a loss one after the other, Forwarder.resyncAfterLoss).
   const primaries = isCluster(redis)
     ? await watchClusterPrimaries(
         redis,

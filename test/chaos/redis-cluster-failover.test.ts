@@ -199,7 +199,16 @@ describe('chaos: Redis Cluster failover of the queue slot’s primary to a laggi
         `workers paused ${killedAt - pausedAt} ms before the kill, forwarder running ${killedAt - forwarderStartedAt} ms ` +
         `before it\n${[...runOverlaps, ...invariants].join('\n')}`,
     );
-    if (converged === undefined) console.log(`chaos report: cluster failover: processes' last lines\n${p.tail(30)}`);
+    if (converged === undefined) {
+      // What the forwarder did about the failover (its loss checks failing meanwhile left out), and every process's end.
+      const sinceKill = jsonLines(forwarder).filter(
+        (l) => Date.parse(String(l.time)) >= killedAt && l.message !== 'Redis data-loss check failed',
+      );
+      console.log(
+        `chaos report: cluster failover: the forwarder since the kill\n${sinceKill.map((l) => JSON.stringify(l)).join('\n')}\n` +
+          `processes' last lines\n${p.tail(30)}`,
+      );
+    }
     expect(before.map((l) => l.how)).toEqual([]);
     expect(after.map((l) => l.how)).toEqual(['server-changed']);
     // The watch of every primary sees the same failover (the queue's primary serves other slots too): one line,
