@@ -76,7 +76,8 @@ export interface CacheStore {
   /**
    * A paged relist (the same outcome as replace, one page at a time, so no list is held whole): beginReplace
    * clears the kind's watermark (readers see none until endReplace), putListed files a page's objects, and
-   * endReplace drops the kind's objects whose ids were not seen and sets the watermark.
+   * endReplace drops the kind's objects whose ids were not seen and sets the watermark. A reset between the two
+   * leaves no watermark (what the relist filed before it is gone): the next list of the kind sets it.
    */
   beginReplace(kind: string): Promise<void>;
   putListed(entries: readonly CacheEntry[]): Promise<void>;

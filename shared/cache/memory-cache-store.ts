@@ -76,12 +76,13 @@ export class MemoryCacheStore implements CacheStore {
       // Not listed: deleted by the list's resourceVersion, unless changed after it.
       if (!seenIds.has(id) && !this.isNewerThan(id, resourceVersion)) this.removeNow(id);
     }
+    // Reset in the middle of this relist: what it filed before is gone, and the next list sets the watermark.
+    if (!this.relisting.delete(kind)) return;
     const current = this.watermarks.get(kind);
     this.watermarks.set(
       kind,
       compareResourceVersions(resourceVersion, current) === -1 ? (current as string) : resourceVersion,
     );
-    this.relisting.delete(kind);
   }
 
   async reset(): Promise<void> {

@@ -10,7 +10,7 @@ import type { KubernetesObject } from '../../shared/kube/api/objects.js';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { applyEvent, type CacheEvent } from '../../shared/cache/apply-event.js';
-import { index } from '../../shared/cache/cache-entry.js';
+import { cacheEntry, index } from '../../shared/cache/cache-entry.js';
 import { KEPT_STATE_TTL_MS, type CacheStore } from '../../shared/cache/cache-store.js';
 import { MemoryCacheStore } from '../../shared/cache/memory-cache-store.js';
 import { RedisCacheStore } from '../../shared/cache/redis-cache-store.js';
@@ -275,6 +275,23 @@ describe.each(stores)('CacheStore contract, time only goes forward: $name', ({ m
     await applyEvent(s, listed([pod('a', '3'), pod('z', '2')], '4'));
     expect(await s.watermark('Pod')).toBe('4');
     expect(names(await s.members(index.all('Pod')))).toEqual(['a', 'z']);
+  });
+
+  it('a relist the cache was reset in the middle of sets no watermark; the next list files everything', async () => {
+    const s = await make();
+    await applyEvent(s, listed([pod('a', '3')], '4'));
+    // A relist at 10 files its first page, the cache is reset (a data loss met), then the relist ends.
+    await s.beginReplace('Pod');
+    await s.putListed([cacheEntry('Pod', 'v1', pod('a', '3')), cacheEntry('Pod', 'v1', pod('b', '8'))]);
+    await s.reset();
+    await s.putListed([cacheEntry('Pod', 'v1', pod('c', '9'))]);
+    await s.endReplace('Pod', new Set(['Pod/ns/a', 'Pod/ns/b', 'Pod/ns/c']), '10');
+    // Not current: a and b went with the reset.
+    expect(await s.watermark('Pod')).toBeUndefined();
+    // The list that follows the reset (its refill) brings every object back, a and b included.
+    await applyEvent(s, listed([pod('a', '3'), pod('b', '8'), pod('c', '9')], '11'));
+    expect(names(await s.members(index.all('Pod')))).toEqual(['a', 'b', 'c']);
+    expect(await s.watermark('Pod')).toBe('11');
   });
 });
 
