@@ -348,11 +348,10 @@ export class Forwarder {
    * may have been enqueued before the loss), then a new one runs.
    */
   resyncAfterLoss(): Promise<number> {
-    // Two never run at once: one's cache reset would land in the middle of the other's refill, whose end would then
-    // mark the kind current without the objects it filed before the reset, and no relist brings them back (below
-    // the watermark, an object not held reads as deleted since): their keys plan nothing until they change. A loss
-    // met while one runs gets one more after it (its earlier pages may have gone to the data lost); requests made
-    // meanwhile share that one.
+    // Two never run at once: one's cache reset would land in the middle of the other's refill, which then ends with
+    // the kind not current (endReplace sets no watermark after a reset, cache-store.ts), and its keys would go to
+    // workers that wait for the next list or read live. A loss met while one runs gets one more after it (its
+    // earlier pages may have gone to the data lost); requests made meanwhile share that one.
     if (this.lossResync) {
       this.lossResyncNext ??= this.lossResync
         .catch(() => undefined)

@@ -147,9 +147,9 @@ describe('a resync owed after a data loss', () => {
 
   it('two losses met at once (the queue marker and the primaries watch see one failover): their resyncs run one after the other', async () => {
     // Run together, the second's cache reset lands in the first's refill, between a kind's beginReplace and its
-    // endReplace: the end marks the kind current without the objects filed before the reset, and the second's
-    // relist cannot bring them back (below that watermark, an object not held reads as deleted since). They stay
-    // missing until they change, and their keys plan nothing. The cache below holds a second reset back until a page of Deployments was
+    // endReplace, and the first's keys go out while the kind is not current. (Before the cache set no watermark
+    // after such a reset, the end marked the kind current without the objects filed before the reset; the next
+    // relist could not bring them back, below that watermark, and their keys planned nothing.) The cache below holds a second reset back until a page of Deployments was
     // filed after the first (what the race needs), and records each step once done.
     const store = new RedisCacheStore({ redis, cluster: CLUSTER, prefix: `test-${randomUUID().slice(0, 8)}` });
     const steps: string[] = [];
