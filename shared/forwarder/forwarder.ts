@@ -350,8 +350,8 @@ export class Forwarder {
   resyncAfterLoss(): Promise<number> {
     // Two never run at once: one's cache reset would land in the middle of the other's refill, which then ends with
     // the kind not current (endReplace sets no watermark after a reset, cache-store.ts), and its keys would go to
-    // workers that read the kind from the apiserver until the next list. A loss met while one runs gets one more after it (its
-    // earlier pages may have gone to the data lost); requests made meanwhile share that one.
+    // workers that read the kind from the apiserver until the next list. A loss met while one runs gets one more
+    // after it (its earlier pages may have gone to the data lost); requests made meanwhile share that one.
     if (this.lossResync) {
       this.lossResyncNext ??= this.lossResync
         .catch(() => undefined)
