@@ -149,8 +149,9 @@ describe('a resync owed after a data loss', () => {
     // Run together, the second's cache reset lands in the first's refill, between a kind's beginReplace and its
     // endReplace, and the first's keys go out while the kind is not current. (Before the cache set no watermark
     // after such a reset, the end marked the kind current without the objects filed before the reset; the next
-    // relist could not bring them back, below that watermark, and their keys planned nothing.) The cache below holds a second reset back until a page of Deployments was
-    // filed after the first (what the race needs), and records each step once done.
+    // relist could not bring them back, below that watermark, and their keys planned nothing.) The cache below
+    // holds a second reset back until a page of Deployments was filed after the first (what the race needs), and
+    // records each step once done.
     const store = new RedisCacheStore({ redis, cluster: CLUSTER, prefix: `test-${randomUUID().slice(0, 8)}` });
     const steps: string[] = [];
     let pageSinceReset = true;
