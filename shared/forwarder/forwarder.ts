@@ -352,16 +352,16 @@ export class Forwarder {
     // the kind not current (endReplace sets no watermark after a reset, cache-store.ts), and its keys would go to
     // workers that read the kind from the apiserver until the next list. A loss met while one runs gets one more
     // after it (its earlier pages may have gone to the data lost); requests made meanwhile share that one.
-    if (this.lossResync) {
-      this.lossResyncNext ??= this.lossResync
-        .catch(() => undefined)
-        .then(() => {
-          this.lossResyncNext = undefined;
-          return this.startLossResync();
-        });
-      return this.lossResyncNext;
-    }
-    return this.startLossResync();
+    // The one due is asked first: it is still due for the moment between the running one's end and its start.
+    if (this.lossResyncNext) return this.lossResyncNext;
+    if (!this.lossResync) return this.startLossResync();
+    this.lossResyncNext = this.lossResync
+      .catch(() => undefined)
+      .then(() => {
+        this.lossResyncNext = undefined;
+        return this.startLossResync();
+      });
+    return this.lossResyncNext;
   }
 
   private startLossResync(): Promise<number> {
